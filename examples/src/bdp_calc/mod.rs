@@ -1,0 +1,1 @@
+//! `bdp-calc`: the window calculator.

@@ -1,0 +1,1 @@
+//! `firewall-check`: dump, analyze and compare TCP captures to find tampering middleboxes.

@@ -1,0 +1,1 @@
+//! `qbss-model`: a packet-level simulation of a scavenger-service (QBSS) deployment.
