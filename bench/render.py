@@ -1,0 +1,537 @@
+#!/usr/bin/env python3
+"""Render BENCHMARKS.md from the results of one `bench/run` (stdlib only).
+
+Reads RESULTS_DIR (bench/out/results):
+  machine.txt, command.txt, elapsed_s.txt    the run itself
+  criterion/<package>/**/new/*.json          criterion estimates, per package
+  criterion-status.txt                        "<package> <bench target> <status>"
+  tools.jsonl                                 timings written by bench/measure.py
+  capture-*.json                              what the capture generator wrote
+  qbss-*.json                                 qbss-model --json outputs
+and prints markdown on stdout. Every figure printed comes from those files.
+"""
+
+import json
+import os
+import re
+import sys
+
+RES = sys.argv[1] if len(sys.argv) > 1 else "bench/out/results"
+
+# --- goals (thresholds from issue 8) -----------------------------------------
+ETHERPARSE_MIN_RATIO = 2.0      # at least 2x faster than etherparse
+BARE_MAX_RATIO = 1.5            # within 1.5x of the bare bounds-checked loop
+WRR_64_VS_4_MAX = 1.2           # 64 queues within 1.2x of 4 queues
+TCPDUMP_MIN_RATIO = 1.0         # dump --json faster than tcpdump -nn -v (CPU)
+TSHARK_MIN_RATIO = 20.0         # at least 20x faster than tshark
+ANALYZE_MIN_SEG_PER_S = 5e6     # analyze >= 5 million segments per second
+BIG_MAX_RSS_MB = 200            # 1 GB capture analysed in < 200 MB RSS
+QBSS_MIN_EVENTS_PER_S = 10e6    # >= 10 million simulated packet events/s
+QBSS_TRANSPAC_MAX_S = 1.0       # transpac preset well under a second
+QBSS_10G_MAX_S = 10.0           # 60 s at 10 Gbit/s under 10 s
+
+ANCHOR_TOKENS = ["etherparse", "smoltcp", "pnet", "bare", "reference", "vecdeque",
+                 "std_drr", "ref_drr", "naive", "linux_c", "anchor"]
+OURS_TOKENS = ["ours", "tcp-options", "tcp_options", "tcpoptions", "dscp", "wrr",
+               "bdp", "this_crate", "crate"]
+
+
+def read_text(name, default=""):
+    try:
+        with open(os.path.join(RES, name)) as f:
+            return f.read().strip()
+    except OSError:
+        return default
+
+
+def read_json(name):
+    try:
+        with open(os.path.join(RES, name)) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def fmt_ns(ns):
+    if ns is None:
+        return "n/a"
+    if ns < 1e3:
+        return f"{ns:.1f} ns"
+    if ns < 1e6:
+        return f"{ns / 1e3:.2f} µs"
+    if ns < 1e9:
+        return f"{ns / 1e6:.2f} ms"
+    return f"{ns / 1e9:.2f} s"
+
+
+def fmt_rate(x, unit=""):
+    if x is None:
+        return "n/a"
+    for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if x >= div:
+            return f"{x / div:.2f} {suf}{unit}"
+    return f"{x:.1f} {unit}"
+
+
+def fmt_ratio(r):
+    return "n/a" if r is None else f"{r:.2f}x"
+
+
+def verdict(ok):
+    return "n/a" if ok is None else ("**met**" if ok else "**not met**")
+
+
+# --- machine -----------------------------------------------------------------
+machine = {}
+for line in read_text("machine.txt").splitlines():
+    if "=" in line:
+        k, v = line.split("=", 1)
+        machine[k] = v
+command = read_text("command.txt", "bench/run")
+elapsed = read_text("elapsed_s.txt", "?")
+
+# --- criterion ---------------------------------------------------------------
+def load_criterion():
+    """{package: [bench dict]} from criterion's new/ estimates."""
+    out = {}
+    base = os.path.join(RES, "criterion")
+    if not os.path.isdir(base):
+        return out
+    for pkg in sorted(os.listdir(base)):
+        rows = []
+        for dirpath, dirnames, filenames in os.walk(os.path.join(base, pkg)):
+            if os.path.basename(dirpath) != "new":
+                continue
+            if "benchmark.json" not in filenames or "estimates.json" not in filenames:
+                continue
+            try:
+                with open(os.path.join(dirpath, "benchmark.json")) as f:
+                    b = json.load(f)
+                with open(os.path.join(dirpath, "estimates.json")) as f:
+                    e = json.load(f)
+            except (OSError, ValueError):
+                continue
+            ci = e["median"]["confidence_interval"]
+            rows.append({
+                "group": b.get("group_id") or "",
+                "function": b.get("function_id") or "",
+                "value": b.get("value_str") or "",
+                "full_id": b.get("full_id") or "",
+                "throughput": b.get("throughput"),
+                "median_ns": e["median"]["point_estimate"],
+                "lo_ns": ci["lower_bound"],
+                "hi_ns": ci["upper_bound"],
+            })
+        out[pkg] = sorted(rows, key=lambda r: r["full_id"])
+    return out
+
+
+def split_impl(row):
+    """(case, implementation, is_ours) for a criterion row, by naming convention:
+    one path component names the implementation (an anchor such as etherparse,
+    smoltcp, pnet, bare loop, reference; or ours), the rest names the case."""
+    parts = [("function", p) for p in row["function"].split("/") if p]
+    if row["value"]:
+        parts.append(("value", row["value"]))
+    group_parts = [("group", p) for p in row["group"].split("/") if p]
+    ordered = parts + group_parts
+    pick = None
+    for i, (_, p) in enumerate(ordered):
+        low = p.lower()
+        if any(t in low for t in ANCHOR_TOKENS):
+            pick = (i, False)
+            break
+    if pick is None:
+        for i, (_, p) in enumerate(ordered):
+            low = p.lower()
+            if any(t in low for t in OURS_TOKENS):
+                pick = (i, True)
+                break
+    if pick is None:
+        return row["full_id"], None, None
+    i, ours = pick
+    impl = ordered[i][1]
+    n = len(parts)
+    # case name: group components first, then function and value components
+    rest = [p for j, (_, p) in enumerate(ordered) if j != i and j >= n] + \
+           [p for j, (_, p) in enumerate(ordered) if j != i and j < n]
+    case = "/".join(dict.fromkeys(rest)) or row["group"]
+    return case, impl, ours
+
+
+def ours_reference(impls):
+    """The 'ours' row that goals are judged on: the strict variant if any,
+    else the slowest of our variants (conservative)."""
+    ours = [(name, r) for name, (r, is_ours) in impls.items() if is_ours]
+    if not ours:
+        return None, None
+    strict = [x for x in ours if "strict" in x[0].lower()]
+    if strict:
+        return strict[0]
+    return max(ours, key=lambda x: x[1]["median_ns"])
+
+
+criterion = load_criterion()
+crit_status = [l.split() for l in read_text("criterion-status.txt").splitlines() if l.strip()]
+
+goals = []   # (area, goal text, measured text, ok or None)
+
+
+def criterion_section(pkg, title, md):
+    rows = criterion.get(pkg, [])
+    statuses = [s for s in crit_status if s and s[0] == pkg]
+    md.append(f"## {title}\n")
+    if not rows:
+        if statuses:
+            md.append("Bench targets: " + ", ".join(f"`{s[1]}` ({' '.join(s[2:])})" for s in statuses) + ". ")
+            md.append("No criterion estimates were produced: **not available**.\n")
+        else:
+            md.append("No criterion benchmark found in this package: **not available**.\n")
+        return {}
+    if any(s[2] != "ok" for s in statuses):
+        md.append("Bench targets with problems: " + ", ".join(
+            f"`{s[1]}` ({' '.join(s[2:])})" for s in statuses if s[2] != "ok") + ".\n")
+    cases = {}
+    loose = []
+    for r in rows:
+        case, impl, ours = split_impl(r)
+        if impl is None:
+            loose.append(r)
+        else:
+            cases.setdefault(case, {})[impl] = (r, ours)
+    compared = {c: v for c, v in cases.items() if any(not o for _, o in v.values())
+                and any(o for _, o in v.values())}
+    if compared:
+        md.append("Median time per iteration (criterion), and each row's time divided by "
+                  "ours (above 1: we are faster by that factor; the bare loop is the floor).\n")
+        md.append("| case | implementation | median | 95% CI | time / ours |")
+        md.append("|---|---|---:|---:|---:|")
+        for case in sorted(compared):
+            impls = compared[case]
+            ref_name, ref = ours_reference(impls)
+            for name in sorted(impls, key=lambda n: (not impls[n][1], n)):
+                r, is_ours = impls[name]
+                ratio = r["median_ns"] / ref["median_ns"] if ref else None
+                label = f"**{name}**" if is_ours else name
+                rtxt = "1.00x (ours)" if name == ref_name else fmt_ratio(ratio)
+                md.append(f"| {case} | {label} | {fmt_ns(r['median_ns'])} | "
+                          f"{fmt_ns(r['lo_ns'])} – {fmt_ns(r['hi_ns'])} | {rtxt} |")
+        md.append("")
+    other = [(c, n, v) for c, impls in cases.items() if c not in compared
+             for n, v in impls.items()]
+    if other or loose:
+        md.append("Benchmarks without an anchor in the same case:\n")
+        md.append("| benchmark | median | 95% CI | throughput |")
+        md.append("|---|---:|---:|---:|")
+        allrows = [v[0] for _, _, v in other] + loose
+        for r in sorted(allrows, key=lambda r: r["full_id"]):
+            md.append(f"| {r['full_id']} | {fmt_ns(r['median_ns'])} | "
+                      f"{fmt_ns(r['lo_ns'])} – {fmt_ns(r['hi_ns'])} | {throughput(r)} |")
+        md.append("")
+    return compared
+
+
+def throughput(r):
+    t = r.get("throughput")
+    if not t or not r["median_ns"]:
+        return ""
+    if "Elements" in t:
+        return fmt_rate(t["Elements"] / (r["median_ns"] / 1e9), "elem/s")
+    if "Bytes" in t:
+        return fmt_rate(t["Bytes"] / (r["median_ns"] / 1e9), "B/s")
+    return ""
+
+
+md = []
+md.append("# Benchmarks\n")
+md.append("Generated by `bench/run` (rendered by `bench/render.py` from "
+          "`bench/out/results/`); no figure here is typed by hand. Every ratio compares "
+          "two figures measured in the same run on the same machine. Absolute times on "
+          "this shared 2-core machine drift from run to run; the ratios are what the "
+          "goals are judged on.\n")
+md.append("## Machine and command\n")
+md.append("| | |")
+md.append("|---|---|")
+for k, label in (("date_utc", "date"), ("nproc", "nproc"), ("cpu", "CPU"), ("mem", "memory"),
+                 ("kernel", "kernel"), ("rustc", "rustc"), ("git", "commit"),
+                 ("tcpdump", "tcpdump"), ("tshark", "tshark"), ("python", "python")):
+    md.append(f"| {label} | {machine.get(k, 'unknown')} |")
+md.append(f"| run time | {elapsed} s |")
+md.append("")
+md.append(f"Reproduce with:\n\n```\n{command}\n```\n")
+md.append("Criterion runs with `--warm-up-time 1 --measurement-time 2` (unless `--quick`); "
+          "tool timings are CPU time (user + sys) and peak RSS from `/usr/bin/time`, the best "
+          "of the timed runs, output to `/dev/null`.\n")
+
+SUMMARY_AT = len(md)
+
+# --- tcp-options -------------------------------------------------------------
+body = []
+tcp = criterion_section("tcp-options", "tcp-options: option iteration, header parse, builder, rewrites", body)
+for case, impls in sorted(tcp.items()):
+    ref_name, ref = ours_reference(impls)
+    if not ref:
+        continue
+    for name, (r, is_ours) in impls.items():
+        if is_ours:
+            continue
+        ratio = r["median_ns"] / ref["median_ns"]
+        low = name.lower()
+        if "bare" in low:
+            inv = ref["median_ns"] / r["median_ns"]
+            goals.append(("tcp-options", f"{case}: within {BARE_MAX_RATIO}x of the bare loop",
+                          f"ours / bare = {inv:.2f}x", inv <= BARE_MAX_RATIO))
+        else:
+            need = ETHERPARSE_MIN_RATIO if "etherparse" in low else 1.0
+            what = f"at least {need:.0f}x faster than {name}" if need > 1 else f"faster than {name}"
+            goals.append(("tcp-options", f"{case}: {what}",
+                          f"{name} / ours = {ratio:.2f}x", ratio >= need if need > 1 else ratio > 1.0))
+md_tcp = body
+
+body = []
+criterion_section("dscp", "dscp: names and header rewrites", body)
+md_dscp = body
+
+body = []
+wrr = criterion_section("wrr", "wrr: enqueue + dequeue per packet", body)
+for case, impls in sorted(wrr.items()):
+    ref_name, ref = ours_reference(impls)
+    if not ref:
+        continue
+    for name, (r, is_ours) in impls.items():
+        if not is_ours:
+            ratio = r["median_ns"] / ref["median_ns"]
+            goals.append(("wrr", f"{case}: no slower than {name}",
+                          f"{name} / ours = {ratio:.2f}x", ratio >= 1.0))
+# 64 queues vs 4 queues: same case name with 64 -> 4
+wrr_rows = criterion.get("wrr", [])
+by_id = {r["full_id"]: r for r in wrr_rows}
+for fid, r in sorted(by_id.items()):
+    if not re.search(r"(?<!\d)64(?!\d)", fid):
+        continue
+    other = re.sub(r"(?<!\d)64(?!\d)", "4", fid)
+    if other in by_id:
+        _, impl, is_ours = split_impl(r)
+        if is_ours is False:
+            continue
+        ratio = r["median_ns"] / by_id[other]["median_ns"]
+        goals.append(("wrr", f"{fid}: within {WRR_64_VS_4_MAX}x of `{other}`",
+                      f"64 / 4 queues = {ratio:.2f}x", ratio <= WRR_64_VS_4_MAX))
+md_wrr = body
+
+body = []
+criterion_section("bdp", "bdp", body)
+md_bdp = body
+
+body = []
+criterion_section("examples", "Tools (criterion, library level)", body)
+md_examples = body
+
+# --- tools -------------------------------------------------------------------
+tools = []
+try:
+    with open(os.path.join(RES, "tools.jsonl")) as f:
+        tools = [json.loads(l) for l in f if l.strip()]
+except OSError:
+    pass
+tool = {t["id"]: t for t in tools}
+
+
+def best(t):
+    if not t or t["status"] != "ok" or not t["runs"]:
+        return None
+    return min(t["runs"], key=lambda r: r["cpu_s"])
+
+
+def cap_info(fmt):
+    return read_json(f"capture-{fmt}.json")
+
+
+def tool_row(t, segments, ref_cpu=None):
+    b = best(t)
+    if b is None:
+        status = t["status"] if t else "not available"
+        reason = f" ({t.get('reason')})" if t and t.get("reason") else ""
+        return f"| {t['label'] if t else '?'} | {status}{reason} | | | | | |"
+    cpu = b["cpu_s"]
+    rate = segments / cpu if cpu > 0 and segments else None
+    ratio = (cpu / ref_cpu) if ref_cpu else None
+    lines = t.get("stdout_lines", "")
+    return (f"| {t['label']} | {cpu:.3f} s | {b['wall_s']:.2f} s | "
+            f"{b['max_rss_kb'] / 1024:.1f} MB | {fmt_rate(rate, 'seg/s')} | {lines} | "
+            f"{fmt_ratio(ratio) if ratio else '1.00x (ours)' if ref_cpu is None else 'n/a'} |")
+
+
+md_tools = []
+md_tools.append("## firewall-check dump and analyze against tcpdump and tshark\n")
+md_tools.append("Same generated capture for every program (`bench/gen_capture.py`: "
+                "interleaved IPv4 and IPv6 connections over Ethernet, each with a handshake "
+                "carrying MSS, SACK-permitted, timestamps and window scale, data, ACKs with "
+                "SACK blocks after losses, and FIN; valid checksums). tshark extracts the same "
+                "fields as `dump --json` (frame, time, addresses, ports, flags, seq, ack, "
+                "window, DSCP, ECN, option kinds and their values). \"CPU / ours\" divides a "
+                "row's CPU time by that of `dump --json` (dump table) or `analyze` (analyze "
+                "table): above 1, we are faster by that factor.\n")
+for fmt in ("pcap", "pcapng"):
+    info = cap_info(fmt)
+    if not info:
+        md_tools.append(f"Capture ({fmt}): **not available**.\n")
+        continue
+    seg = info["segments"]
+    md_tools.append(f"### {fmt}: {seg:,} segments, {info['connections']:,} connections "
+                    f"({info['ipv4_segments']:,} IPv4, {info['ipv6_segments']:,} IPv6 segments; "
+                    f"at most {info['max_open_connections']} open at once), "
+                    f"{info['bytes'] / 1e6:.1f} MB\n")
+    for area, ref_id, ids in (
+            ("dump", f"dump-json-{fmt}", [f"dump-json-{fmt}", f"dump-text-{fmt}",
+                                          f"tcpdump-{fmt}", f"tshark-fields-{fmt}"]),
+            ("analyze", f"analyze-text-{fmt}", [f"analyze-text-{fmt}", f"analyze-json-{fmt}",
+                                                f"tshark-conv-{fmt}"])):
+        md_tools.append(f"**{area}**\n")
+        md_tools.append("| program | CPU (user+sys) | wall | peak RSS | segments / CPU s | lines out | CPU / ours |")
+        md_tools.append("|---|---:|---:|---:|---:|---:|---:|")
+        rb = best(tool.get(ref_id))
+        for i in ids:
+            t = tool.get(i)
+            if t is None:
+                continue
+            if i == ref_id:
+                md_tools.append(tool_row(t, seg, None))
+            else:
+                md_tools.append(tool_row(t, seg, rb["cpu_s"] if rb else 0))
+        md_tools.append("")
+        for i in ids:
+            t = tool.get(i)
+            if t:
+                md_tools.append(f"- `{t['command']}`")
+        md_tools.append("")
+    # goals for this format
+    j = best(tool.get(f"dump-json-{fmt}"))
+    td = best(tool.get(f"tcpdump-{fmt}"))
+    ts = best(tool.get(f"tshark-fields-{fmt}"))
+    an = best(tool.get(f"analyze-text-{fmt}"))
+    anj = best(tool.get(f"analyze-json-{fmt}"))
+    jl = tool.get(f"dump-json-{fmt}", {}).get("stdout_lines")
+    if j and jl is not None:
+        goals.append(("firewall-check", f"dump --json prints one line per segment ({fmt})",
+                      f"{jl:,} lines for {seg:,} segments", jl == seg))
+    if j and td:
+        r = td["cpu_s"] / j["cpu_s"] if j["cpu_s"] else None
+        goals.append(("firewall-check", f"dump --json faster than tcpdump -nn -v, CPU ({fmt})",
+                      f"tcpdump / ours = {fmt_ratio(r)}", r is not None and r > TCPDUMP_MIN_RATIO))
+    else:
+        goals.append(("firewall-check", f"dump --json faster than tcpdump -nn -v, CPU ({fmt})",
+                      "not available", None))
+    if j and ts:
+        r = ts["cpu_s"] / j["cpu_s"] if j["cpu_s"] else None
+        goals.append(("firewall-check", f"dump --json at least {TSHARK_MIN_RATIO:.0f}x faster than tshark ({fmt})",
+                      f"tshark / ours = {fmt_ratio(r)}", r is not None and r >= TSHARK_MIN_RATIO))
+    else:
+        goals.append(("firewall-check", f"dump --json at least {TSHARK_MIN_RATIO:.0f}x faster than tshark ({fmt})",
+                      "not available", None))
+    for lab, a in (("analyze", an), ("analyze --json", anj)):
+        if a:
+            rate = seg / a["cpu_s"] if a["cpu_s"] else float("inf")
+            goals.append(("firewall-check", f"{lab} at least 5 M segments/s, CPU ({fmt})",
+                          f"{fmt_rate(rate, 'seg/s')}", rate >= ANALYZE_MIN_SEG_PER_S))
+        else:
+            goals.append(("firewall-check", f"{lab} at least 5 M segments/s, CPU ({fmt})",
+                          "not available", None))
+
+big = read_json("capture-big.json")
+md_tools.append("### Memory on a 1 GB capture\n")
+if big is None:
+    md_tools.append("Not measured in this run (`bench/run --big` measures it; generating the "
+                    "1 GB capture takes a few minutes the first time).\n")
+    goals.append(("firewall-check", f"1 GB capture analysed in under {BIG_MAX_RSS_MB} MB RSS",
+                  "not measured (run with --big)", None))
+else:
+    seg = big["segments"]
+    md_tools.append(f"{big['bytes'] / 1e9:.2f} GB pcap, {seg:,} segments, {big['connections']:,} "
+                    f"connections, at most {big['max_open_connections']} open at once.\n")
+    md_tools.append("| program | CPU (user+sys) | wall | peak RSS | segments / CPU s | lines out | CPU / ours |")
+    md_tools.append("|---|---:|---:|---:|---:|---:|---:|")
+    b = best(tool.get("big-analyze"))
+    for i in ("big-analyze", "big-tcpdump"):
+        if tool.get(i):
+            md_tools.append(tool_row(tool[i], seg, None if i == "big-analyze" else (b["cpu_s"] if b else 0)))
+    md_tools.append("")
+    if b:
+        mb = b["max_rss_kb"] / 1024
+        goals.append(("firewall-check", f"1 GB capture analysed in under {BIG_MAX_RSS_MB} MB RSS",
+                      f"{mb:.1f} MB", mb < BIG_MAX_RSS_MB))
+    else:
+        goals.append(("firewall-check", f"1 GB capture analysed in under {BIG_MAX_RSS_MB} MB RSS",
+                      "not available", None))
+
+# --- qbss-model --------------------------------------------------------------
+def qbss_events(doc):
+    """Packets the simulation handled, from its --json output: an explicit
+    counter if the tool reports one, else packets received plus dropped."""
+    if not isinstance(doc, dict):
+        return None, None
+    for key in ("events", "simulated_events", "packet_events"):
+        for holder in (doc, doc.get("stats") or {}, doc.get("simulation") or {}):
+            if isinstance(holder, dict) and isinstance(holder.get(key), (int, float)):
+                return holder[key], f"`{key}` reported by the tool"
+    total = 0
+    for iv in doc.get("intervals", []):
+        for s in iv.get("streams", []):
+            total += int(s.get("packets", 0)) + int(s.get("drops", 0))
+    return (total or None), "packets received + dropped, summed over the intervals"
+
+
+md_qbss = ["## qbss-model: simulated packets per second\n"]
+qrows = [t for t in tools if t["area"] == "qbss"]
+if not qrows:
+    md_qbss.append("**not available**\n")
+else:
+    md_qbss.append("Whole-process timing of the binary (`--json` output to /dev/null), the "
+                   "packet count taken from the same command's JSON output.\n")
+    md_qbss.append("| scenario | CPU (user+sys) | wall | peak RSS | packets simulated | packets / CPU s | counted as |")
+    md_qbss.append("|---|---:|---:|---:|---:|---:|---|")
+    for t in qrows:
+        name = t["id"][len("qbss-"):]
+        b = best(t)
+        if b is None:
+            md_qbss.append(f"| {name} | {t['status']}" + (f" ({t.get('reason')})" if t.get("reason") else "") + " | | | | | |")
+            goals.append(("qbss-model", f"{name}: at least 10 M packet events/s", "not available", None))
+            continue
+        doc = read_json(f"qbss-{name}.json")
+        ev, how = qbss_events(doc)
+        rate = ev / b["cpu_s"] if ev and b["cpu_s"] else None
+        md_qbss.append(f"| {name} | {b['cpu_s']:.3f} s | {b['wall_s']:.2f} s | {b['max_rss_kb'] / 1024:.1f} MB | "
+                       f"{ev if ev is not None else 'n/a'} | {fmt_rate(rate, 'pkt/s')} | {how or ''} |")
+        goals.append(("qbss-model", f"{name}: at least 10 M packet events/s (whole process)",
+                      fmt_rate(rate, "pkt/s"), None if rate is None else rate >= QBSS_MIN_EVENTS_PER_S))
+        if name == "transpac":
+            goals.append(("qbss-model", "transpac preset in well under 1 s (wall)",
+                          f"{b['wall_s']:.2f} s", b["wall_s"] < QBSS_TRANSPAC_MAX_S))
+        if "10g" in name:
+            goals.append(("qbss-model", "60 s at 10 Gbit/s in under 10 s (wall)",
+                          f"{b['wall_s']:.2f} s", b["wall_s"] < QBSS_10G_MAX_S))
+    md_qbss.append("")
+    for t in qrows:
+        md_qbss.append(f"- `{t['command']}`")
+    md_qbss.append("")
+
+# --- summary -----------------------------------------------------------------
+summary = ["## Goals\n"]
+if not goals:
+    summary.append("No goal could be evaluated in this run.\n")
+else:
+    met = sum(1 for g in goals if g[3] is True)
+    miss = sum(1 for g in goals if g[3] is False)
+    na = sum(1 for g in goals if g[3] is None)
+    summary.append(f"{met} met, {miss} not met, {na} not available.\n")
+    summary.append("| area | goal | measured | verdict |")
+    summary.append("|---|---|---|---|")
+    for area, goal, measured, ok in goals:
+        summary.append(f"| {area} | {goal} | {measured} | {verdict(ok)} |")
+    summary.append("")
+
+md[SUMMARY_AT:SUMMARY_AT] = summary
+for part in (md_tcp, md_dscp, md_wrr, md_bdp, md_examples, md_qbss, md_tools):
+    md.extend(part)
+
+print("\n".join(md).rstrip() + "\n")
