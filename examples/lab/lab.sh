@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# The firewall-check lab: a client, a middlebox and a server, each in its own
+# network namespace, joined by two veth pairs:
+#
+#   client c0 ----- mi [middlebox] mo ----- s0 server
+#   198.18.1.2    198.18.1.1   198.18.2.1   198.18.2.2
+#   2001:db8:1::2 2001:db8:1::1 2001:db8:2::1 2001:db8:2::2
+#
+# The middlebox routes between the two links and applies the case's real
+# netfilter rules (iptables / ip6tables). A real Linux TCP transfer (xfer.py)
+# runs from client to server and back, and tcpdump records it on the client's
+# interface (inside.pcap) and on the server's interface (outside.pcap).
+#
+# Only 198.18.0.0/15 and 2001:db8::/32 are used, the namespaces have no other
+# interface and no default route, so no packet can leave them. Namespace names
+# are unique per run and deleted on exit, whatever happens.
+#
+# usage: lab.sh CASE OUTDIR [--bytes N] [--up-bytes N] [--delay-ms D] [--snaplen S]
+#        lab.sh --list
+#        lab.sh --check          (exit 0 if the lab can run here, 77 if not)
+# exit status: 0 ok, 77 cannot run here (not root, missing tool), other: failure.
+set -euo pipefail
+
+LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
+CASES="clean4 clean6 wscale-syn4 wscale-synack4 wscale-synack6 sack-ts4 ts-data4
+mss4 mss6 dscp-bleach4 dscp-remark4 dscp-bleach6 nat4 nat6 synproxy4 synproxy6 campus"
+
+die() { echo "lab: $*" >&2; exit 1; }
+skip() { echo "lab: cannot run here: $*" >&2; exit 77; }
+
+check_env() {
+  [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, netfilter)"
+  local t
+  for t in ip iptables ip6tables tcpdump python3; do
+    command -v "$t" >/dev/null 2>&1 || skip "missing tool: $t"
+  done
+}
+
+case "${1:-}" in
+  --list) echo "$CASES" | tr ' ' '\n' | tr -s '\n'; exit 0 ;;
+  --check)
+    check_env
+    probe="tplprobe$$"
+    ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces"
+    ok=1
+    ip netns exec "$probe" iptables -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP \
+      --strip-options wscale >/dev/null 2>&1 || ok=0
+    ip netns del "$probe"
+    [ $ok = 1 ] || skip "iptables TCPOPTSTRIP target unavailable"
+    exit 0 ;;
+esac
+
+[ $# -ge 2 ] || die "usage: lab.sh CASE OUTDIR [--bytes N] [--up-bytes N] [--delay-ms D] [--snaplen S]"
+CASE="$1"; OUT="$2"; shift 2
+BYTES=150000
+UP_BYTES=
+DELAY_MS=0
+SNAPLEN=200
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bytes) BYTES="$2"; shift 2 ;;
+    --up-bytes) UP_BYTES="$2"; shift 2 ;;
+    --delay-ms) DELAY_MS="$2"; shift 2 ;;
+    --snaplen) SNAPLEN="$2"; shift 2 ;;
+    *) die "unknown option $1" ;;
+  esac
+done
+echo "$CASES" | tr ' ' '\n' | grep -qx -- "$CASE" || die "unknown case '$CASE' (lab.sh --list)"
+check_env
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+
+ID="tpl$$r$RANDOM"
+C="$ID-c"; M="$ID-m"; S="$ID-s"
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  for ns in "$C" "$M" "$S"; do ip netns del "$ns" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+inC() { ip netns exec "$C" "$@"; }
+inM() { ip netns exec "$M" "$@"; }
+inS() { ip netns exec "$S" "$@"; }
+
+# --- topology ---------------------------------------------------------------
+for ns in "$C" "$M" "$S"; do
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  # No duplicate address detection: addresses are usable at once (set before
+  # the veths exist, so they inherit it).
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_ra=0 net.ipv6.conf.default.accept_ra=0
+done
+ip -n "$C" link add c0 type veth peer name mi netns "$M"
+ip -n "$S" link add s0 type veth peer name mo netns "$M"
+# Segment at the real MTU so each capture shows wire-sized packets, as a
+# physical NIC would, instead of veth's 64 KB offload super-packets.
+for dev in "$C:c0" "$M:mi" "$M:mo" "$S:s0"; do
+  ip -n "${dev%%:*}" link set "${dev#*:}" gso_max_size 1500 gso_max_segs 1 2>/dev/null || true
+  ip -n "${dev%%:*}" link set "${dev#*:}" up
+done
+ip -n "$C" addr add 198.18.1.2/24 dev c0
+ip -n "$C" addr add 2001:db8:1::2/64 dev c0 nodad
+ip -n "$M" addr add 198.18.1.1/24 dev mi
+ip -n "$M" addr add 2001:db8:1::1/64 dev mi nodad
+ip -n "$M" addr add 198.18.2.1/24 dev mo
+ip -n "$M" addr add 2001:db8:2::1/64 dev mo nodad
+ip -n "$S" addr add 198.18.2.2/24 dev s0
+ip -n "$S" addr add 2001:db8:2::2/64 dev s0 nodad
+# Routes only for the lab's own prefixes: nothing else is reachable.
+ip -n "$C" route add 198.18.0.0/15 via 198.18.1.1
+ip -n "$C" -6 route add 2001:db8::/32 via 2001:db8:1::1
+ip -n "$S" route add 198.18.0.0/15 via 198.18.2.1
+ip -n "$S" -6 route add 2001:db8::/32 via 2001:db8:2::1
+inM sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+
+# --- the case ---------------------------------------------------------------
+FAM=4
+SRV_PORT=5201
+DST=198.18.2.2
+CLIENT_ARGS=()
+ipt() { inM iptables "$@"; }
+ip6t() { inM ip6tables "$@"; }
+case "$CASE" in
+  clean4) ;;
+  clean6) FAM=6 ;;
+  wscale-syn4)
+    ipt -t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN -j TCPOPTSTRIP --strip-options wscale ;;
+  wscale-synack4|campus)
+    # The client no longer scales but the server does: the server's scaled
+    # window reads as a few hundred bytes at the client, so keep the upload
+    # to a request's size.
+    UP_BYTES="${UP_BYTES:-4000}"
+    ipt -t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN,ACK -j TCPOPTSTRIP --strip-options wscale ;;
+  wscale-synack6)
+    FAM=6
+    UP_BYTES="${UP_BYTES:-4000}"
+    ip6t -t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN,ACK -j TCPOPTSTRIP --strip-options wscale ;;
+  sack-ts4)
+    ipt -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options sack-permitted,timestamp ;;
+  ts-data4)
+    ipt -t mangle -A FORWARD -p tcp --tcp-flags SYN NONE -j TCPOPTSTRIP --strip-options timestamp ;;
+  mss4)
+    ipt -t mangle -A FORWARD -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1200 ;;
+  mss6)
+    FAM=6
+    ip6t -t mangle -A FORWARD -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1200 ;;
+  dscp-bleach4)
+    CLIENT_ARGS=(--tos 0x28)   # AF11
+    ipt -t mangle -A FORWARD -j DSCP --set-dscp 0 ;;
+  dscp-remark4)
+    CLIENT_ARGS=(--tos 0x28)   # AF11
+    ipt -t mangle -A FORWARD -j DSCP --set-dscp-class CS1 ;;
+  dscp-bleach6)
+    FAM=6
+    CLIENT_ARGS=(--tos 0xb8)   # EF
+    ip6t -t mangle -A FORWARD -j DSCP --set-dscp 0 ;;
+  nat4)
+    # The client talks to a published address; the middlebox rewrites both
+    # ends (DNAT to the real server, SNAT with port translation to its own
+    # address) and strips timestamps, so only payload, IP ID and timing are
+    # left to match the two sides.
+    DST=198.19.0.80
+    SRV_PORT_PUBLIC=80
+    CLIENT_ARGS=(--bind-port 33000)
+    ipt -t nat -A PREROUTING -i mi -p tcp -d 198.19.0.80 --dport 80 -j DNAT --to-destination 198.18.2.2:5201
+    ipt -t nat -A POSTROUTING -o mo -p tcp -j SNAT --to-source 198.18.2.1:40000-40999
+    ipt -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options timestamp ;;
+  nat6)
+    FAM=6
+    DST=2001:db8:ffff::80
+    SRV_PORT_PUBLIC=80
+    CLIENT_ARGS=(--bind-port 33000)
+    ip6t -t nat -A PREROUTING -i mi -p tcp -d 2001:db8:ffff::80 --dport 80 -j DNAT --to-destination '[2001:db8:2::2]:5201'
+    ip6t -t nat -A POSTROUTING -o mo -p tcp -j SNAT --to-source '[2001:db8:2::1]:40000-40999'
+    ip6t -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options sack-permitted ;;
+  synproxy4|synproxy6)
+    # Handshake proxying (SYN cookies) as a DDoS-protecting firewall does it:
+    # the middlebox answers the client's SYN itself, opens its own handshake
+    # to the server, and translates sequence numbers and timestamps after.
+    if [ "$CASE" = synproxy6 ]; then FAM=6; T=ip6t; else T=ipt; fi
+    inM sysctl -qw net.ipv4.tcp_syncookies=1 net.ipv4.tcp_timestamps=1
+    inM sysctl -qw net.netfilter.nf_conntrack_tcp_loose=0 2>/dev/null || true
+    $T -t raw -A PREROUTING -i mi -p tcp --syn --dport "$SRV_PORT" -j CT --notrack
+    $T -A FORWARD -i mi -p tcp --dport "$SRV_PORT" -m conntrack --ctstate INVALID,UNTRACKED \
+      -j SYNPROXY --sack-perm --timestamp --wscale 7 --mss 1460
+    $T -A FORWARD -m conntrack --ctstate INVALID -j DROP ;;
+esac
+if [ "$FAM" = 6 ] && [ "$DST" = 198.18.2.2 ]; then DST=2001:db8:2::2; fi
+UP_BYTES="${UP_BYTES:-$BYTES}"
+
+# Static neighbours, so the captured handshake is never delayed by ARP or ND.
+mac() { ip -n "$1" -o link show dev "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p'; }
+neigh() { # ns dev addr peer-ns peer-dev
+  ip -n "$1" neigh replace "$3" lladdr "$(mac "$4" "$5")" dev "$2" nud permanent
+}
+neigh "$C" c0 198.18.1.1 "$M" mi;    neigh "$C" c0 2001:db8:1::1 "$M" mi
+neigh "$M" mi 198.18.1.2 "$C" c0;    neigh "$M" mi 2001:db8:1::2 "$C" c0
+neigh "$M" mo 198.18.2.2 "$S" s0;    neigh "$M" mo 2001:db8:2::2 "$S" s0
+neigh "$S" s0 198.18.2.1 "$M" mo;    neigh "$S" s0 2001:db8:2::1 "$M" mo
+CONNECT_PORT="${SRV_PORT_PUBLIC:-$SRV_PORT}"
+
+# Optional path delay: hold each forwarded packet DELAY_MS/2 in each direction
+# (netem is not always available; this uses an NFQUEUE userspace delayer).
+if [ "$DELAY_MS" != 0 ]; then
+  half=$((DELAY_MS * 500))   # microseconds per direction
+  inM python3 "$LAB_DIR/delay.py" 7 "$half" "$OUT/delay.ready" >"$OUT/delay.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 100); do [ -e "$OUT/delay.ready" ] && break; sleep 0.05; done
+  [ -e "$OUT/delay.ready" ] || die "delayer did not start: $(cat "$OUT/delay.log")"
+  rm -f "$OUT/delay.ready"
+  # Queued in mangle POSTROUTING: after the case's FORWARD rules; the hooks
+  # after it (source NAT) still run once the packet is released.
+  inM iptables -t mangle -A POSTROUTING -p tcp -j NFQUEUE --queue-num 7
+  inM ip6tables -t mangle -A POSTROUTING -p tcp -j NFQUEUE --queue-num 7
+fi
+
+# --- captures ---------------------------------------------------------------
+start_capture() { # ns dev file
+  local log="$OUT/$3.tcpdump.log"
+  ip netns exec "$1" tcpdump -i "$2" -n -s "$SNAPLEN" -U --immediate-mode -w "$OUT/$3" tcp >"$log" 2>&1 &
+  PIDS+=($!)
+  CAP_PIDS+=($!)
+  for _ in $(seq 200); do grep -q "listening on" "$log" && return 0; sleep 0.05; done
+  die "tcpdump on $2 did not start: $(cat "$log")"
+}
+CAP_PIDS=()
+rm -f "$OUT/inside.pcap" "$OUT/outside.pcap"
+start_capture "$C" c0 inside.pcap
+start_capture "$S" s0 outside.pcap
+
+# --- transfer ---------------------------------------------------------------
+rm -f "$OUT/server.ready"
+inS python3 "$LAB_DIR/xfer.py" server "$SRV_PORT" "$FAM" "$OUT/server.ready" "$BYTES" \
+  >"$OUT/server.log" 2>&1 &
+SRV_PID=$!
+PIDS+=($SRV_PID)
+for _ in $(seq 200); do [ -e "$OUT/server.ready" ] && break; sleep 0.05; done
+[ -e "$OUT/server.ready" ] || die "server did not start: $(cat "$OUT/server.log")"
+rm -f "$OUT/server.ready"
+inC python3 "$LAB_DIR/xfer.py" client "$DST" "$CONNECT_PORT" "$FAM" "$UP_BYTES" ${CLIENT_ARGS[@]+"${CLIENT_ARGS[@]}"} \
+  >"$OUT/client.log" 2>&1 || die "client failed: $(cat "$OUT/client.log")"
+wait "$SRV_PID" || die "server failed: $(cat "$OUT/server.log")"
+sleep 0.3   # let the last ACK and FIN reach both captures
+for p in "${CAP_PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
+for p in "${CAP_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+cat "$OUT/client.log" "$OUT/server.log"
+echo "lab: case $CASE done: $OUT/inside.pcap $OUT/outside.pcap"
