@@ -1,0 +1,523 @@
+//! Streaming pcap / pcapng reader with a fixed-size buffer.
+//!
+//! The file is read through `pcap-parser` in streaming mode: one buffer of a
+//! fixed capacity is allocated when the reader is created and never grows.
+//! A record (or pcapng block) larger than about half of that buffer is
+//! reported as [`CaptureError::RecordTooLarge`]; no length field read from the
+//! file ever sizes an allocation. pcapng files may hold several sections, each
+//! with its own interfaces; every interface has its own link type, timestamp
+//! resolution (`if_tsresol`) and offset (`if_tsoffset`). Legacy pcap files
+//! may use the microsecond or the nanosecond magic number, in either byte
+//! order.
+//!
+//! Packets come out as [`Record`]s numbered from 1 in file order, like
+//! tcpdump's `--number` and Wireshark's `frame.number`.
+
+use std::cell::RefCell;
+use std::io::{self, Cursor, Read};
+use std::rc::Rc;
+
+use pcap_parser::pcapng::Block;
+use pcap_parser::traits::PcapReaderIterator;
+use pcap_parser::{LegacyPcapReader, PcapBlockOwned, PcapError, PcapNGReader};
+
+use super::error::CaptureError;
+use super::timestamp::Timestamp;
+
+/// Default buffer capacity: 1 MiB, enough for 256 KiB snapshots and BIG TCP frames.
+pub const DEFAULT_BUFFER_CAPACITY: usize = 1 << 20;
+/// Smallest buffer capacity accepted by [`CaptureReader::with_capacity`].
+pub const MIN_BUFFER_CAPACITY: usize = 4096;
+/// At most this many interfaces are tracked per pcapng section.
+pub const MAX_INTERFACES: usize = 1024;
+
+/// pcapng Section Header Block type, the first four bytes of a pcapng file.
+const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+/// Legacy pcap magic numbers (microsecond, nanosecond; both byte orders; Kuznetzov's modified).
+const PCAP_MAGICS: [[u8; 4]; 6] = [
+    [0xa1, 0xb2, 0xc3, 0xd4],
+    [0xd4, 0xc3, 0xb2, 0xa1],
+    [0xa1, 0xb2, 0x3c, 0x4d],
+    [0x4d, 0x3c, 0xb2, 0xa1],
+    [0xa1, 0xb2, 0xcd, 0x34],
+    [0x34, 0xcd, 0xb2, 0xa1],
+];
+/// Microseconds per second.
+const MICROS: u64 = 1_000_000;
+/// Nanoseconds per second.
+const NANOS: u64 = 1_000_000_000;
+
+/// The container format of a capture file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaptureFormat {
+    /// Legacy pcap; `nanosecond` when the file uses the nanosecond magic.
+    Pcap {
+        /// Timestamps count nanoseconds rather than microseconds.
+        nanosecond: bool,
+    },
+    /// pcapng.
+    PcapNg,
+}
+
+/// One packet record of the capture.
+#[derive(Debug, Clone, Copy)]
+pub struct Record<'a> {
+    /// 1-based index of the packet record in the file.
+    pub frame: u64,
+    /// When the packet was captured; `None` for a pcapng Simple Packet Block.
+    pub ts: Option<Timestamp>,
+    /// LINKTYPE_ value of the interface the packet was captured on.
+    pub linktype: u32,
+    /// Length of the packet on the wire.
+    pub origlen: u32,
+    /// Snapshot length of the interface (0 when unknown).
+    pub snaplen: u32,
+    /// The captured bytes (at most `origlen`, possibly fewer: snap-length truncation).
+    pub data: &'a [u8],
+}
+
+impl Record<'_> {
+    /// True when fewer bytes were captured than were on the wire.
+    pub fn is_truncated(&self) -> bool {
+        (self.data.len() as u64) < u64::from(self.origlen)
+    }
+}
+
+/// A `Read` adapter that fills the whole buffer unless the stream ends, and keeps
+/// the last I/O error so it can be reported with its cause (`pcap-parser` drops it).
+struct FillRead<R> {
+    inner: R,
+    error: Rc<RefCell<Option<io::Error>>>,
+}
+
+impl<R: Read> Read for FillRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match self.inner.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let kind = e.kind();
+                    *self.error.borrow_mut() = Some(e);
+                    if filled > 0 {
+                        return Ok(filled);
+                    }
+                    return Err(kind.into());
+                }
+            }
+        }
+        Ok(filled)
+    }
+}
+
+type Source<R> = FillRead<io::Chain<Cursor<[u8; 4]>, R>>;
+
+enum Inner<R: Read> {
+    Pcap(LegacyPcapReader<Source<R>>),
+    PcapNg(PcapNGReader<Source<R>>),
+}
+
+impl<R: Read> Inner<R> {
+    fn it(&mut self) -> &mut dyn PcapReaderIterator {
+        match self {
+            Inner::Pcap(r) => r,
+            Inner::PcapNg(r) => r,
+        }
+    }
+    fn data(&self) -> &[u8] {
+        match self {
+            Inner::Pcap(r) => r.data(),
+            Inner::PcapNg(r) => r.data(),
+        }
+    }
+}
+
+/// Link type and timestamp parameters of one pcapng interface (or of a pcap file).
+#[derive(Debug, Clone, Copy)]
+struct Interface {
+    linktype: u32,
+    units_per_sec: u64,
+    offset_secs: i64,
+    snaplen: u32,
+}
+
+/// What one step of the underlying reader produced, owned so the borrow ends.
+enum Step {
+    Skip(usize),
+    Packet {
+        consumed: usize,
+        start: usize,
+        len: usize,
+        ts: Option<Timestamp>,
+        iface: Interface,
+        origlen: u32,
+    },
+    NeedMore,
+    Eof,
+}
+
+/// A streaming reader of pcap and pcapng files.
+///
+/// ```
+/// use examples::capture::CaptureReader;
+/// // A pcap header (microsecond, little-endian, LINKTYPE_RAW) and no packets.
+/// let mut file = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0];
+/// file.extend_from_slice(&[0; 8]);
+/// file.extend_from_slice(&65535u32.to_le_bytes());
+/// file.extend_from_slice(&101u32.to_le_bytes());
+/// let mut reader = CaptureReader::new(&file[..]).unwrap();
+/// assert!(reader.next_record().unwrap().is_none());
+/// ```
+pub struct CaptureReader<R: Read> {
+    inner: Inner<R>,
+    format: CaptureFormat,
+    error: Rc<RefCell<Option<io::Error>>>,
+    interfaces: Vec<Interface>,
+    capacity: usize,
+    /// Bytes of the current record still to be consumed before the next step.
+    pending: usize,
+    /// Bytes of the file consumed so far.
+    offset: u64,
+    /// Packet records returned so far.
+    frames: u64,
+    done: bool,
+}
+
+impl<R: Read> CaptureReader<R> {
+    /// A reader with the default 1 MiB buffer.
+    pub fn new(reader: R) -> Result<Self, CaptureError> {
+        Self::with_capacity(reader, DEFAULT_BUFFER_CAPACITY)
+    }
+
+    /// A reader with a buffer of `capacity` bytes (at least [`MIN_BUFFER_CAPACITY`]).
+    /// Records larger than about half the capacity are refused.
+    pub fn with_capacity(mut reader: R, capacity: usize) -> Result<Self, CaptureError> {
+        let capacity = capacity.max(MIN_BUFFER_CAPACITY);
+        let mut magic = [0u8; 4];
+        let mut got = 0;
+        while got < magic.len() {
+            match reader.read(&mut magic[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(source) => return Err(CaptureError::Io { offset: 0, source }),
+            }
+        }
+        if got == 0 {
+            return Err(CaptureError::Empty);
+        }
+        if got < magic.len() {
+            let prefix = &magic[..got];
+            if PCAP_MAGICS.iter().any(|m| m.starts_with(prefix)) || PCAPNG_MAGIC.starts_with(prefix)
+            {
+                return Err(CaptureError::Truncated {
+                    offset: 0,
+                    frame: 1,
+                });
+            }
+            return Err(CaptureError::NotACapture { magic });
+        }
+        let error = Rc::new(RefCell::new(None));
+        let source = FillRead {
+            inner: Cursor::new(magic).chain(reader),
+            error: Rc::clone(&error),
+        };
+        let header_error =
+            |e: PcapError<&'static [u8]>, error: &Rc<RefCell<Option<io::Error>>>| match e {
+                PcapError::ReadError => CaptureError::Io {
+                    offset: 0,
+                    source: error
+                        .borrow_mut()
+                        .take()
+                        .unwrap_or_else(|| io::Error::other("read failed")),
+                },
+                PcapError::Incomplete(_) | PcapError::UnexpectedEof | PcapError::Eof => {
+                    CaptureError::Truncated {
+                        offset: 0,
+                        frame: 1,
+                    }
+                }
+                _ => CaptureError::Corrupt {
+                    offset: 0,
+                    frame: 1,
+                    reason: "malformed file header",
+                },
+            };
+        let (inner, format) = if magic == PCAPNG_MAGIC {
+            let r = PcapNGReader::new(capacity, source).map_err(|e| header_error(e, &error))?;
+            (Inner::PcapNg(r), CaptureFormat::PcapNg)
+        } else if PCAP_MAGICS.contains(&magic) {
+            let nanosecond = magic == PCAP_MAGICS[2] || magic == PCAP_MAGICS[3];
+            let r = LegacyPcapReader::new(capacity, source).map_err(|e| header_error(e, &error))?;
+            (Inner::Pcap(r), CaptureFormat::Pcap { nanosecond })
+        } else {
+            return Err(CaptureError::NotACapture { magic });
+        };
+        Ok(CaptureReader {
+            inner,
+            format,
+            error,
+            interfaces: Vec::new(),
+            capacity,
+            pending: 0,
+            offset: 0,
+            frames: 0,
+            done: false,
+        })
+    }
+
+    /// The container format.
+    pub fn format(&self) -> CaptureFormat {
+        self.format
+    }
+
+    /// Bytes of the file consumed so far (up to the start of the last record returned).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The next packet record, `Ok(None)` at the end of the file.
+    ///
+    /// After an error the reader is finished: later calls return `Ok(None)`.
+    pub fn next_record(&mut self) -> Result<Option<Record<'_>>, CaptureError> {
+        if self.done {
+            return Ok(None);
+        }
+        if self.pending > 0 {
+            self.consume(self.pending);
+            self.pending = 0;
+        }
+        loop {
+            let step = match self.step() {
+                Ok(step) => step,
+                Err(e) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            };
+            match step {
+                Step::Skip(n) => self.consume(n),
+                Step::NeedMore => {
+                    if let Err(e) = self.refill() {
+                        self.done = true;
+                        return Err(e);
+                    }
+                }
+                Step::Eof => {
+                    self.done = true;
+                    return Ok(None);
+                }
+                Step::Packet {
+                    consumed,
+                    start,
+                    len,
+                    ts,
+                    iface,
+                    origlen,
+                } => {
+                    self.pending = consumed;
+                    self.frames += 1;
+                    let frame = self.frames;
+                    let data = self
+                        .inner
+                        .data()
+                        .get(start..)
+                        .and_then(|d| d.get(..len))
+                        .unwrap_or(&[]);
+                    return Ok(Some(Record {
+                        frame,
+                        ts,
+                        linktype: iface.linktype,
+                        origlen,
+                        snaplen: iface.snaplen,
+                        data,
+                    }));
+                }
+            }
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.inner.it().consume(n);
+        self.offset = self.offset.saturating_add(n as u64);
+    }
+
+    fn refill(&mut self) -> Result<(), CaptureError> {
+        let before = self.inner.data().len();
+        let it = self.inner.it();
+        let exhausted_before = it.reader_exhausted();
+        if it.refill().is_err() {
+            return Err(self.io_error());
+        }
+        let after = self.inner.data().len();
+        if after == before && !self.inner.it().reader_exhausted() {
+            // The buffer is full and the parser still cannot tell the record size.
+            return Err(CaptureError::RecordTooLarge {
+                offset: self.offset,
+                frame: self.frames + 1,
+                limit: self.capacity / 2,
+            });
+        }
+        if after == before && exhausted_before {
+            return Err(self.truncated());
+        }
+        Ok(())
+    }
+
+    fn io_error(&self) -> CaptureError {
+        CaptureError::Io {
+            offset: self.offset,
+            source: self
+                .error
+                .borrow_mut()
+                .take()
+                .unwrap_or_else(|| io::Error::other("read failed")),
+        }
+    }
+
+    fn truncated(&self) -> CaptureError {
+        CaptureError::Truncated {
+            offset: self.offset,
+            frame: self.frames + 1,
+        }
+    }
+
+    /// One call of the underlying parser, turned into an owned [`Step`].
+    fn step(&mut self) -> Result<Step, CaptureError> {
+        let base = self.inner.data().as_ptr() as usize;
+        let offset = self.offset;
+        let frame = self.frames + 1;
+        let limit = self.capacity / 2;
+        let format = self.format;
+        let corrupt = |reason| CaptureError::Corrupt {
+            offset,
+            frame,
+            reason,
+        };
+        let interfaces = &mut self.interfaces;
+        let result = match &mut self.inner {
+            Inner::Pcap(r) => r.next(),
+            Inner::PcapNg(r) => r.next(),
+        };
+        let (consumed, block) = match result {
+            Ok(ok) => ok,
+            Err(PcapError::Eof) => return Ok(Step::Eof),
+            Err(PcapError::Incomplete(_)) => return Ok(Step::NeedMore),
+            Err(PcapError::UnexpectedEof) => return Err(CaptureError::Truncated { offset, frame }),
+            Err(PcapError::BufferTooSmall) => {
+                return Err(CaptureError::RecordTooLarge {
+                    offset,
+                    frame,
+                    limit,
+                })
+            }
+            Err(PcapError::ReadError) => {
+                return Err(CaptureError::Io {
+                    offset,
+                    source: self
+                        .error
+                        .borrow_mut()
+                        .take()
+                        .unwrap_or_else(|| io::Error::other("read failed")),
+                })
+            }
+            Err(PcapError::HeaderNotRecognized) => return Err(corrupt("header not recognized")),
+            Err(PcapError::NomError(..)) | Err(PcapError::OwnedNomError(..)) => {
+                return Err(corrupt("malformed block or record"))
+            }
+        };
+        let packet = |data: &[u8], len: usize, ts, iface: Interface, origlen: u32| {
+            let start = (data.as_ptr() as usize).wrapping_sub(base);
+            Step::Packet {
+                consumed,
+                start,
+                len: len.min(data.len()),
+                ts,
+                iface,
+                origlen,
+            }
+        };
+        let step = match block {
+            PcapBlockOwned::LegacyHeader(h) => {
+                let units = match format {
+                    CaptureFormat::Pcap { nanosecond: true } => NANOS,
+                    _ => MICROS,
+                };
+                interfaces.clear();
+                interfaces.push(Interface {
+                    // The upper bits of the link-type field carry FCS information.
+                    linktype: (h.network.0 as u32) & 0xffff,
+                    units_per_sec: units,
+                    offset_secs: 0,
+                    snaplen: h.snaplen,
+                });
+                Step::Skip(consumed)
+            }
+            PcapBlockOwned::Legacy(b) => {
+                let Some(&iface) = interfaces.first() else {
+                    return Err(corrupt("packet record before the file header"));
+                };
+                let ts = Timestamp::from_units(
+                    u64::from(b.ts_usec),
+                    iface.units_per_sec,
+                    i64::from(b.ts_sec),
+                );
+                packet(b.data, b.caplen as usize, ts, iface, b.origlen)
+            }
+            PcapBlockOwned::NG(Block::SectionHeader(_)) => {
+                interfaces.clear();
+                Step::Skip(consumed)
+            }
+            PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
+                if interfaces.len() >= MAX_INTERFACES {
+                    return Err(CaptureError::TooManyInterfaces {
+                        offset,
+                        limit: MAX_INTERFACES,
+                    });
+                }
+                let Some(units_per_sec) = idb.ts_resolution() else {
+                    return Err(corrupt("invalid if_tsresol option"));
+                };
+                interfaces.push(Interface {
+                    linktype: (idb.linktype.0 as u32) & 0xffff,
+                    units_per_sec,
+                    offset_secs: idb.if_tsoffset,
+                    snaplen: idb.snaplen,
+                });
+                Step::Skip(consumed)
+            }
+            PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
+                let Some(&iface) = interfaces.get(epb.if_id as usize) else {
+                    return Err(CaptureError::UnknownInterface {
+                        offset,
+                        frame,
+                        interface: epb.if_id,
+                        declared: interfaces.len(),
+                    });
+                };
+                let units = (u64::from(epb.ts_high) << 32) | u64::from(epb.ts_low);
+                let ts = Timestamp::from_units(units, iface.units_per_sec, iface.offset_secs);
+                packet(epb.data, epb.caplen as usize, ts, iface, epb.origlen)
+            }
+            PcapBlockOwned::NG(Block::SimplePacket(spb)) => {
+                let Some(&iface) = interfaces.first() else {
+                    return Err(CaptureError::UnknownInterface {
+                        offset,
+                        frame,
+                        interface: 0,
+                        declared: 0,
+                    });
+                };
+                let mut len = spb.origlen as usize;
+                if iface.snaplen > 0 {
+                    len = len.min(iface.snaplen as usize);
+                }
+                packet(spb.data, len, None, iface, spb.origlen)
+            }
+            PcapBlockOwned::NG(_) => Step::Skip(consumed),
+        };
+        Ok(step)
+    }
+}
