@@ -1,0 +1,753 @@
+//! The scheduler: weighted round robin / deficit round robin over `N`
+//! fixed-capacity FIFO queues, with a strict-priority queue, a scavenger tier
+//! and "only when saturated" arrival-order service.
+//!
+//! # State
+//!
+//! * Each queue is a ring of `CAP` packet slots (head index + length), with
+//!   its class, limits, counters, a quantum and a deficit.
+//! * Two *active lists*, one for the weighted tier and one for the scavenger
+//!   tier: circular doubly linked lists of queue indices threaded through the
+//!   queues themselves (`act_prev`/`act_next`). A list holds exactly the
+//!   backlogged queues of its tier, in round order; its head is the queue
+//!   whose turn it is. The priority queue is in no list.
+//! * The *arrival list*: a doubly linked list threaded through the packet
+//!   slots (flat slot number `queue * CAP + position`) holding every queued
+//!   packet in global arrival order. Since each queue is FIFO, the oldest
+//!   packet overall is always at the head of its own queue, so the list head
+//!   names the queue to serve in arrival order, and any queue's head packet
+//!   can be unlinked from the middle of the list in O(1).
+//! * The phase: `Fifo` (arrival order) or `Wrr`, and total backlog counters.
+//!
+//! # Enqueue
+//!
+//! The packet is refused, and handed back, if the queue has weight 0, if it
+//! is longer than the MTU in byte mode, or if the queue is at its capacity,
+//! packet limit or byte limit (tail drop). Otherwise it is stored at the
+//! queue's tail and at the arrival list's tail. A queue that was empty joins
+//! the tail of its tier's active list with `deficit = quantum`. With
+//! `WhenSaturated`, a backlog now at or above the high mark switches to WRR.
+//!
+//! # Dequeue
+//!
+//! In the `Fifo` phase the head of the arrival list is sent, whatever its
+//! class. In the `Wrr` phase: the priority queue if it holds a packet; else
+//! one deficit-round-robin step over the weighted tier; if that tier is empty,
+//! one step over the scavenger tier.
+//!
+//! A DRR step looks at the head queue `h` of the active list and the cost
+//! `c` of its head packet (its length in byte mode, 1 in packet mode):
+//!
+//! * if `deficit[h] >= c`: send it, `deficit[h] -= c`; `h` stays at the head
+//!   so it goes on sending within its turn;
+//! * otherwise `deficit[h] += quantum[h]` (a *grant*) and the head moves on
+//!   to the next queue, which is examined in the same way.
+//!
+//! A queue that empties (by any path) leaves its active list and its deficit
+//! is reset to 0, so an idle queue saves no credit; when it is backlogged
+//! again it rejoins at the tail with one fresh quantum. `quantum = weight x mtu`
+//! in byte mode (DRR), `quantum = weight` in packet mode (classic WRR: one
+//! round serves up to `weight` packets of the queue).
+//!
+//! With `WhenSaturated`, a departure that leaves the backlog below the low
+//! mark switches back to the `Fifo` phase. Deficits are not touched by `Fifo`
+//! service, and active lists are kept up to date in both phases, so a phase
+//! switch costs nothing.
+//!
+//! # Cost: O(1)
+//!
+//! Every accepted packet costs at most `M` (the MTU in byte mode, 1 in packet
+//! mode) and every quantum is at least `M` (weights are at least 1), so a
+//! queue that has just received a grant, or just joined, can always send.
+//! A dequeue therefore examines at most two queues, whatever `N`, the weights
+//! and the packet sizes. Enqueue touches one queue and the tails of two lists.
+//! The only exception follows a [`Scheduler::reconfigure`] that lowers the
+//! MTU below packets still queued: each such packet may take up to
+//! `len / quantum` rounds to reach its cost; dequeue still terminates.
+//! Weight-0 queues that still hold packets after a reconfiguration are
+//! drained with weight 1.
+//!
+//! # Fairness bound (proved here, checked by the `share_bound` proptests)
+//!
+//! Let `Q_i` be queue `i`'s quantum and `M` the largest cost, `M <= Q_i`.
+//! The deficit only grows by a grant, and a grant happens only when
+//! `deficit < c <= M`; a joining queue starts at `Q_i`. So at all times
+//! `0 <= deficit_i < Q_i + M`.
+//!
+//! Take an interval in which queues `i` and `j` of the same tier are both
+//! continuously backlogged, the scheduler stays in the `Wrr` phase and is not
+//! reconfigured. Let `g_i` be the grants `i` receives and `S_i` the cost it is
+//! served (bytes or packets). Then `S_i = d_i(start) + g_i Q_i - d_i(end)`,
+//! hence `(g_i - 1) Q_i - M < S_i < (g_i + 1) Q_i + M`. The head of an active
+//! list only advances by a grant (or past a queue that empties, which `j`
+//! does not), so between two grants to `i` queue `j` receives exactly one:
+//! `|g_i - g_j| <= 1`. Therefore
+//!
+//! ```text
+//! | S_i / Q_i  -  S_j / Q_j |  <  3 + M / Q_i + M / Q_j  <=  5
+//! ```
+//!
+//! In byte mode (`Q = w x mtu`, `M = mtu`) that is
+//! `|S_i / w_i - S_j / w_j| < mtu x (3 + 1/w_i + 1/w_j)` bytes per unit of
+//! weight; in packet mode `|S_i / w_i - S_j / w_j| < 3 + 1/w_i + 1/w_j`
+//! packets per unit of weight. Summing over the backlogged queues `B` with
+//! `T = sum S_j`: `|S_i - T Q_i / sum Q_j| < Q_i x max_j (3 + M/Q_i + M/Q_j)`,
+//! a deviation from the weight share of a few quanta, however long the
+//! interval. (Shreedhar and Varghese's DRR paper states the classic form of
+//! this bound for equal quanta.)
+
+use crate::config::{BacklogUnit, Class, Config, ConfigError, Fairness, Limit, Saturation};
+use crate::packet::PacketLen;
+use crate::refused::{RefuseReason, Refused};
+use crate::stats::QueueStats;
+
+/// "No index" in the 32-bit links.
+const NIL: u32 = u32::MAX;
+
+/// The two round-robin tiers.
+const WEIGHTED: usize = 0;
+const SCAVENGER: usize = 1;
+
+/// Which rule the next dequeue follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Global arrival order across all queues (`WhenSaturated`, below the threshold).
+    Fifo,
+    /// Priority, then weighted round robin, then scavenger.
+    Wrr,
+}
+
+/// A slot's place in the global arrival list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Link {
+    prev: u32,
+    next: u32,
+}
+
+const UNLINKED: Link = Link {
+    prev: NIL,
+    next: NIL,
+};
+
+/// One FIFO queue.
+#[derive(Clone, Debug)]
+struct Queue<P, const CAP: usize> {
+    slots: [Option<P>; CAP],
+    arrival: [Link; CAP],
+    head: usize,
+    len: usize,
+    bytes: u64,
+    deficit: u64,
+    quantum: u64,
+    class: Class,
+    limit: Limit,
+    listed: bool,
+    act_prev: u32,
+    act_next: u32,
+    stats: QueueStats,
+}
+
+impl<P, const CAP: usize> Queue<P, CAP> {
+    fn new(class: Class, limit: Limit, quantum: u64) -> Self {
+        Queue {
+            slots: core::array::from_fn(|_| None),
+            arrival: [UNLINKED; CAP],
+            head: 0,
+            len: 0,
+            bytes: 0,
+            deficit: 0,
+            quantum,
+            class,
+            limit,
+            listed: false,
+            act_prev: NIL,
+            act_next: NIL,
+            stats: QueueStats::default(),
+        }
+    }
+}
+
+/// Tier of a class, `None` for the priority queue.
+const fn tier_of(class: Class) -> Option<usize> {
+    match class {
+        Class::Weighted(_) => Some(WEIGHTED),
+        Class::Scavenger(_) => Some(SCAVENGER),
+        Class::Priority => None,
+    }
+}
+
+fn len_of<P: PacketLen>(packet: &P) -> u64 {
+    u64::try_from(packet.packet_len()).unwrap_or(u64::MAX)
+}
+
+/// A weighted-round-robin / deficit-round-robin scheduler over `N` queues of
+/// at most `CAP` packets each, holding packets of type `P`.
+///
+/// No allocation: the whole state lives in the value (about
+/// `N x CAP x (size_of::<Option<P>>() + 8)` bytes plus a few words per queue).
+/// See the [module documentation](self) for the algorithm and its bound.
+#[derive(Clone, Debug)]
+pub struct Scheduler<P, const N: usize, const CAP: usize> {
+    queues: [Queue<P, CAP>; N],
+    tiers: [u32; 2],
+    arr_head: u32,
+    arr_tail: u32,
+    total_packets: u64,
+    total_bytes: u64,
+    peak_packets: u64,
+    peak_bytes: u64,
+    unknown: QueueStats,
+    priority: u32,
+    byte_mode: bool,
+    mtu: u64,
+    phase: Phase,
+    config: Config<N>,
+}
+
+impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
+    /// A scheduler with empty queues, configured by `config`.
+    ///
+    /// Fails if the configuration is invalid ([`Config::validate`]) or if
+    /// `N x CAP` slots do not fit in 32-bit slot numbers.
+    pub fn new(config: Config<N>) -> Result<Self, ConfigError> {
+        config.validate()?;
+        match N.checked_mul(CAP) {
+            Some(slots) if slots < NIL as usize => {}
+            _ => {
+                return Err(ConfigError::TooManySlots {
+                    queues: N,
+                    capacity: CAP,
+                })
+            }
+        }
+        let unit = unit_of(config.fairness);
+        let mut s = Scheduler {
+            queues: core::array::from_fn(|i| {
+                let qc = config.queues[i];
+                Queue::new(qc.class, qc.limit, quantum_of(qc.class, unit))
+            }),
+            tiers: [NIL; 2],
+            arr_head: NIL,
+            arr_tail: NIL,
+            total_packets: 0,
+            total_bytes: 0,
+            peak_packets: 0,
+            peak_bytes: 0,
+            unknown: QueueStats::default(),
+            priority: NIL,
+            byte_mode: false,
+            mtu: u64::MAX,
+            phase: Phase::Fifo,
+            config,
+        };
+        s.apply_globals();
+        s.settle_phase();
+        Ok(s)
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config<N> {
+        &self.config
+    }
+
+    /// Number of queues (`N`).
+    pub const fn queue_count(&self) -> usize {
+        N
+    }
+
+    /// Capacity of each queue in packets (`CAP`).
+    pub const fn capacity(&self) -> usize {
+        CAP
+    }
+
+    /// Offers `packet` to queue `queue`.
+    ///
+    /// On refusal the packet comes back in the error with the reason, and
+    /// the queue's drop counters grow (refusals for a queue index past the
+    /// last are counted in [`Scheduler::unknown_queue_stats`]). O(1).
+    pub fn enqueue(&mut self, queue: usize, packet: P) -> Result<(), Refused<P>> {
+        let len = len_of(&packet);
+        let byte_mode = self.byte_mode;
+        let mtu = self.mtu;
+        let Some(q) = self.queues.get_mut(queue) else {
+            self.unknown.on_drop(len);
+            return Err(Refused {
+                packet,
+                queue,
+                reason: RefuseReason::NoSuchQueue,
+            });
+        };
+        let refusal = if q.class.refuses_arrivals() {
+            Some(RefuseReason::NotServed)
+        } else if byte_mode && len > mtu {
+            Some(RefuseReason::ExceedsMtu {
+                len,
+                mtu: u32::try_from(mtu).unwrap_or(u32::MAX),
+            })
+        } else if q.len >= CAP {
+            Some(RefuseReason::Full { capacity: CAP })
+        } else if q.len >= q.limit.packets {
+            Some(RefuseReason::PacketLimit {
+                limit: q.limit.packets,
+            })
+        } else {
+            match q.bytes.checked_add(len) {
+                Some(b) if b <= q.limit.bytes => None,
+                _ => Some(RefuseReason::ByteLimit {
+                    len,
+                    backlog: q.bytes,
+                    limit: q.limit.bytes,
+                }),
+            }
+        };
+        if let Some(reason) = refusal {
+            q.stats.on_drop(len);
+            return Err(Refused {
+                packet,
+                queue,
+                reason,
+            });
+        }
+
+        let mut pos = q.head + q.len;
+        if pos >= CAP {
+            pos -= CAP;
+        }
+        q.slots[pos] = Some(packet);
+        q.arrival[pos] = Link {
+            prev: self.arr_tail,
+            next: NIL,
+        };
+        q.len += 1;
+        q.bytes = q.bytes.saturating_add(len);
+        q.stats.on_enqueue(len);
+        let joins = q.len == 1;
+        let class = q.class;
+        // Fits: N * CAP < NIL was checked in `new`.
+        let flat = (queue * CAP + pos) as u32;
+        if self.arr_tail == NIL {
+            self.arr_head = flat;
+        } else {
+            self.link_mut(self.arr_tail).next = flat;
+        }
+        self.arr_tail = flat;
+        if joins {
+            if let Some(tier) = tier_of(class) {
+                let q = &mut self.queues[queue];
+                q.deficit = q.quantum;
+                self.push_tail(tier, queue);
+            }
+        }
+        self.total_packets += 1;
+        self.total_bytes = self.total_bytes.saturating_add(len);
+        self.peak_packets = self.peak_packets.max(self.total_packets);
+        self.peak_bytes = self.peak_bytes.max(self.total_bytes);
+        if self.phase == Phase::Fifo {
+            if let Saturation::WhenSaturated(t) = self.config.saturation {
+                if self.backlog_in(t.unit) >= t.high {
+                    self.phase = Phase::Wrr;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The next packet to send, or `None` when every queue is empty. O(1).
+    pub fn dequeue(&mut self) -> Option<P> {
+        self.dequeue_indexed().map(|(_, p)| p)
+    }
+
+    /// The next packet to send with the index of the queue it came from.
+    pub fn dequeue_indexed(&mut self) -> Option<(usize, P)> {
+        if self.total_packets == 0 {
+            return None;
+        }
+        let queue = match self.phase {
+            Phase::Fifo => {
+                if self.arr_head == NIL {
+                    return None;
+                }
+                self.arr_head as usize / CAP
+            }
+            Phase::Wrr => self.pick_wrr()?,
+        };
+        let (packet, len) = self.pop_head(queue)?;
+        self.queues[queue].stats.on_dequeue(len);
+        Some((queue, packet))
+    }
+
+    /// Removes the packet at the head of `queue` without sending it, counting
+    /// it as dropped (head drop, for an AQM or a flush). `None` if the queue
+    /// is empty or does not exist. O(1).
+    pub fn drop_head(&mut self, queue: usize) -> Option<P> {
+        if queue >= N {
+            return None;
+        }
+        let (packet, len) = self.pop_head(queue)?;
+        let stats = &mut self.queues[queue].stats;
+        stats.on_leave(len);
+        stats.on_drop(len);
+        Some(packet)
+    }
+
+    /// Replaces the configuration, keeping every queued packet.
+    ///
+    /// O(N). Counters are kept. Backlogged queues keep their place in the
+    /// round and their deficit, unless the fairness mode or MTU changed (then
+    /// deficits restart at 0). A queue whose class changed tier joins the end
+    /// of its new tier. A queue over a lowered limit keeps its packets and
+    /// refuses arrivals until it is back under. A weight-0 queue that still
+    /// holds packets is drained with weight 1. The phase is re-evaluated.
+    pub fn reconfigure(&mut self, config: Config<N>) -> Result<(), ConfigError> {
+        config.validate()?;
+        let fairness_changed = config.fairness != self.config.fairness;
+        // Old round order, weighted tier first.
+        let mut order = [NIL; N];
+        let mut k = 0;
+        for tier in [WEIGHTED, SCAVENGER] {
+            let head = self.tiers[tier];
+            let mut cur = head;
+            let mut steps = 0;
+            while cur != NIL && steps < N && k < N {
+                order[k] = cur;
+                k += 1;
+                steps += 1;
+                cur = self.queues[cur as usize].act_next;
+                if cur == head {
+                    break;
+                }
+            }
+        }
+        self.tiers = [NIL; 2];
+        let unit = unit_of(config.fairness);
+        for (q, qc) in self.queues.iter_mut().zip(config.queues.iter()) {
+            q.listed = false;
+            q.act_prev = NIL;
+            q.act_next = NIL;
+            q.class = qc.class;
+            q.limit = qc.limit;
+            q.quantum = quantum_of(qc.class, unit);
+            if fairness_changed {
+                q.deficit = 0;
+            }
+        }
+        self.config = config;
+        self.apply_globals();
+        for &q in &order[..k] {
+            let q = q as usize;
+            if self.queues[q].len > 0 && !self.queues[q].listed {
+                if let Some(tier) = tier_of(self.queues[q].class) {
+                    self.push_tail(tier, q);
+                }
+            }
+        }
+        for q in 0..N {
+            if self.queues[q].len > 0 && !self.queues[q].listed {
+                if let Some(tier) = tier_of(self.queues[q].class) {
+                    self.queues[q].deficit = self.queues[q].quantum;
+                    self.push_tail(tier, q);
+                }
+            }
+        }
+        self.settle_phase();
+        Ok(())
+    }
+
+    /// Changes the class (weight) of one queue; see [`Scheduler::reconfigure`].
+    pub fn set_class(&mut self, queue: usize, class: Class) -> Result<(), ConfigError> {
+        let mut config = self.config;
+        config
+            .queues
+            .get_mut(queue)
+            .ok_or(ConfigError::NoSuchQueue { queue, queues: N })?
+            .class = class;
+        self.reconfigure(config)
+    }
+
+    /// Changes the limits of one queue. Packets already queued stay. O(1).
+    pub fn set_limit(&mut self, queue: usize, limit: Limit) -> Result<(), ConfigError> {
+        let q = self
+            .queues
+            .get_mut(queue)
+            .ok_or(ConfigError::NoSuchQueue { queue, queues: N })?;
+        q.limit = limit;
+        self.config.queues[queue].limit = limit;
+        Ok(())
+    }
+
+    /// Whether the next dequeue follows arrival order or WRR.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Packets queued over all queues.
+    pub fn len(&self) -> usize {
+        usize::try_from(self.total_packets).unwrap_or(usize::MAX)
+    }
+
+    /// Whether every queue is empty.
+    pub fn is_empty(&self) -> bool {
+        self.total_packets == 0
+    }
+
+    /// Bytes queued over all queues.
+    pub fn backlog_bytes(&self) -> u64 {
+        self.total_bytes
+    }
+
+    /// Packets queued in `queue` (0 for a queue that does not exist).
+    pub fn queue_len(&self, queue: usize) -> usize {
+        self.queues.get(queue).map_or(0, |q| q.len)
+    }
+
+    /// Bytes queued in `queue` (0 for a queue that does not exist).
+    pub fn queue_bytes(&self, queue: usize) -> u64 {
+        self.queues.get(queue).map_or(0, |q| q.bytes)
+    }
+
+    /// The packet at the head of `queue`, if any.
+    pub fn peek(&self, queue: usize) -> Option<&P> {
+        let q = self.queues.get(queue)?;
+        if q.len == 0 {
+            return None;
+        }
+        q.slots[q.head].as_ref()
+    }
+
+    /// Counters of `queue`, `None` for a queue that does not exist.
+    pub fn stats(&self, queue: usize) -> Option<&QueueStats> {
+        self.queues.get(queue).map(|q| &q.stats)
+    }
+
+    /// Counters summed over all queues (refusals for unknown queue indices
+    /// included); the peak fields are the peaks of the *total* backlog. O(N).
+    pub fn totals(&self) -> QueueStats {
+        let mut t = self.unknown;
+        for q in &self.queues {
+            let s = &q.stats;
+            t.enqueued_packets = t.enqueued_packets.saturating_add(s.enqueued_packets);
+            t.enqueued_bytes = t.enqueued_bytes.saturating_add(s.enqueued_bytes);
+            t.dequeued_packets = t.dequeued_packets.saturating_add(s.dequeued_packets);
+            t.dequeued_bytes = t.dequeued_bytes.saturating_add(s.dequeued_bytes);
+            t.dropped_packets = t.dropped_packets.saturating_add(s.dropped_packets);
+            t.dropped_bytes = t.dropped_bytes.saturating_add(s.dropped_bytes);
+        }
+        t.backlog_packets = self.total_packets;
+        t.backlog_bytes = self.total_bytes;
+        t.peak_backlog_packets = self.peak_packets;
+        t.peak_backlog_bytes = self.peak_bytes;
+        t
+    }
+
+    /// Refusals of packets offered to a queue index past the last.
+    pub fn unknown_queue_stats(&self) -> &QueueStats {
+        &self.unknown
+    }
+
+    /// Zeroes every counter; the peaks restart from the current backlog.
+    pub fn clear_stats(&mut self) {
+        for q in &mut self.queues {
+            q.stats.clear();
+        }
+        self.unknown = QueueStats::default();
+        self.peak_packets = self.total_packets;
+        self.peak_bytes = self.total_bytes;
+    }
+
+    /// The current deficit of `queue`, in bytes or packets (for tests and
+    /// tracing; 0 for a queue that does not exist).
+    pub fn deficit(&self, queue: usize) -> u64 {
+        self.queues.get(queue).map_or(0, |q| q.deficit)
+    }
+
+    // ---- internals -------------------------------------------------------
+
+    fn apply_globals(&mut self) {
+        match self.config.fairness {
+            Fairness::Bytes { mtu } => {
+                self.byte_mode = true;
+                self.mtu = u64::from(mtu);
+            }
+            Fairness::Packets => {
+                self.byte_mode = false;
+                self.mtu = u64::MAX;
+            }
+        }
+        self.priority = self
+            .config
+            .priority_queue()
+            .map_or(NIL, |p| u32::try_from(p).unwrap_or(NIL));
+    }
+
+    fn backlog_in(&self, unit: BacklogUnit) -> u64 {
+        match unit {
+            BacklogUnit::Bytes => self.total_bytes,
+            BacklogUnit::Packets => self.total_packets,
+        }
+    }
+
+    fn settle_phase(&mut self) {
+        match self.config.saturation {
+            Saturation::WhenSaturated(t) => {
+                let b = self.backlog_in(t.unit);
+                if b >= t.high {
+                    self.phase = Phase::Wrr;
+                } else if b < t.low {
+                    self.phase = Phase::Fifo;
+                }
+            }
+            Saturation::WorkConserving | Saturation::Forced => self.phase = Phase::Wrr,
+        }
+    }
+
+    fn link_mut(&mut self, flat: u32) -> &mut Link {
+        let flat = flat as usize;
+        &mut self.queues[flat / CAP].arrival[flat % CAP]
+    }
+
+    fn push_tail(&mut self, tier: usize, queue: usize) {
+        let qi = queue as u32;
+        let head = self.tiers[tier];
+        if head == NIL {
+            self.tiers[tier] = qi;
+            let q = &mut self.queues[queue];
+            q.act_prev = qi;
+            q.act_next = qi;
+        } else {
+            let tail = self.queues[head as usize].act_prev;
+            self.queues[tail as usize].act_next = qi;
+            self.queues[head as usize].act_prev = qi;
+            let q = &mut self.queues[queue];
+            q.act_prev = tail;
+            q.act_next = head;
+        }
+        self.queues[queue].listed = true;
+    }
+
+    fn unlist(&mut self, tier: usize, queue: usize) {
+        let q = &mut self.queues[queue];
+        let (prev, next) = (q.act_prev, q.act_next);
+        q.listed = false;
+        q.act_prev = NIL;
+        q.act_next = NIL;
+        if next == queue as u32 {
+            self.tiers[tier] = NIL;
+        } else {
+            self.queues[prev as usize].act_next = next;
+            self.queues[next as usize].act_prev = prev;
+            if self.tiers[tier] == queue as u32 {
+                self.tiers[tier] = next;
+            }
+        }
+    }
+
+    /// Priority, then a DRR step over the weighted tier, then the scavenger tier.
+    fn pick_wrr(&mut self) -> Option<usize> {
+        let p = self.priority;
+        if p != NIL && self.queues[p as usize].len > 0 {
+            return Some(p as usize);
+        }
+        if self.tiers[WEIGHTED] != NIL {
+            return Some(self.drr_step(WEIGHTED));
+        }
+        if self.tiers[SCAVENGER] != NIL {
+            return Some(self.drr_step(SCAVENGER));
+        }
+        None
+    }
+
+    /// One deficit-round-robin step over a non-empty tier: the queue to serve,
+    /// already charged for its head packet.
+    fn drr_step(&mut self, tier: usize) -> usize {
+        let mut h = self.tiers[tier] as usize;
+        loop {
+            let q = &mut self.queues[h];
+            let cost = if self.byte_mode {
+                q.slots[q.head].as_ref().map_or(0, len_of)
+            } else {
+                1
+            };
+            if q.deficit >= cost {
+                q.deficit -= cost;
+                self.tiers[tier] = h as u32;
+                return h;
+            }
+            // Every listed queue has quantum >= 1, so this terminates.
+            q.deficit = q.deficit.saturating_add(q.quantum);
+            h = q.act_next as usize;
+        }
+    }
+
+    /// Takes the head packet of `queue` out of the queue, the arrival list
+    /// and, if the queue empties, its active list. Counters of the queue are
+    /// left to the caller; totals and phase are updated here.
+    fn pop_head(&mut self, queue: usize) -> Option<(P, u64)> {
+        let q = &mut self.queues[queue];
+        if q.len == 0 {
+            return None;
+        }
+        let pos = q.head;
+        let packet = q.slots[pos].take()?;
+        let len = len_of(&packet);
+        let link = q.arrival[pos];
+        q.arrival[pos] = UNLINKED;
+        q.head = if pos + 1 >= CAP { 0 } else { pos + 1 };
+        q.len -= 1;
+        q.bytes = if q.len == 0 {
+            0
+        } else {
+            q.bytes.saturating_sub(len)
+        };
+        let empties = q.len == 0;
+        let listed = q.listed;
+        let class = q.class;
+        if link.prev == NIL {
+            self.arr_head = link.next;
+        } else {
+            self.link_mut(link.prev).next = link.next;
+        }
+        if link.next == NIL {
+            self.arr_tail = link.prev;
+        } else {
+            self.link_mut(link.next).prev = link.prev;
+        }
+        if empties {
+            self.queues[queue].deficit = 0;
+            if listed {
+                if let Some(tier) = tier_of(class) {
+                    self.unlist(tier, queue);
+                }
+            }
+        }
+        self.total_packets -= 1;
+        self.total_bytes = if self.total_packets == 0 {
+            0
+        } else {
+            self.total_bytes.saturating_sub(len)
+        };
+        if self.phase == Phase::Wrr {
+            if let Saturation::WhenSaturated(t) = self.config.saturation {
+                if self.backlog_in(t.unit) < t.low {
+                    self.phase = Phase::Fifo;
+                }
+            }
+        }
+        Some((packet, len))
+    }
+}
+
+/// Cost unit of a quantum: the MTU in byte mode, 1 in packet mode.
+fn unit_of(fairness: Fairness) -> u64 {
+    match fairness {
+        Fairness::Bytes { mtu } => u64::from(mtu).max(1),
+        Fairness::Packets => 1,
+    }
+}
+
+/// `max(weight, 1) x unit` (weight-0 queues only drain leftovers), 0 for priority.
+fn quantum_of(class: Class, unit: u64) -> u64 {
+    match class.weight() {
+        Some(w) => u64::from(w.max(1)) * unit,
+        None => 0,
+    }
+}
