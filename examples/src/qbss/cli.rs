@@ -1,0 +1,138 @@
+//! The `qbss-model` command line.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Parser;
+
+use super::presets::{find, PRESETS};
+use super::scenario::Scenario;
+use super::{plot, report, sim};
+
+/// Simulate a link with a DS-field classifier and a WRR profile (the TransPAC QBSS test bench).
+#[derive(Debug, Parser)]
+#[command(name = "qbss-model", version, about)]
+pub struct Args {
+    /// Scenario file (TOML; see examples/scenarios/).
+    #[arg(conflicts_with = "preset")]
+    pub scenario: Option<PathBuf>,
+    /// Run a built-in scenario (see --list-presets).
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+    /// List the built-in scenarios and exit.
+    #[arg(long)]
+    pub list_presets: bool,
+    /// Print one JSON object instead of the text report.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the per-second figures as CSV to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Also plot throughput against time as SVG to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Print the scenario's TOML text and exit.
+    #[arg(long)]
+    pub show: bool,
+}
+
+/// Runs the tool; returns the exit status (0 success, 1 run or output failure, 2 bad input).
+pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    if args.list_presets {
+        for p in PRESETS {
+            let desc = Scenario::from_toml(p.toml)
+                .map(|s| s.description.lines().next().unwrap_or("").to_string())
+                .unwrap_or_default();
+            let _ = writeln!(stdout, "{:<20} {desc}", p.name);
+        }
+        return 0;
+    }
+    let (origin, text) = match (&args.preset, &args.scenario) {
+        (Some(name), _) => match find(name) {
+            Some(p) => (format!("preset {name}"), p.toml.to_string()),
+            None => {
+                let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+                let _ = writeln!(
+                    stderr,
+                    "qbss-model: no preset {name:?}; presets: {}",
+                    names.join(", ")
+                );
+                return 2;
+            }
+        },
+        (None, Some(path)) => match fs::read_to_string(path) {
+            Ok(t) => (path.display().to_string(), t),
+            Err(e) => {
+                let _ = writeln!(stderr, "qbss-model: {}: {e}", path.display());
+                return 2;
+            }
+        },
+        (None, None) => {
+            let _ = writeln!(
+                stderr,
+                "qbss-model: give a scenario file or --preset NAME (--list-presets lists them)"
+            );
+            return 2;
+        }
+    };
+    if args.show {
+        let _ = stdout.write_all(text.as_bytes());
+        return 0;
+    }
+    let sc = match Scenario::from_toml(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = writeln!(stderr, "qbss-model: {origin}: {e}");
+            return 2;
+        }
+    };
+    let t0 = Instant::now();
+    let res = match sim::run(&sc) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(stderr, "qbss-model: {origin}: scheduler configuration: {e}");
+            return 2;
+        }
+    };
+    let secs = t0.elapsed().as_secs_f64().max(1e-9);
+    let _ = writeln!(
+        stderr,
+        "qbss-model: simulated {} s: {} packets, {} events in {:.3} s ({:.1} M packets/s, {:.1} M events/s)",
+        sc.duration_s,
+        res.packets,
+        res.events,
+        secs,
+        res.packets as f64 / secs / 1e6,
+        res.events as f64 / secs / 1e6,
+    );
+    let mut status = 0;
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut *stdout, &report::to_json(&sc, &res))
+            .map_err(io::Error::from)
+            .and_then(|_| writeln!(stdout))
+    } else {
+        report::write_text(stdout, &sc, &res)
+    };
+    if let Err(e) = written.and_then(|_| stdout.flush()) {
+        let _ = writeln!(stderr, "qbss-model: writing the report: {e}");
+        status = 1;
+    }
+    if let Some(path) = &args.csv {
+        let mut buf = Vec::new();
+        let r = report::write_csv(&mut buf, &sc, &res).and_then(|_| fs::write(path, buf));
+        if let Err(e) = r {
+            let _ = writeln!(stderr, "qbss-model: {}: {e}", path.display());
+            status = 1;
+        }
+    }
+    if let Some(path) = &args.svg {
+        let r = plot::svg(&sc, &res).and_then(|s| fs::write(path, s).map_err(|e| e.to_string()));
+        if let Err(e) = r {
+            let _ = writeln!(stderr, "qbss-model: {}: {e}", path.display());
+            status = 1;
+        }
+    }
+    status
+}

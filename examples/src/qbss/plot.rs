@@ -1,0 +1,110 @@
+//! The throughput-against-time plot, drawn as SVG with `plotters`: one line per stream
+//! (per-second figures drawn as steps), the link goodput as a dashed reference line,
+//! like the graphs the TransPAC engineers published.
+
+use plotters::prelude::*;
+
+use super::report::link_goodput;
+use super::scenario::Scenario;
+use super::sim::RunResult;
+
+/// Line colours, in stream order.
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0xe3, 0x77, 0xc2),
+    RGBColor(0x17, 0xbe, 0xcf),
+];
+
+/// Plot size in pixels.
+pub const SIZE: (u32, u32) = (960, 540);
+
+/// Renders the plot to an SVG document.
+pub fn svg(sc: &Scenario, res: &RunResult) -> Result<String, String> {
+    let mut out = String::new();
+    draw(SVGBackend::with_string(&mut out, SIZE), sc, res).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+fn draw(
+    backend: SVGBackend<'_>,
+    sc: &Scenario,
+    res: &RunResult,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE)?;
+    let n = res.intervals.len();
+    let goodput = link_goodput(sc) as f64 / 1e6;
+    let peak = (0..sc.streams.len())
+        .flat_map(|k| (0..n).map(move |i| (i, k)))
+        .map(|(i, k)| res.intervals.cell(i, k).bytes as f64 * 8.0 / 1e6)
+        .fold(goodput, f64::max);
+    let y_max = nice_ceiling(peak * 1.3);
+    let x_max = sc.duration_s as f64;
+    let title = format!("qbss-model: {} ({})", sc.name, sc.link.name);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 24))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(72)
+        .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc("received throughput (Mbit/s)")
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 17))
+        .light_line_style(RGBColor(0xee, 0xee, 0xee))
+        .x_labels(13)
+        .y_labels(10)
+        .draw()?;
+    let grey = RGBColor(0x70, 0x70, 0x70);
+    chart
+        .draw_series(DashedLineSeries::new(
+            [(0.0, goodput), (x_max, goodput)],
+            8,
+            5,
+            grey.stroke_width(1),
+        ))?
+        .label(format!("link goodput {goodput:.2} Mbit/s"))
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey.stroke_width(1)));
+    for (k, s) in sc.streams.iter().enumerate() {
+        let colour = PALETTE[k % PALETTE.len()];
+        let points: Vec<(f64, f64)> = (0..n)
+            .flat_map(|i| {
+                let v = res.intervals.cell(i, k).bytes as f64 * 8.0 / 1e6;
+                [(i as f64, v), (i as f64 + 1.0, v)]
+            })
+            .collect();
+        chart
+            .draw_series(LineSeries::new(points, colour.stroke_width(2)))?
+            .label(s.name.clone())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(3)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 16))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+/// The smallest of 1, 2, 2.5, 5 x 10^k at or above `v`.
+fn nice_ceiling(v: f64) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return 1.0;
+    }
+    let p = 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|c| *c >= v)
+        .unwrap_or(10.0 * p)
+}

@@ -1,0 +1,348 @@
+//! The discrete-event engine.
+//!
+//! ```text
+//!  sources ──> [VC policer] ──> classifier ──> wrr scheduler ──> server ──> receivers
+//!  (UDP CBR,    token bucket,    dscp table     (wrr crate:       link goodput,   per-second
+//!   TCP)        drops excess     DS -> queue     limits, weights,  or the shaped   counters;
+//!     ^                                          saturation)       VC's rate       TCP ACKs
+//!     └─────────────── ACKs after the stream's RTT ─────────────────────────────────┘
+//! ```
+//!
+//! Time is integer nanoseconds; events run earliest first and, at the same nanosecond,
+//! in the order they were scheduled (see [`super::event`]), so a scenario always gives
+//! the same result. Nothing is allocated per packet: packets are 12-byte `Copy` values
+//! stored in the scheduler's fixed queues, the event heap holds a few events per
+//! stream, and each TCP stream keeps its in-flight ACKs in one ring that grows to its
+//! window once. The queue backlog of each interval is sampled at the interval's end.
+
+use std::collections::VecDeque;
+
+use super::event::{EventKind, EventQueue};
+use super::link::{wire_bytes, Framing};
+use super::packet::Packet;
+use super::scenario::{Scenario, StreamKind};
+use super::sched::{build_port, Port, MAX_QUEUES};
+use super::source::CbrSource;
+use super::stats::{Backlog, Intervals};
+use super::tcp::TcpFlow;
+use super::time::{Nanos, Pacer, NS_PER_S};
+use super::vc::{Policer, VcKind};
+
+/// A TCP stream's sender-side plumbing around its [`TcpFlow`].
+#[derive(Debug)]
+struct TcpSource {
+    flow: TcpFlow,
+    rtt: Nanos,
+    nic: Pacer,
+    nic_free: Nanos,
+    send_pending: bool,
+    acks: VecDeque<(Nanos, u32)>,
+    timer_at: Option<Nanos>,
+}
+
+#[derive(Debug)]
+enum Source {
+    Cbr(CbrSource),
+    Tcp(Box<TcpSource>),
+}
+
+/// Per-stream totals over the whole run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamTotals {
+    /// Packets the source sent (retransmissions included).
+    pub sent: u64,
+    /// Packets dropped by the VC policer.
+    pub policed: u64,
+    /// Packets the scheduler refused (tail drop, weight 0, capacity).
+    pub refused: u64,
+    /// TCP retransmissions.
+    pub retransmits: u64,
+    /// TCP retransmission timeouts.
+    pub timeouts: u64,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunResult {
+    /// Per-second counters.
+    pub intervals: Intervals,
+    /// Per-stream totals.
+    pub totals: Vec<StreamTotals>,
+    /// The scheduler's counters per queue at the end.
+    pub queue_stats: Vec<wrr::QueueStats>,
+    /// Events processed.
+    pub events: u64,
+    /// Packets the sources sent.
+    pub packets: u64,
+}
+
+/// Runs `scenario` to its end.
+pub fn run(scenario: &Scenario) -> Result<RunResult, wrr::ConfigError> {
+    Engine::new(scenario)?.run()
+}
+
+struct Engine<'a> {
+    sc: &'a Scenario,
+    events: EventQueue,
+    port: Box<Port>,
+    framing: Framing,
+    server: Pacer,
+    in_service: Option<Packet>,
+    policer: Option<Policer>,
+    sources: Vec<Source>,
+    stats: Intervals,
+    totals: Vec<StreamTotals>,
+    interval: usize,
+    next_boundary: Nanos,
+}
+
+impl<'a> Engine<'a> {
+    fn new(sc: &'a Scenario) -> Result<Self, wrr::ConfigError> {
+        let port = build_port(&sc.scheduler)?;
+        let server_bps = match sc.vc {
+            Some(vc) if vc.kind == VcKind::Shaped => vc.rate_bps,
+            _ => sc.link.payload_bps(),
+        };
+        let policer = match sc.vc {
+            Some(vc) if vc.kind == VcKind::Policed => {
+                Some(Policer::new(vc.rate_bps, vc.burst_bytes))
+            }
+            _ => None,
+        };
+        let mut events = EventQueue::new();
+        let end = sc.duration_ns();
+        let mut sources = Vec::with_capacity(sc.streams.len());
+        for (i, s) in sc.streams.iter().enumerate() {
+            let id = i as u16;
+            match s.kind {
+                StreamKind::Udp { rate_bps } => {
+                    sources.push(Source::Cbr(CbrSource::new(
+                        rate_bps,
+                        s.packet_bytes,
+                        s.ds,
+                        s.stop_ns,
+                    )));
+                    if s.start_ns < end {
+                        events.schedule(s.start_ns, EventKind::Emit(id));
+                    }
+                }
+                StreamKind::Tcp {
+                    rtt_ns,
+                    window_packets,
+                    access_bps,
+                } => {
+                    sources.push(Source::Tcp(Box::new(TcpSource {
+                        flow: TcpFlow::new(s.packet_bytes, s.ds, window_packets, s.stop_ns),
+                        rtt: rtt_ns,
+                        nic: Pacer::new(access_bps),
+                        nic_free: 0,
+                        send_pending: s.start_ns < end,
+                        acks: VecDeque::new(),
+                        timer_at: None,
+                    })));
+                    if s.start_ns < end {
+                        events.schedule(s.start_ns, EventKind::TcpSend(id));
+                    }
+                }
+            }
+        }
+        let n = sc.duration_s as usize;
+        Ok(Engine {
+            sc,
+            events,
+            port,
+            framing: sc.link.framing,
+            server: Pacer::new(server_bps),
+            in_service: None,
+            policer,
+            sources,
+            stats: Intervals::new(n, sc.streams.len(), sc.scheduler.queues.len()),
+            totals: vec![StreamTotals::default(); sc.streams.len()],
+            interval: 0,
+            next_boundary: NS_PER_S,
+        })
+    }
+
+    fn sample_backlog(&mut self) {
+        for q in 0..self.sc.scheduler.queues.len().min(MAX_QUEUES) {
+            *self.stats.backlog_mut(self.interval, q) = Backlog {
+                packets: self.port.queue_len(q) as u64,
+                bytes: self.port.queue_bytes(q),
+            };
+        }
+    }
+
+    fn run(mut self) -> Result<RunResult, wrr::ConfigError> {
+        let end = self.sc.duration_ns();
+        let last = self.stats.len().saturating_sub(1);
+        while let Some(ev) = self.events.pop_before(end) {
+            let now = ev.time;
+            while now >= self.next_boundary && self.interval < last {
+                self.sample_backlog();
+                self.interval += 1;
+                self.next_boundary += NS_PER_S;
+            }
+            match ev.kind {
+                EventKind::Emit(s) => self.on_emit(now, s),
+                EventKind::ServerDone => self.on_server_done(now),
+                EventKind::TcpSend(s) => self.on_tcp_send(now, s),
+                EventKind::Ack(s) => self.on_ack(now, s),
+                EventKind::Timer(s) => self.on_timer(now, s),
+            }
+        }
+        while self.interval < last {
+            self.sample_backlog();
+            self.interval += 1;
+        }
+        self.sample_backlog();
+        for (t, src) in self.totals.iter_mut().zip(&self.sources) {
+            if let Source::Tcp(tcp) = src {
+                t.retransmits = tcp.flow.retransmits;
+                t.timeouts = tcp.flow.timeouts;
+            }
+        }
+        let queue_stats = (0..self.sc.scheduler.queues.len())
+            .map(|q| self.port.stats(q).copied().unwrap_or_default())
+            .collect();
+        let packets = self.totals.iter().map(|t| t.sent).sum();
+        Ok(RunResult {
+            intervals: self.stats,
+            totals: self.totals,
+            queue_stats,
+            events: self.events.processed(),
+            packets,
+        })
+    }
+
+    /// A packet leaves its source at `now`.
+    #[inline]
+    fn offer(&mut self, now: Nanos, mut p: Packet) {
+        let s = usize::from(p.stream);
+        self.totals[s].sent += 1;
+        if let Some(pol) = &mut self.policer {
+            if !pol.conform(now, wire_bytes(self.framing, p.len)) {
+                self.totals[s].policed += 1;
+                self.stats.cell_mut(self.interval, s).drops += 1;
+                return;
+            }
+        }
+        p.queue = self.sc.classifier.queue(p.ds);
+        if self.port.enqueue(usize::from(p.queue), p).is_err() {
+            self.totals[s].refused += 1;
+            self.stats.cell_mut(self.interval, s).drops += 1;
+            return;
+        }
+        if self.in_service.is_none() {
+            self.start_service(now);
+        }
+    }
+
+    #[inline]
+    fn start_service(&mut self, now: Nanos) {
+        if let Some(p) = self.port.dequeue() {
+            let gap = self.server.gap(wire_bytes(self.framing, p.len) * 8);
+            self.in_service = Some(p);
+            self.events.schedule(now + gap, EventKind::ServerDone);
+        }
+    }
+
+    fn on_server_done(&mut self, now: Nanos) {
+        if let Some(p) = self.in_service.take() {
+            self.deliver(now, p);
+        }
+        self.start_service(now);
+    }
+
+    #[inline]
+    fn deliver(&mut self, now: Nanos, p: Packet) {
+        let s = usize::from(p.stream);
+        let new = match &mut self.sources[s] {
+            Source::Cbr(_) => true,
+            Source::Tcp(tcp) => {
+                let (new, ack) = tcp.flow.receive(p.seq);
+                let at = now + tcp.rtt;
+                if tcp.acks.is_empty() {
+                    self.events.schedule(at, EventKind::Ack(p.stream));
+                }
+                tcp.acks.push_back((at, ack));
+                new
+            }
+        };
+        if new {
+            let c = self.stats.cell_mut(self.interval, s);
+            c.bytes += u64::from(p.len);
+            c.packets += 1;
+        }
+    }
+
+    fn on_emit(&mut self, now: Nanos, s: u16) {
+        let Source::Cbr(src) = &mut self.sources[usize::from(s)] else {
+            return;
+        };
+        let (p, next) = src.emit(now, s);
+        if let Some(t) = next {
+            self.events.schedule(t, EventKind::Emit(s));
+        }
+        self.offer(now, p);
+    }
+
+    fn on_tcp_send(&mut self, now: Nanos, s: u16) {
+        let Source::Tcp(tcp) = &mut self.sources[usize::from(s)] else {
+            return;
+        };
+        tcp.send_pending = false;
+        if !tcp.flow.can_send(now) {
+            self.tcp_kick(now, s);
+            return;
+        }
+        let p = tcp.flow.send(now, s);
+        tcp.nic_free = now + tcp.nic.gap(p.bits());
+        self.offer(now, p);
+        self.tcp_kick(now, s);
+    }
+
+    fn on_ack(&mut self, now: Nanos, s: u16) {
+        let Source::Tcp(tcp) = &mut self.sources[usize::from(s)] else {
+            return;
+        };
+        while let Some(&(t, ack)) = tcp.acks.front() {
+            if t > now {
+                self.events.schedule(t, EventKind::Ack(s));
+                break;
+            }
+            tcp.acks.pop_front();
+            tcp.flow.on_ack(now, ack);
+        }
+        self.tcp_kick(now, s);
+    }
+
+    fn on_timer(&mut self, now: Nanos, s: u16) {
+        let Source::Tcp(tcp) = &mut self.sources[usize::from(s)] else {
+            return;
+        };
+        if tcp.timer_at == Some(now) {
+            tcp.timer_at = None;
+        }
+        tcp.flow.on_timer(now);
+        self.tcp_kick(now, s);
+    }
+
+    /// Schedules what a TCP stream needs next: its next send and its timer.
+    fn tcp_kick(&mut self, now: Nanos, s: u16) {
+        let Source::Tcp(tcp) = &mut self.sources[usize::from(s)] else {
+            return;
+        };
+        if !tcp.send_pending && tcp.flow.can_send(now) {
+            tcp.send_pending = true;
+            self.events
+                .schedule(now.max(tcp.nic_free), EventKind::TcpSend(s));
+        }
+        if let Some(d) = tcp.flow.rto_deadline {
+            let d = d.max(now);
+            if tcp.timer_at.is_none_or(|t| t > d) {
+                tcp.timer_at = Some(d);
+                self.events.schedule(d, EventKind::Timer(s));
+            }
+        }
+    }
+}
