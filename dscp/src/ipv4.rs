@@ -1,0 +1,311 @@
+//! Reading and rewriting the DS field of an IPv4 header (RFC 791).
+//!
+//! ```text
+//!  0                   1                   2                   3
+//!  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//! +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//! |Version|  IHL  |   DS field    |          Total Length         |
+//! +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//! |  ...  (bytes 4-9)             |        Header Checksum        |
+//! +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//! ```
+//!
+//! Every function first checks the buffer: at least 20 bytes, version 4,
+//! IHL at least 5, and at least IHL × 4 bytes (the whole header, options
+//! included, since the checksum covers it). A buffer that fails is a
+//! [`ReadError`] or [`WriteError`] and is left untouched.
+//!
+//! The writers change only the DS-field byte and the checksum. The
+//! checksum is updated by RFC 1624 eqn. 3 on the 16-bit word that holds the
+//! DS field (bytes 0-1), so the cost does not depend on the header length,
+//! and a header whose checksum was valid stays valid. An invalid checksum
+//! stays exactly as wrong as it was: a rewrite never hides corruption.
+//!
+//! ```
+//! use dscp::{ipv4, Dscp, Ecn};
+//!
+//! // An IPv4 header (the well-known 192.168.0.1 -> 192.168.0.199 UDP
+//! // example), checksum 0xb861.
+//! let mut header = [
+//!     0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+//!     0xb8, 0x61, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+//! ];
+//! ipv4::set_ecn(&mut header, Ecn::Ect0)?;
+//! ipv4::set_dscp(&mut header, Dscp::CS1)?; // mark as scavenger traffic
+//! assert_eq!(header[1], 0x22);
+//! assert_eq!(ipv4::dscp(&header)?, Dscp::CS1);
+//! assert_eq!(ipv4::ecn(&header)?, Ecn::Ect0);
+//! assert!(ipv4::verify_checksum(&header)?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use core::ops::Range;
+
+use crate::checksum::{incremental_update, ones_complement_sum};
+use crate::ds_field::DsField;
+use crate::dscp::Dscp;
+use crate::ecn::Ecn;
+use crate::error::{IpVersion, ReadError, WriteError};
+
+/// The version field value of IPv4.
+pub const VERSION: u8 = 4;
+/// Length of a header without options.
+pub const MIN_HEADER_LEN: usize = 20;
+/// Smallest valid IHL, in 32-bit words.
+pub const MIN_IHL: u8 = 5;
+/// Byte holding version (high nibble) and IHL (low nibble).
+pub const VERSION_IHL: usize = 0;
+/// Byte holding the DS field (formerly TOS).
+pub const DS_FIELD: usize = 1;
+/// Bytes of the header checksum, big-endian.
+pub const CHECKSUM: Range<usize> = 10..12;
+
+/// Checks that `buf` starts with a whole IPv4 header and returns its length
+/// in bytes (IHL × 4).
+pub fn header_len(buf: &[u8]) -> Result<usize, ReadError> {
+    if buf.len() < MIN_HEADER_LEN {
+        return Err(ReadError::TooShort {
+            header: IpVersion::V4,
+            needed: MIN_HEADER_LEN,
+            len: buf.len(),
+        });
+    }
+    let version = buf[VERSION_IHL] >> 4;
+    if version != VERSION {
+        return Err(ReadError::WrongVersion {
+            expected: IpVersion::V4,
+            found: version,
+        });
+    }
+    let ihl = buf[VERSION_IHL] & 0x0f;
+    if ihl < MIN_IHL {
+        return Err(ReadError::BadIhl { ihl });
+    }
+    let len = usize::from(ihl) * 4;
+    if buf.len() < len {
+        return Err(ReadError::TooShort {
+            header: IpVersion::V4,
+            needed: len,
+            len: buf.len(),
+        });
+    }
+    Ok(len)
+}
+
+/// The DS field (TOS byte) of the header.
+pub fn ds_field(buf: &[u8]) -> Result<DsField, ReadError> {
+    header_len(buf)?;
+    Ok(DsField::new(buf[DS_FIELD]))
+}
+
+/// The DSCP of the header.
+pub fn dscp(buf: &[u8]) -> Result<Dscp, ReadError> {
+    ds_field(buf).map(DsField::dscp)
+}
+
+/// The ECN codepoint of the header.
+pub fn ecn(buf: &[u8]) -> Result<Ecn, ReadError> {
+    ds_field(buf).map(DsField::ecn)
+}
+
+/// The header checksum field as stored.
+pub fn stored_checksum(buf: &[u8]) -> Result<u16, ReadError> {
+    header_len(buf)?;
+    Ok(u16::from_be_bytes([buf[CHECKSUM.start], buf[CHECKSUM.start + 1]]))
+}
+
+/// The checksum the header should carry, computed from scratch (RFC 1071)
+/// over the whole header with the checksum field taken as zero.
+///
+/// ```
+/// // The classic example header 192.168.0.1 -> 192.168.0.199: 0xb861.
+/// let header = [
+///     0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+///     0x00, 0x00, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+/// ];
+/// assert_eq!(dscp::ipv4::compute_checksum(&header), Ok(0xb861));
+/// ```
+pub fn compute_checksum(buf: &[u8]) -> Result<u16, ReadError> {
+    let len = header_len(buf)?;
+    let header = &buf[..len];
+    let before = ones_complement_sum(&header[..CHECKSUM.start]);
+    let after = ones_complement_sum(&header[CHECKSUM.end..]);
+    // Both halves start on an even offset, so their sums add as words.
+    let sum = u32::from(before) + u32::from(after);
+    let folded = (sum & 0xffff) + (sum >> 16);
+    Ok(!(folded as u16))
+}
+
+/// True if the one's complement sum of the whole header, checksum included,
+/// is `0xffff` (RFC 1071 verification).
+pub fn verify_checksum(buf: &[u8]) -> Result<bool, ReadError> {
+    let len = header_len(buf)?;
+    Ok(ones_complement_sum(&buf[..len]) == 0xffff)
+}
+
+/// Recomputes the checksum from scratch, stores it and returns it.
+pub fn fill_checksum(buf: &mut [u8]) -> Result<u16, WriteError> {
+    let checksum = compute_checksum(buf)?;
+    buf[CHECKSUM].copy_from_slice(&checksum.to_be_bytes());
+    Ok(checksum)
+}
+
+/// Replaces the whole DS field and updates the checksum incrementally
+/// (RFC 1624). Nothing is written if the byte does not change.
+pub fn set_ds_field(buf: &mut [u8], field: DsField) -> Result<(), WriteError> {
+    header_len(buf)?;
+    let old_byte = buf[DS_FIELD];
+    let new_byte = field.value();
+    if old_byte == new_byte {
+        // RFC 1624 erratum 4782: eqn. 3 with m == m' would turn a 0x0000
+        // checksum into 0xffff; an unchanged header keeps its checksum.
+        return Ok(());
+    }
+    let old_word = u16::from_be_bytes([buf[VERSION_IHL], old_byte]);
+    let new_word = u16::from_be_bytes([buf[VERSION_IHL], new_byte]);
+    let old_checksum = u16::from_be_bytes([buf[CHECKSUM.start], buf[CHECKSUM.start + 1]]);
+    let new_checksum = incremental_update(old_checksum, old_word, new_word);
+    buf[DS_FIELD] = new_byte;
+    buf[CHECKSUM].copy_from_slice(&new_checksum.to_be_bytes());
+    Ok(())
+}
+
+/// Rewrites the DSCP, keeping ECN, and updates the checksum (RFC 1624).
+pub fn set_dscp(buf: &mut [u8], dscp: Dscp) -> Result<(), WriteError> {
+    let field = ds_field(buf)?;
+    set_ds_field(buf, field.with_dscp(dscp))
+}
+
+/// Rewrites the ECN codepoint, keeping the DSCP, and updates the checksum
+/// (RFC 1624), as a router does when it marks CE (RFC 3168).
+pub fn set_ecn(buf: &mut [u8], ecn: Ecn) -> Result<(), WriteError> {
+    let field = ds_field(buf)?;
+    set_ds_field(buf, field.with_ecn(ecn))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The widely used example header 192.168.0.1 -> 192.168.0.199, UDP,
+    /// total length 0x73, whose checksum is 0xb861.
+    const EXAMPLE: [u8; 20] = [
+        0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0x61, 0xc0, 0xa8, 0x00,
+        0x01, 0xc0, 0xa8, 0x00, 0xc7,
+    ];
+
+    #[test]
+    fn example_header_checksum() {
+        assert_eq!(compute_checksum(&EXAMPLE), Ok(0xb861));
+        assert_eq!(stored_checksum(&EXAMPLE), Ok(0xb861));
+        assert_eq!(verify_checksum(&EXAMPLE), Ok(true));
+    }
+
+    #[test]
+    fn qbss_marking_rewrite() {
+        // Marking the example as QBSS (TOS 0x20) raises the DS word by
+        // 0x0020, so the checksum drops by 0x0020: 0xb861 -> 0xb841.
+        let mut h = EXAMPLE;
+        set_dscp(&mut h, Dscp::CS1).unwrap();
+        assert_eq!(h[DS_FIELD], 0x20);
+        assert_eq!(stored_checksum(&h), Ok(0xb841));
+        assert_eq!(compute_checksum(&h), Ok(0xb841));
+        assert_eq!(h[..1], EXAMPLE[..1]);
+        assert_eq!(h[2..10], EXAMPLE[2..10]);
+        assert_eq!(h[12..], EXAMPLE[12..]);
+    }
+
+    #[test]
+    fn ecn_and_dscp_are_independent() {
+        let mut h = EXAMPLE;
+        set_ecn(&mut h, Ecn::Ce).unwrap();
+        set_dscp(&mut h, Dscp::EF).unwrap();
+        assert_eq!(ds_field(&h), Ok(DsField::new(0xbb)));
+        set_dscp(&mut h, Dscp::CS0).unwrap();
+        assert_eq!(ecn(&h), Ok(Ecn::Ce));
+        set_ecn(&mut h, Ecn::NotEct).unwrap();
+        assert_eq!(h, EXAMPLE);
+    }
+
+    #[test]
+    fn unchanged_field_keeps_a_zero_checksum() {
+        // RFC 1624 erratum 4782: a header whose valid checksum is 0x0000.
+        let mut h = EXAMPLE;
+        // Choose the identification field so that the checksum is 0.
+        h[4..6].copy_from_slice(&0xb861_u16.to_be_bytes());
+        h[CHECKSUM].copy_from_slice(&[0, 0]);
+        assert_eq!(compute_checksum(&h), Ok(0x0000));
+        assert_eq!(verify_checksum(&h), Ok(true));
+        set_dscp(&mut h, Dscp::CS0).unwrap();
+        assert_eq!(stored_checksum(&h), Ok(0x0000));
+    }
+
+    #[test]
+    fn options_are_covered_by_the_checksum() {
+        let mut h = [0u8; 24];
+        h[..20].copy_from_slice(&EXAMPLE);
+        h[0] = 0x46; // IHL 6
+        h[20..].copy_from_slice(&[0x94, 0x04, 0x00, 0x00]); // router alert
+        fill_checksum(&mut h).unwrap();
+        assert_eq!(verify_checksum(&h), Ok(true));
+        set_dscp(&mut h, Dscp::AF41).unwrap();
+        assert_eq!(verify_checksum(&h), Ok(true));
+        assert_eq!(h[20..], [0x94, 0x04, 0x00, 0x00]);
+        // Truncated options: the header is incomplete.
+        assert_eq!(
+            set_dscp(&mut h[..23], Dscp::EF),
+            Err(WriteError::TooShort {
+                header: IpVersion::V4,
+                needed: 24,
+                len: 23
+            })
+        );
+    }
+
+    #[test]
+    fn bad_buffers_are_typed_errors_and_untouched() {
+        let mut short = [0x45u8; 19];
+        assert_eq!(
+            set_dscp(&mut short, Dscp::EF),
+            Err(WriteError::TooShort {
+                header: IpVersion::V4,
+                needed: 20,
+                len: 19
+            })
+        );
+        assert_eq!(short, [0x45u8; 19]);
+
+        let mut v6 = EXAMPLE;
+        v6[0] = 0x65;
+        assert_eq!(
+            set_ecn(&mut v6, Ecn::Ce),
+            Err(WriteError::WrongVersion {
+                expected: IpVersion::V4,
+                found: 6
+            })
+        );
+        assert_eq!(v6[1], 0);
+
+        let mut bad_ihl = EXAMPLE;
+        bad_ihl[0] = 0x44;
+        assert_eq!(dscp(&bad_ihl), Err(ReadError::BadIhl { ihl: 4 }));
+        assert_eq!(set_dscp(&mut bad_ihl, Dscp::EF), Err(WriteError::BadIhl { ihl: 4 }));
+
+        let mut long_ihl = EXAMPLE;
+        long_ihl[0] = 0x4f; // 60-byte header in a 20-byte buffer
+        assert_eq!(
+            dscp(&long_ihl),
+            Err(ReadError::TooShort {
+                header: IpVersion::V4,
+                needed: 60,
+                len: 20
+            })
+        );
+        assert!(fill_checksum(&mut long_ihl).is_err());
+        assert_eq!(verify_checksum(&[]), Err(ReadError::TooShort {
+            header: IpVersion::V4,
+            needed: 20,
+            len: 0
+        }));
+    }
+}
