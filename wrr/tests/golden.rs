@@ -109,7 +109,11 @@ fn burst(q0: usize, sizes: [&[u32]; 4]) -> Vec<(usize, u32)> {
 
 #[test]
 fn qbss_equal_sizes_bytes() {
-    let config = Config::new(QBSS_WEIGHTS, Fairness::Bytes { mtu: 1500 }, Saturation::Forced);
+    let config = Config::new(
+        QBSS_WEIGHTS,
+        Fairness::Bytes { mtu: 1500 },
+        Saturation::Forced,
+    );
     let t = trace(
         "200 x 1500 B to q0, 10 to q1, 5 to q2, 3 to q3, then drain",
         config,
@@ -132,7 +136,11 @@ fn qbss_equal_sizes_bytes() {
 
 #[test]
 fn qbss_mixed_sizes_bytes() {
-    let config = Config::new(QBSS_WEIGHTS, Fairness::Bytes { mtu: 1500 }, Saturation::Forced);
+    let config = Config::new(
+        QBSS_WEIGHTS,
+        Fairness::Bytes { mtu: 1500 },
+        Saturation::Forced,
+    );
     let t = trace(
         "300 packets of 1500/40/576 B to q0, 10 x 1500 B to q1, 5 x 64 B to q2, 40/1500 B to q3",
         config,
@@ -146,10 +154,22 @@ fn qbss_mixed_sizes_bytes() {
     // does not fit the 1460 B left. q0 then has 996 + 147000 B, enough for
     // its last 93 packets (65596 B).
     let lines: Vec<&str> = t.lines().filter(|l| !l.starts_with('#')).collect();
-    assert!(lines[1].starts_with("dequeue q0 Wrr x207 146004B: "), "{}", lines[1]);
-    assert!(lines[2].starts_with("dequeue q1 Wrr x1 1500B"), "{}", lines[2]);
+    assert!(
+        lines[1].starts_with("dequeue q0 Wrr x207 146004B: "),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with("dequeue q1 Wrr x1 1500B"),
+        "{}",
+        lines[2]
+    );
     assert_eq!(lines[3], "dequeue q3 Wrr x1 40B: 40");
-    assert!(lines[4].starts_with("dequeue q0 Wrr x93 65596B: "), "{}", lines[4]);
+    assert!(
+        lines[4].starts_with("dequeue q0 Wrr x93 65596B: "),
+        "{}",
+        lines[4]
+    );
     check("qbss_mixed_bytes", &t);
 }
 
@@ -165,8 +185,16 @@ fn qbss_mixed_sizes_packets() {
     // Classic WRR counts packets: 98 from queue 0 whatever their sizes, then one each.
     let lines: Vec<&str> = t.lines().filter(|l| !l.starts_with('#')).collect();
     assert!(lines[1].starts_with("dequeue q0 Wrr x98 "), "{}", lines[1]);
-    assert!(lines[2].starts_with("dequeue q1 Wrr x1 1500B"), "{}", lines[2]);
-    assert!(lines[3].starts_with("dequeue q3 Wrr x1 40B"), "{}", lines[3]);
+    assert!(
+        lines[2].starts_with("dequeue q1 Wrr x1 1500B"),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].starts_with("dequeue q3 Wrr x1 40B"),
+        "{}",
+        lines[3]
+    );
     check("qbss_mixed_packets", &t);
 }
 
