@@ -419,8 +419,8 @@ proptest! {
         while let Some((q, _)) = s.dequeue_indexed() {
             prop_assert!(weights[q] != 0, "weight-0 queue {} served", q);
         }
-        for q in 0..N {
-            if weights[q] == 0 {
+        for (q, w) in weights.iter().enumerate() {
+            if *w == 0 {
                 prop_assert_eq!(s.stats(q).unwrap().dequeued_packets, 0);
             }
         }
