@@ -1,9 +1,74 @@
-//! Zero-copy TCP header and option parsing, building and in-place rewriting.
+//! Zero-copy TCP header and option parsing, building and in-place rewriting,
+//! `no_std`, no allocator, no `unsafe`.
 //!
-//! This crate is being filled in (see the project issues): it will provide a
-//! checked view of the TCP header, a typed option iterator with strict and
-//! Linux-compatible policies, a negotiation summary, a canonical builder and
-//! middlebox-style rewrites that keep the checksum valid.
+//! # API overview
+//!
+//! | what | items |
+//! |------|-------|
+//! | header view | [`TcpPacket::new_checked`] (checks length and data offset) gives [`TcpPacket::header`] (a zerocopy [`TcpHeader`]: ports, seq/ack, [`Flags`], window, checksum, urgent), [`TcpPacket::options`] (the option block), [`TcpPacket::payload`] |
+//! | options, strict | [`StrictOptions`] (or [`TcpPacket::options_strict`]): `Iterator<Item = Result<ParsedOption, OptionError>>`; an [`OptionError`] has `offset` (in the option block), `kind`, `reason` ([`OptionErrorReason`]); ends after the first error; non-zero bytes after EOL are a final `Err` with [`OptionError::is_warning`] |
+//! | options, Linux | [`LinuxOptions`] (or [`TcpPacket::options_linux`]): `Iterator<Item = ParsedOption>`, never errors; [`LinuxRepr::parse`] gives what the kernel records (rules in [`linux`]) |
+//! | one option | [`ParsedOption`] `{ offset, kind, data, option }` with [`TcpOption`]: `EndOfList`, `NoOperation`, `MaxSegmentSize`, `WindowScale`, `SackPermitted`, `Sack(`[`SackBlocks`]`)`, `Timestamps`, `Md5Signature`, `UserTimeout`, `TcpAo`, `Mptcp`, `FastOpen`, `AccEcn`, `Experimental`, `Unknown {kind, data}`, `Invalid` (Linux policy only) |
+//! | raw records | [`RawOptions`]: the generic kind/length/data walker under both policies |
+//! | negotiation | [`Handshake`] (SYN / SYN-ACK option blocks, as sent and as received) `.negotiate()` gives a [`Negotiation`] with an [`EndpointView`] per side |
+//! | builder | [`OptionsBuilder`] writes Linux's canonical layout into a buffer or a `heapless::Vec<u8, 40>`; over 40 bytes is [`BuildError::TooLong`] |
+//! | checksums | [`checksum`]: full IPv4/IPv6 pseudo-header checksum, verification, RFC 1624 incremental update |
+//! | constants | [`kind`] (kinds, lengths, names), [`header::field`] (byte ranges) |
+//! | errors | read: [`HeaderError`], [`OptionError`]; write: [`BuildError`], [`RewriteError`] |
+//!
+//! # Example
+//!
+//! ```
+//! use tcp_options::{Handshake, StrictOptions, TcpOption};
+//!
+//! // A Linux SYN's options: MSS 1460, SACK-Permitted, Timestamps, NOP, Window Scale 7.
+//! let syn = [0x02, 0x04, 0x05, 0xb4, 0x04, 0x02, 0x08, 0x0a, 0, 0, 0, 1, 0, 0, 0, 0,
+//!            0x01, 0x03, 0x03, 0x07];
+//! let kinds: Vec<u8> = StrictOptions::new(&syn).map(|o| o.unwrap().kind).collect();
+//! assert_eq!(kinds, [2, 4, 8, 1, 3]);
+//!
+//! // The SYN-ACK lost its Window Scale option on the way to the client.
+//! let synack_sent = [0x02, 0x04, 0x05, 0xb4, 0x01, 0x03, 0x03, 0x09];
+//! let synack_received = [0x02, 0x04, 0x05, 0xb4, 0x01, 0x01, 0x01, 0x01];
+//! let n = Handshake {
+//!     syn_sent: Some(&syn),
+//!     syn_received: Some(&syn),
+//!     synack_sent: Some(&synack_sent),
+//!     synack_received: Some(&synack_received),
+//! }
+//! .negotiate();
+//! assert_eq!(n.window_scaling_mismatch(), Some(true));
+//! assert!(n.server.unwrap().window_scaling);
+//! assert!(!n.client.unwrap().window_scaling);
+//! ```
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+
+#[cfg(test)]
+extern crate std;
+
+mod builder;
+pub mod checksum;
+mod error;
+mod flags;
+pub mod header;
+pub mod kind;
+pub mod linux;
+mod negotiate;
+mod option;
+mod walk;
+
+pub use builder::OptionsBuilder;
+pub use error::{
+    BuildError, ExpectedLength, HeaderError, OptionError, OptionErrorReason, RewriteError,
+};
+pub use flags::Flags;
+pub use header::{TcpHeader, TcpPacket, HEADER_LEN, MAX_HEADER_LEN};
+pub use linux::{FastOpenSeen, LinuxRepr, ParseContext};
+pub use negotiate::{EndpointView, Handshake, Negotiation, DEFAULT_MSS_IPV4, DEFAULT_MSS_IPV6};
+pub use option::{
+    AccEcn, Experimental, FastOpen, Mptcp, ParsedOption, SackBlock, SackBlockIter, SackBlocks,
+    TcpAo, TcpOption, Timestamps, UserTimeout,
+};
+pub use walk::{decode, LinuxOptions, RawOption, RawOptions, StrictOptions};

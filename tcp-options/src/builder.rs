@@ -1,0 +1,243 @@
+//! Writing an option block in Linux's canonical layout.
+//!
+//! Linux (`tcp_options_write` in net/ipv4/tcp_output.c) writes whole 32-bit
+//! words, padding with NOPs, in this order:
+//!
+//! | option | words on the wire |
+//! |--------|-------------------|
+//! | MD5 signature | `01 01 13 12` + 16-byte digest |
+//! | MSS | `02 04 <mss>` |
+//! | Timestamps with SACK-Permitted | `04 02 08 0a <tsval> <tsecr>` |
+//! | Timestamps alone | `01 01 08 0a <tsval> <tsecr>` |
+//! | SACK-Permitted without Timestamps | `01 01 04 02` |
+//! | Window Scale | `01 03 03 <shift>` |
+//! | SACK blocks | `01 01 05 <len>` + 8 bytes per block |
+//! | Fast Open | `22 <len> <cookie>` (+ `01 01` when the length is 2 mod 4) |
+//!
+//! so a Linux SYN reads `02 04 05 b4 04 02 08 0a <TSval> <TSecr> 01 03 03 07`.
+//! The builder never writes more than 40 bytes: it computes the length first
+//! and returns [`BuildError::TooLong`] without writing anything.
+
+use crate::error::BuildError;
+use crate::kind;
+use crate::option::{SackBlock, Timestamps};
+
+/// Options to write; set fields directly or with the chained setters.
+///
+/// ```
+/// use tcp_options::OptionsBuilder;
+/// let opts = OptionsBuilder::new()
+///     .mss(1460)
+///     .sack_permitted()
+///     .timestamps(1, 0)
+///     .window_scale(7)
+///     .build()
+///     .unwrap();
+/// assert_eq!(&opts[..8], &[0x02, 0x04, 0x05, 0xb4, 0x04, 0x02, 0x08, 0x0a]);
+/// assert_eq!(&opts[16..], &[0x01, 0x03, 0x03, 0x07]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OptionsBuilder<'a> {
+    /// MD5 signature digest (RFC 2385).
+    pub md5: Option<[u8; 16]>,
+    /// Maximum segment size.
+    pub mss: Option<u16>,
+    /// Timestamps.
+    pub timestamps: Option<Timestamps>,
+    /// SACK-Permitted.
+    pub sack_permitted: bool,
+    /// Window-scale shift (written as given, even above 14).
+    pub window_scale: Option<u8>,
+    /// SACK blocks (at most 4, and at most 3 next to Timestamps).
+    pub sack_blocks: &'a [SackBlock],
+    /// Fast Open (kind 34): `Some(&[])` is a cookie request.
+    pub fast_open: Option<&'a [u8]>,
+}
+
+impl<'a> OptionsBuilder<'a> {
+    /// No options.
+    pub const fn new() -> Self {
+        OptionsBuilder {
+            md5: None,
+            mss: None,
+            timestamps: None,
+            sack_permitted: false,
+            window_scale: None,
+            sack_blocks: &[],
+            fast_open: None,
+        }
+    }
+    /// Add an MSS option.
+    pub const fn mss(mut self, mss: u16) -> Self {
+        self.mss = Some(mss);
+        self
+    }
+    /// Add a Window Scale option.
+    pub const fn window_scale(mut self, shift: u8) -> Self {
+        self.window_scale = Some(shift);
+        self
+    }
+    /// Add SACK-Permitted.
+    pub const fn sack_permitted(mut self) -> Self {
+        self.sack_permitted = true;
+        self
+    }
+    /// Add Timestamps.
+    pub const fn timestamps(mut self, tsval: u32, tsecr: u32) -> Self {
+        self.timestamps = Some(Timestamps { tsval, tsecr });
+        self
+    }
+    /// Add an MD5 signature with this digest.
+    pub const fn md5(mut self, digest: [u8; 16]) -> Self {
+        self.md5 = Some(digest);
+        self
+    }
+    /// Add SACK blocks.
+    pub const fn sack_blocks(mut self, blocks: &'a [SackBlock]) -> Self {
+        self.sack_blocks = blocks;
+        self
+    }
+    /// Add Fast Open: an empty cookie is a request.
+    pub const fn fast_open(mut self, cookie: &'a [u8]) -> Self {
+        self.fast_open = Some(cookie);
+        self
+    }
+
+    /// Bytes the options take (a multiple of 4), or why they cannot be written.
+    pub fn len(&self) -> Result<usize, BuildError> {
+        if self.sack_blocks.len() > kind::SACK_MAX_BLOCKS {
+            return Err(BuildError::TooManySackBlocks {
+                count: self.sack_blocks.len(),
+            });
+        }
+        let mut n = 0usize;
+        if self.md5.is_some() {
+            n += 20;
+        }
+        if self.mss.is_some() {
+            n += 4;
+        }
+        if self.timestamps.is_some() {
+            n += 12;
+        } else if self.sack_permitted {
+            n += 4;
+        }
+        if self.window_scale.is_some() {
+            n += 4;
+        }
+        if !self.sack_blocks.is_empty() {
+            n += 4 + 8 * self.sack_blocks.len();
+        }
+        if let Some(cookie) = self.fast_open {
+            let l = cookie.len();
+            let valid = l == 0
+                || (l % 2 == 0
+                    && (kind::FAST_OPEN_COOKIE_MIN..=kind::FAST_OPEN_COOKIE_MAX).contains(&l));
+            if !valid {
+                return Err(BuildError::InvalidFastOpenCookie { len: l });
+            }
+            n += (2 + l + 3) & !3;
+        }
+        if n > kind::MAX_OPTIONS_LEN {
+            return Err(BuildError::TooLong { needed: n });
+        }
+        Ok(n)
+    }
+
+    /// Whether no option is set.
+    pub fn is_empty(&self) -> bool {
+        *self == OptionsBuilder::new()
+    }
+
+    /// Write the options to the start of `buf`; returns the bytes written.
+    /// Nothing is written on error.
+    pub fn write(&self, buf: &mut [u8]) -> Result<usize, BuildError> {
+        let n = self.len()?;
+        let available = buf.len();
+        let Some(out) = buf.get_mut(..n) else {
+            return Err(BuildError::BufferTooSmall {
+                needed: n,
+                available,
+            });
+        };
+        let mut w = Writer { out, pos: 0 };
+        if let Some(d) = &self.md5 {
+            w.put(&[
+                kind::NOP,
+                kind::NOP,
+                kind::MD5_SIGNATURE,
+                kind::MD5_SIGNATURE_LEN,
+            ]);
+            w.put(d);
+        }
+        if let Some(mss) = self.mss {
+            w.put(&[kind::MSS, kind::MSS_LEN]);
+            w.put(&mss.to_be_bytes());
+        }
+        if let Some(ts) = self.timestamps {
+            if self.sack_permitted {
+                w.put(&[kind::SACK_PERMITTED, kind::SACK_PERMITTED_LEN]);
+            } else {
+                w.put(&[kind::NOP, kind::NOP]);
+            }
+            w.put(&[kind::TIMESTAMPS, kind::TIMESTAMPS_LEN]);
+            w.put(&ts.tsval.to_be_bytes());
+            w.put(&ts.tsecr.to_be_bytes());
+        } else if self.sack_permitted {
+            w.put(&[
+                kind::NOP,
+                kind::NOP,
+                kind::SACK_PERMITTED,
+                kind::SACK_PERMITTED_LEN,
+            ]);
+        }
+        if let Some(s) = self.window_scale {
+            w.put(&[kind::NOP, kind::WINDOW_SCALE, kind::WINDOW_SCALE_LEN, s]);
+        }
+        if !self.sack_blocks.is_empty() {
+            // At most 4 blocks (checked in len): 2 + 32 fits in a byte.
+            let len = kind::SACK_BASE_LEN + kind::SACK_BLOCK_LEN * self.sack_blocks.len() as u8;
+            w.put(&[kind::NOP, kind::NOP, kind::SACK, len]);
+            for b in self.sack_blocks {
+                w.put(&b.left.to_be_bytes());
+                w.put(&b.right.to_be_bytes());
+            }
+        }
+        if let Some(cookie) = self.fast_open {
+            // At most 16 bytes (checked in len).
+            let len = kind::FAST_OPEN_BASE_LEN + cookie.len() as u8;
+            w.put(&[kind::FAST_OPEN, len]);
+            w.put(cookie);
+            if len & 3 == 2 {
+                w.put(&[kind::NOP, kind::NOP]);
+            }
+        }
+        Ok(w.pos)
+    }
+
+    /// Build into a fixed-capacity vector.
+    pub fn build(&self) -> Result<heapless::Vec<u8, 40>, BuildError> {
+        let mut buf = [0u8; kind::MAX_OPTIONS_LEN];
+        let n = self.write(&mut buf)?;
+        let mut v = heapless::Vec::new();
+        // n <= 40 == capacity, so this cannot fail.
+        v.extend_from_slice(buf.get(..n).unwrap_or(&[]))
+            .map_err(|_| BuildError::TooLong { needed: n })?;
+        Ok(v)
+    }
+}
+
+struct Writer<'b> {
+    out: &'b mut [u8],
+    pos: usize,
+}
+
+impl Writer<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let end = self.pos + bytes.len();
+        if let Some(dst) = self.out.get_mut(self.pos..end) {
+            dst.copy_from_slice(bytes);
+            self.pos = end;
+        }
+    }
+}

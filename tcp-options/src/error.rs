@@ -1,0 +1,171 @@
+//! Errors. Reading (header, options) and writing (builder, rewrites) have
+//! separate types; each says what was wrong and where.
+
+use core::fmt;
+
+/// The TCP header could not be viewed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum HeaderError {
+    /// Fewer than 20 bytes.
+    #[error("segment of {len} bytes is shorter than the 20-byte TCP header")]
+    Truncated {
+        /// Length of the buffer.
+        len: usize,
+    },
+    /// Data offset below 5 words.
+    #[error("data offset {data_offset} words is below the minimum of 5")]
+    DataOffsetTooSmall {
+        /// The data offset field.
+        data_offset: u8,
+    },
+    /// Data offset beyond the buffer.
+    #[error("data offset {data_offset} words ({} bytes) runs past the {len}-byte segment", usize::from(*data_offset) * 4)]
+    DataOffsetOverrun {
+        /// The data offset field.
+        data_offset: u8,
+        /// Length of the buffer.
+        len: usize,
+    },
+    /// A data offset above 15 words was asked for.
+    #[error("data offset {data_offset} words does not fit the 4-bit field")]
+    DataOffsetTooLarge {
+        /// The requested value.
+        data_offset: u8,
+    },
+}
+
+/// What length a known option kind must have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExpectedLength {
+    /// Exactly this length byte.
+    Exactly(u8),
+    /// At least this length byte.
+    AtLeast(u8),
+    /// SACK: 2 + 8n with n in 1..=4 (10, 18, 26 or 34).
+    SackBlocks,
+    /// Fast Open: 2 (a cookie request) or 2 + an even cookie length in 4..=16.
+    FastOpen,
+    /// AccECN: 2 + 3n with n in 0..=3 (2, 5, 8 or 11).
+    AccEcn,
+}
+
+impl fmt::Display for ExpectedLength {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExpectedLength::Exactly(n) => write!(f, "{n}"),
+            ExpectedLength::AtLeast(n) => write!(f, "at least {n}"),
+            ExpectedLength::SackBlocks => f.write_str("10, 18, 26 or 34"),
+            ExpectedLength::FastOpen => f.write_str("2, or 6 to 18 and even"),
+            ExpectedLength::AccEcn => f.write_str("2, 5, 8 or 11"),
+        }
+    }
+}
+
+/// Why an option record is malformed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum OptionErrorReason {
+    /// The kind byte is the last byte of the block: no length byte.
+    #[error("length byte missing")]
+    LengthMissing,
+    /// The length byte is 0 or 1.
+    #[error("length {length} is below 2")]
+    LengthTooSmall {
+        /// The length byte.
+        length: u8,
+    },
+    /// The option runs past the end of the option block.
+    #[error("length {length} runs past the option block ({available} bytes left)")]
+    Overrun {
+        /// The length byte.
+        length: u8,
+        /// Bytes from the kind byte to the end of the block.
+        available: usize,
+    },
+    /// A known kind with a length its specification does not allow.
+    #[error("length {length} is wrong for this kind (expected {expected})")]
+    WrongLength {
+        /// The length byte.
+        length: u8,
+        /// What the specification allows.
+        expected: ExpectedLength,
+    },
+    /// Bytes after End of Option List that are not zero. This is a warning:
+    /// the options before it are complete and valid.
+    #[error("{count} non-zero byte(s) after end of option list")]
+    NonZeroAfterEol {
+        /// How many padding bytes are non-zero.
+        count: usize,
+    },
+}
+
+/// A malformed option, found by the strict policy.
+///
+/// `offset` counts from the first byte of the option block (add 20 for the
+/// offset in the TCP header); `kind` is the kind byte of the bad option (for
+/// [`OptionErrorReason::NonZeroAfterEol`], the first non-zero byte found).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[error("option kind {kind} at offset {offset}: {reason}")]
+pub struct OptionError {
+    /// Offset of the option's kind byte within the option block.
+    pub offset: usize,
+    /// The option kind.
+    pub kind: u8,
+    /// What is wrong.
+    pub reason: OptionErrorReason,
+}
+
+impl OptionError {
+    /// Whether this is only a warning (non-zero bytes after EOL): every
+    /// option before it was read completely.
+    pub fn is_warning(&self) -> bool {
+        matches!(self.reason, OptionErrorReason::NonZeroAfterEol { .. })
+    }
+}
+
+/// The option builder could not write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum BuildError {
+    /// The options need more than the 40 bytes a TCP header can hold.
+    #[error("options need {needed} bytes, more than the 40 a TCP header can hold")]
+    TooLong {
+        /// Bytes the options would take.
+        needed: usize,
+    },
+    /// The caller's buffer is too small.
+    #[error("options need {needed} bytes but the buffer holds {available}")]
+    BufferTooSmall {
+        /// Bytes the options would take.
+        needed: usize,
+        /// Size of the buffer.
+        available: usize,
+    },
+    /// A Fast Open cookie must be empty (a request) or of even length 4..=16.
+    #[error("Fast Open cookie of {len} bytes (must be 0, or even and 4 to 16)")]
+    InvalidFastOpenCookie {
+        /// The cookie length.
+        len: usize,
+    },
+    /// More SACK blocks than fit in one option (4).
+    #[error("{count} SACK blocks, at most 4 fit")]
+    TooManySackBlocks {
+        /// Blocks asked for.
+        count: usize,
+    },
+}
+
+/// An in-place rewrite could not be done; the segment is left unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum RewriteError {
+    /// The segment's header is invalid.
+    #[error("invalid TCP header: {0}")]
+    Header(#[from] HeaderError),
+    /// The option block is malformed where the rewrite needs to walk it.
+    #[error("malformed options: {0}")]
+    Options(#[from] OptionError),
+    /// The option to change is not in the segment.
+    #[error("no option of kind {kind} in the segment")]
+    NotPresent {
+        /// The kind looked for.
+        kind: u8,
+    },
+}

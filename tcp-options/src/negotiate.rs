@@ -1,0 +1,172 @@
+//! What each endpoint believes the three-way handshake negotiated.
+//!
+//! Linux decides from the handshake segments it *receives*:
+//!
+//! - The server (in `tcp_conn_request`) parses the SYN: window scaling is on
+//!   for it when the SYN carried a Window Scale option (its send shift is the
+//!   client's, clamped to 14, and it answers with its own shift); SACK when
+//!   the SYN carried SACK-Permitted; timestamps when the SYN carried
+//!   Timestamps; the MSS it may send is the SYN's MSS (536 if absent or 0).
+//!   The server does not look at the final ACK's options to revisit this.
+//! - The client (in `tcp_rcv_synsent_state_process`) parses the SYN-ACK:
+//!   window scaling is on for it only when the SYN-ACK carries Window Scale;
+//!   otherwise both its shifts become 0. SACK and timestamps likewise follow
+//!   the SYN-ACK.
+//!
+//! A middlebox that edits the segments in flight can therefore leave the two
+//! ends disagreeing. The classic case: Window Scale is removed from the
+//! SYN-ACK after the server sent it. The server believes scaling is on and
+//! advertises windows shifted right by its shift; the client believes it is
+//! off and reads those windows unscaled, so it sees a window 2^shift times
+//! smaller than offered (never more than 65535 bytes). [`Handshake`]
+//! therefore takes each segment as sent and as received; when you have one
+//! capture point, [`Handshake::observed`] uses the same bytes for both.
+
+use crate::kind;
+use crate::linux::{FastOpenSeen, LinuxRepr, ParseContext};
+
+/// The MSS a Linux sender assumes when the peer sent none (RFC 9293, IPv4).
+pub const DEFAULT_MSS_IPV4: u16 = 536;
+/// The MSS Linux assumes for IPv6 when the peer sent none (1280 - 60).
+pub const DEFAULT_MSS_IPV6: u16 = 1220;
+
+/// Option blocks of the handshake segments, each as sent and as received.
+/// Any of them may be missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Handshake<'a> {
+    /// Options of the SYN as the client sent it.
+    pub syn_sent: Option<&'a [u8]>,
+    /// Options of the SYN as the server received it.
+    pub syn_received: Option<&'a [u8]>,
+    /// Options of the SYN-ACK as the server sent it.
+    pub synack_sent: Option<&'a [u8]>,
+    /// Options of the SYN-ACK as the client received it.
+    pub synack_received: Option<&'a [u8]>,
+}
+
+impl<'a> Handshake<'a> {
+    /// One capture point: each segment is taken as both sent and received.
+    pub fn observed(syn: Option<&'a [u8]>, synack: Option<&'a [u8]>) -> Self {
+        Handshake {
+            syn_sent: syn,
+            syn_received: syn,
+            synack_sent: synack,
+            synack_received: synack,
+        }
+    }
+
+    /// Decide what each endpoint believes, as Linux does.
+    pub fn negotiate(&self) -> Negotiation<'a> {
+        let ctx = ParseContext::handshake(true);
+        let parse = |b: Option<&'a [u8]>| b.map(|b| LinuxRepr::parse(b, ctx));
+        let syn_sent = parse(self.syn_sent);
+        let syn_recv = parse(self.syn_received);
+        let synack_sent = parse(self.synack_sent);
+        let synack_recv = parse(self.synack_received);
+        Negotiation {
+            client: synack_recv.map(|heard| EndpointView::decide(&heard, syn_sent.as_ref())),
+            server: syn_recv.map(|heard| EndpointView::decide(&heard, synack_sent.as_ref())),
+        }
+    }
+}
+
+/// What one endpoint believes after the handshake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EndpointView<'a> {
+    /// The MSS option this endpoint sent in its own SYN or SYN-ACK (`None`
+    /// when it sent none or its segment is unknown).
+    pub mss_offered: Option<u16>,
+    /// The MSS option it received from the peer (`None`: absent or 0, so a
+    /// default of 536 for IPv4 / 1220 for IPv6 applies).
+    pub peer_mss: Option<u16>,
+    /// Window scaling is on for this endpoint.
+    pub window_scaling: bool,
+    /// Shift it applies to window fields it receives (0 when off).
+    pub snd_wscale: u8,
+    /// Shift it applies to window fields it sends (0 when off); `None` when
+    /// scaling is on but its own handshake segment is unknown.
+    pub rcv_wscale: Option<u8>,
+    /// The peer's shift as received when it exceeded 14 (used as 14).
+    pub wscale_clamped_from: Option<u8>,
+    /// SACK is on for this endpoint.
+    pub sack: bool,
+    /// Timestamps are on for this endpoint.
+    pub timestamps: bool,
+    /// Fast Open as seen in the peer's segment.
+    pub peer_fast_open: Option<FastOpenSeen<'a>>,
+}
+
+impl<'a> EndpointView<'a> {
+    fn decide(heard: &LinuxRepr<'a>, own: Option<&LinuxRepr<'a>>) -> Self {
+        let window_scaling = heard.window_scale.is_some();
+        let rcv_wscale = if window_scaling {
+            own.map(|o| o.window_scale.unwrap_or(0))
+        } else {
+            Some(0)
+        };
+        EndpointView {
+            mss_offered: own.and_then(|o| o.mss),
+            peer_mss: heard.mss,
+            window_scaling,
+            snd_wscale: heard.window_scale.unwrap_or(0),
+            rcv_wscale,
+            wscale_clamped_from: heard.window_scale_clamped_from,
+            sack: heard.sack_permitted,
+            timestamps: heard.timestamps.is_some(),
+            peer_fast_open: heard.fast_open,
+        }
+    }
+
+    /// The largest segment this endpoint will send: the peer's MSS, or
+    /// `default` (see [`DEFAULT_MSS_IPV4`], [`DEFAULT_MSS_IPV6`]).
+    pub fn send_mss(&self, default: u16) -> u16 {
+        self.peer_mss.unwrap_or(default)
+    }
+
+    /// The largest window, in bytes, this endpoint can be told by its peer
+    /// as it reads the field: `65535 << snd_wscale`.
+    pub fn max_peer_window(&self) -> u32 {
+        u32::from(u16::MAX) << self.snd_wscale.min(kind::MAX_WINDOW_SCALE)
+    }
+}
+
+/// What client and server each believe; `None` for an endpoint whose
+/// deciding segment (SYN-ACK for the client, SYN for the server) is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Negotiation<'a> {
+    /// The side that sent the SYN.
+    pub client: Option<EndpointView<'a>>,
+    /// The side that sent the SYN-ACK.
+    pub server: Option<EndpointView<'a>>,
+}
+
+impl Negotiation<'_> {
+    /// `Some(true)` when one endpoint believes window scaling is on and the
+    /// other does not; `None` when either view is unknown.
+    pub fn window_scaling_mismatch(&self) -> Option<bool> {
+        Some(self.client?.window_scaling != self.server?.window_scaling)
+    }
+
+    /// `Some(true)` when the endpoints disagree on SACK.
+    pub fn sack_mismatch(&self) -> Option<bool> {
+        Some(self.client?.sack != self.server?.sack)
+    }
+
+    /// `Some(true)` when the endpoints disagree on timestamps.
+    pub fn timestamps_mismatch(&self) -> Option<bool> {
+        Some(self.client?.timestamps != self.server?.timestamps)
+    }
+
+    /// `Some(true)` when a window field sent in one direction is read with a
+    /// different shift than the sender applied (either direction).
+    pub fn window_shift_mismatch(&self) -> Option<bool> {
+        let (c, s) = (self.client?, self.server?);
+        let c_to_s = c.rcv_wscale.map(|r| r != s.snd_wscale);
+        let s_to_c = s.rcv_wscale.map(|r| r != c.snd_wscale);
+        match (c_to_s, s_to_c) {
+            (Some(a), Some(b)) => Some(a || b),
+            (Some(true), None) | (None, Some(true)) => Some(true),
+            _ => None,
+        }
+    }
+}
