@@ -1,0 +1,314 @@
+//! One capture, loaded for comparison: every TCP segment with the fields a
+//! middlebox may change, in capture order.
+//!
+//! Loading is forgiving where honesty allows: a record that does not decode
+//! is counted and skipped; a file that breaks off mid-way keeps the packets
+//! read so far and says where it stopped. Only a file that is not a capture
+//! at all is an error.
+
+use std::io::Read;
+use std::net::IpAddr;
+
+use crate::capture::{decode_tcp, CaptureError, CaptureReader, IpVersion};
+
+/// TCP FIN flag.
+pub const FIN: u8 = 0x01;
+/// TCP SYN flag.
+pub const SYN: u8 = 0x02;
+/// TCP RST flag.
+pub const RST: u8 = 0x04;
+/// TCP ACK flag.
+pub const ACK: u8 = 0x10;
+/// TCP ECE flag.
+pub const ECE: u8 = 0x40;
+/// TCP CWR flag.
+pub const CWR: u8 = 0x80;
+
+/// Option kind: end of option list.
+pub const KIND_EOL: u8 = 0;
+/// Option kind: no-operation.
+pub const KIND_NOP: u8 = 1;
+/// Option kind: maximum segment size.
+pub const KIND_MSS: u8 = 2;
+/// Option kind: window scale.
+pub const KIND_WSCALE: u8 = 3;
+/// Option kind: SACK permitted.
+pub const KIND_SACK_PERMITTED: u8 = 4;
+/// Option kind: SACK blocks.
+pub const KIND_SACK: u8 = 5;
+/// Option kind: timestamps.
+pub const KIND_TIMESTAMPS: u8 = 8;
+
+/// Length of the fixed TCP header.
+const TCP_HEADER_LEN: usize = 20;
+/// Payload bytes kept per packet to recognise the same segment on both sides.
+pub const PAYLOAD_HEAD: usize = 24;
+/// Packets kept per capture; beyond it the load stops with a warning.
+pub const MAX_PACKETS: usize = 2_000_000;
+
+/// A TCP option other than NOP and EOL, as carried on the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TcpOpt {
+    /// Option kind.
+    pub kind: u8,
+    /// Option data (after kind and length).
+    pub data: Vec<u8>,
+}
+
+/// One TCP segment of a capture.
+#[derive(Debug, Clone)]
+pub struct Packet {
+    /// 1-based record number in the capture file.
+    pub frame: u64,
+    /// Capture time in nanoseconds since the epoch, if recorded.
+    pub ts_ns: Option<i128>,
+    /// IPv6 rather than IPv4.
+    pub v6: bool,
+    /// Source address.
+    pub src: IpAddr,
+    /// Destination address.
+    pub dst: IpAddr,
+    /// TOS byte / traffic class.
+    pub tos: u8,
+    /// TTL / hop limit.
+    pub ttl: u8,
+    /// IPv4 identification.
+    pub ident: Option<u32>,
+    /// IPv4 Don't Fragment.
+    pub df: bool,
+    /// TCP source port.
+    pub sport: u16,
+    /// TCP destination port.
+    pub dport: u16,
+    /// Sequence number.
+    pub seq: u32,
+    /// Acknowledgment number.
+    pub ack: u32,
+    /// TCP flags (low eight bits).
+    pub flags: u8,
+    /// Raw window field.
+    pub window: u16,
+    /// Options other than NOP/EOL, in order.
+    pub options: Vec<TcpOpt>,
+    /// False when the snap length cut the option block short.
+    pub options_complete: bool,
+    /// Payload length on the wire.
+    pub payload_len: u32,
+    /// The first captured payload bytes (at most [`PAYLOAD_HEAD`]).
+    pub payload_head: Vec<u8>,
+}
+
+impl Packet {
+    /// True if all of `f` are set.
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f == f
+    }
+    /// The first option of `kind`.
+    pub fn option(&self, kind: u8) -> Option<&TcpOpt> {
+        self.options.iter().find(|o| o.kind == kind)
+    }
+    /// The window-scale shift announced, if any.
+    pub fn wscale(&self) -> Option<u8> {
+        self.option(KIND_WSCALE).and_then(|o| o.data.first().copied())
+    }
+    /// The MSS announced, if any.
+    pub fn mss(&self) -> Option<u16> {
+        self.option(KIND_MSS)
+            .and_then(|o| Some(u16::from_be_bytes([*o.data.first()?, *o.data.get(1)?])))
+    }
+    /// TSval and TSecr, if a well-formed timestamps option is present.
+    pub fn timestamps(&self) -> Option<(u32, u32)> {
+        let d = &self.option(KIND_TIMESTAMPS)?.data;
+        if d.len() != 8 {
+            return None;
+        }
+        Some((
+            u32::from_be_bytes([d[0], d[1], d[2], d[3]]),
+            u32::from_be_bytes([d[4], d[5], d[6], d[7]]),
+        ))
+    }
+    /// A pure SYN (no ACK).
+    pub fn is_syn(&self) -> bool {
+        self.has(SYN) && !self.has(ACK)
+    }
+    /// A SYN-ACK.
+    pub fn is_syn_ack(&self) -> bool {
+        self.has(SYN | ACK)
+    }
+}
+
+/// A capture loaded for comparison.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    /// The TCP segments, in capture order.
+    pub packets: Vec<Packet>,
+    /// Packet records read.
+    pub records: u64,
+    /// Records that held something other than TCP.
+    pub non_tcp: u64,
+    /// Records that could not be decoded (corrupt or too short to hold a TCP header).
+    pub undecodable: u64,
+    /// Problems that made the result partial, in words.
+    pub warnings: Vec<String>,
+}
+
+/// Walks a TCP option block the way Linux does: stop at EOL, skip NOP, stop
+/// silently at a length below 2 or one running past the block. Returns the
+/// options and whether the walk reached the end cleanly.
+pub fn walk_options(block: &[u8]) -> (Vec<TcpOpt>, bool) {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < block.len() {
+        let kind = block[i];
+        match kind {
+            KIND_EOL => return (out, true),
+            KIND_NOP => i += 1,
+            _ => {
+                let Some(&len) = block.get(i + 1) else {
+                    return (out, false);
+                };
+                let len = usize::from(len);
+                if len < 2 || i + len > block.len() {
+                    return (out, false);
+                }
+                out.push(TcpOpt {
+                    kind,
+                    data: block[i + 2..i + len].to_vec(),
+                });
+                i += len;
+            }
+        }
+    }
+    (out, true)
+}
+
+/// Decodes the TCP header of a segment whose IP layer is already known.
+/// `None` when fewer than 20 TCP bytes were captured or the data offset is invalid.
+fn tcp_fields(tcp: &[u8], wire_len: usize) -> Option<(u16, u16, u32, u32, u8, u16, usize)> {
+    if tcp.len() < TCP_HEADER_LEN {
+        return None;
+    }
+    let sport = u16::from_be_bytes([tcp[0], tcp[1]]);
+    let dport = u16::from_be_bytes([tcp[2], tcp[3]]);
+    let seq = u32::from_be_bytes([tcp[4], tcp[5], tcp[6], tcp[7]]);
+    let ack = u32::from_be_bytes([tcp[8], tcp[9], tcp[10], tcp[11]]);
+    let data_offset = usize::from(tcp[12] >> 4) * 4;
+    let flags = tcp[13];
+    let window = u16::from_be_bytes([tcp[14], tcp[15]]);
+    if data_offset < TCP_HEADER_LEN || data_offset > wire_len.max(TCP_HEADER_LEN) {
+        return None;
+    }
+    Some((sport, dport, seq, ack, flags, window, data_offset))
+}
+
+/// Reads a whole capture from `input`.
+///
+/// Errors only when `input` is not a pcap/pcapng capture at all; a capture
+/// that breaks off later gives the packets before the break and a warning.
+pub fn load<R: Read>(input: R) -> Result<Loaded, CaptureError> {
+    let mut reader = CaptureReader::new(input)?;
+    let mut out = Loaded::default();
+    loop {
+        let record = match reader.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => {
+                out.warnings.push(format!(
+                    "{e}; using the {} packet records before it",
+                    out.records
+                ));
+                break;
+            }
+        };
+        out.records += 1;
+        if out.packets.len() >= MAX_PACKETS {
+            out.warnings.push(format!(
+                "stopped after {MAX_PACKETS} TCP packets (the rest of the file is not compared)"
+            ));
+            break;
+        }
+        let seg = match decode_tcp(record.linktype, record.data, record.origlen) {
+            Ok(Some(s)) => s,
+            Ok(None) => {
+                out.non_tcp += 1;
+                continue;
+            }
+            Err(_) => {
+                out.undecodable += 1;
+                continue;
+            }
+        };
+        let Some((sport, dport, seq, ack, flags, window, data_offset)) =
+            tcp_fields(seg.tcp, seg.wire_len)
+        else {
+            out.undecodable += 1;
+            continue;
+        };
+        let opt_end = data_offset.min(seg.tcp.len());
+        let (options, clean) = walk_options(&seg.tcp[TCP_HEADER_LEN..opt_end]);
+        let payload = seg.tcp.get(data_offset..).unwrap_or(&[]);
+        let payload_len = u32::try_from(seg.wire_len.saturating_sub(data_offset)).unwrap_or(u32::MAX);
+        out.packets.push(Packet {
+            frame: record.frame,
+            ts_ns: record
+                .ts
+                .map(|t| i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos)),
+            v6: seg.ip.version == IpVersion::V6,
+            src: seg.ip.src,
+            dst: seg.ip.dst,
+            tos: seg.ip.tos,
+            ttl: seg.ip.ttl,
+            ident: if seg.ip.version == IpVersion::V4 { seg.ip.ident } else { None },
+            df: seg.ip.df,
+            sport,
+            dport,
+            seq,
+            ack,
+            flags,
+            window,
+            options,
+            options_complete: clean && opt_end == data_offset,
+            payload_len,
+            payload_head: payload[..payload.len().min(PAYLOAD_HEAD)].to_vec(),
+        });
+    }
+    if out.undecodable > 0 {
+        out.warnings.push(format!(
+            "{} packet record(s) could not be decoded and were skipped",
+            out.undecodable
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_walk_like_linux() {
+        // MSS 1460, SACK-permitted, timestamps, NOP, wscale 7 (a Linux SYN).
+        let block = [
+            2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7,
+        ];
+        let (opts, clean) = walk_options(&block);
+        assert!(clean);
+        let kinds: Vec<u8> = opts.iter().map(|o| o.kind).collect();
+        assert_eq!(kinds, vec![2, 4, 8, 3]);
+        assert_eq!(opts[3].data, vec![7]);
+        // A length of 1 stops the walk, keeping what came before.
+        let (opts, clean) = walk_options(&[2, 4, 5, 0xb4, 30, 1, 0, 0]);
+        assert_eq!(opts.len(), 1);
+        assert!(!clean);
+        // An option running past the block stops the walk.
+        let (opts, clean) = walk_options(&[8, 10, 0]);
+        assert!(opts.is_empty());
+        assert!(!clean);
+    }
+
+    #[test]
+    fn not_a_capture_is_an_error() {
+        assert!(load(&b"hello world, not a capture"[..]).is_err());
+        assert!(load(&b""[..]).is_err());
+    }
+}
