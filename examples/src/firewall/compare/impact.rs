@@ -98,6 +98,28 @@ fn with_rtt(summary: String, ctx: &Ctx, before: Option<u64>, after: Option<u64>)
     }
 }
 
+/// What 1 Gbit/s would need at the RTT: `; 1 Gbit/s at 10.0 ms needs a
+/// window of 1,250,000 bytes (shift 5)`.
+fn gigabit_needs(ctx: &Ctx) -> String {
+    let Some(rtt) = ctx.rtt else {
+        return String::new();
+    };
+    let Some(gbit) = bdp::BitsPerSecond::from_gbps(1) else {
+        return String::new();
+    };
+    match bdp::window_needed(gbit, rtt) {
+        Ok(w) => format!(
+            "; 1 Gbit/s at {} needs a window of {} bytes (shift {})",
+            ms(rtt),
+            thousands(w.get()),
+            bdp::window_scale_shift(w)
+                .map(|s| s.to_string())
+                .unwrap_or_else(|_| "beyond 14".to_string())
+        ),
+        Err(_) => String::new(),
+    }
+}
+
 /// Window-scale option removed. `c2s`: from the client's SYN; else from the SYN-ACK.
 pub fn wscale_stripped(c2s: bool, shift: Option<u8>, ctx: &Ctx) -> Impact {
     let unscaled = ceiling(MAX_UNSCALED, ctx.rtt);
@@ -106,14 +128,11 @@ pub fn wscale_stripped(c2s: bool, shift: Option<u8>, ctx: &Ctx) -> Impact {
         .map(|c| format!(", a ceiling of {}{at}", rate(c)))
         .unwrap_or_else(|| " (give --rtt for the throughput ceiling)".to_string());
     if c2s {
-        let before = shift.and_then(|s| ceiling(max_window(s), ctx.rtt));
         let summary = format!(
             "the server never saw the client's window scale, so neither side scales (RFC 7323 needs it in both SYNs): every receive window is capped at 65,535 bytes{cap}, in both directions{}",
-            before
-                .map(|b| format!("; shift {} would allow up to {}", shift.unwrap_or(0), rate(b)))
-                .unwrap_or_default()
+            gigabit_needs(ctx)
         );
-        with_rtt(summary, ctx, before, unscaled)
+        with_rtt(summary, ctx, None, unscaled)
     } else {
         let mut summary = format!(
             "the client offered scaling{} but never saw the server's answer: the client does not scale while the server does. Server -> client is capped by the client's unscaled receive window of 65,535 bytes{cap}",
@@ -130,8 +149,8 @@ pub fn wscale_stripped(c2s: bool, shift: Option<u8>, ctx: &Ctx) -> Impact {
                 summary.push_str(&format!(", a ceiling of {}", rate(c)));
             }
         }
-        let before = shift.and_then(|_| ctx.client_shift).and_then(|s| ceiling(max_window(s), ctx.rtt));
-        with_rtt(summary, ctx, before, unscaled)
+        summary.push_str(&gigabit_needs(ctx));
+        with_rtt(summary, ctx, None, unscaled)
     }
 }
 
