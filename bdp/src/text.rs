@@ -1,0 +1,220 @@
+//! Exact decimal reading and writing shared by the unit types.
+//!
+//! A quantity is read as `<digits>[.<digits>] [unit]`. The number is kept as
+//! an integer mantissa and a count of fractional digits, multiplied by the
+//! unit's integer factor and divided by `10^fraction_digits` only when that
+//! division is exact; nothing goes through floating point. Writing is the
+//! reverse: an integer ratio is printed digit by digit, exactly (every ratio
+//! printed here has a power of two and five as denominator, so the expansion
+//! ends) or rounded half-up to a requested precision.
+
+use crate::error::{ParseError, Quantity};
+use core::fmt;
+use core::fmt::Write as _;
+
+/// A non-negative decimal number: `mantissa / 10^frac_digits`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Decimal {
+    pub mantissa: u128,
+    pub frac_digits: u32,
+}
+
+/// Splits `s` into a number and the unit text after it.
+///
+/// Returns the number, the unit (trimmed) and the unit's byte offset in `s`.
+pub(crate) fn split_number(s: &str, kind: Quantity) -> Result<(Decimal, &str, usize), ParseError> {
+    let start = s.len() - s.trim_start().len();
+    let body = s.trim();
+    if body.is_empty() {
+        return Err(ParseError::Empty { kind });
+    }
+    let bytes = body.as_bytes();
+    if bytes[0] == b'-' {
+        return Err(ParseError::Negative { kind, at: start });
+    }
+    let mut mantissa: u128 = 0;
+    let mut frac_digits: u32 = 0;
+    let mut digits = 0usize;
+    let mut seen_point = false;
+    let mut i = 0usize;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii_digit() {
+            mantissa = mantissa
+                .checked_mul(10)
+                .and_then(|m| m.checked_add(u128::from(b - b'0')))
+                .ok_or(ParseError::Overflow { kind })?;
+            if seen_point {
+                frac_digits = frac_digits.saturating_add(1);
+            }
+            digits += 1;
+        } else if b == b'.' && !seen_point {
+            seen_point = true;
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    if digits == 0 {
+        return Err(ParseError::ExpectedNumber { kind, at: start });
+    }
+    // Drop trailing fractional zeros so that "1.500" costs no more than "1.5".
+    while frac_digits > 0 && mantissa % 10 == 0 {
+        mantissa /= 10;
+        frac_digits -= 1;
+    }
+    if mantissa == 0 {
+        frac_digits = 0;
+    }
+    let rest = &body[i..];
+    let unit = rest.trim_start();
+    let unit_at = start + i + (rest.len() - unit.len());
+    Ok((
+        Decimal {
+            mantissa,
+            frac_digits,
+        },
+        unit,
+        unit_at,
+    ))
+}
+
+/// `number * factor`, exactly, as an integer.
+pub(crate) fn scale(number: Decimal, factor: u128, kind: Quantity) -> Result<u128, ParseError> {
+    if number.mantissa == 0 {
+        return Ok(0);
+    }
+    let numerator = number
+        .mantissa
+        .checked_mul(factor)
+        .ok_or(ParseError::Overflow { kind })?;
+    // A denominator beyond u128 is larger than any non-zero numerator: a fraction remains.
+    let denominator = 10u128
+        .checked_pow(number.frac_digits)
+        .ok_or(ParseError::Inexact { kind })?;
+    if numerator % denominator != 0 {
+        return Err(ParseError::Inexact { kind });
+    }
+    Ok(numerator / denominator)
+}
+
+/// A fixed stack buffer implementing `fmt::Write`, so a value can be
+/// formatted first and then padded as a whole with `Formatter::pad`.
+pub(crate) struct Buf {
+    data: [u8; 128],
+    len: usize,
+}
+
+impl Buf {
+    pub(crate) const fn new() -> Self {
+        Buf {
+            data: [0; 128],
+            len: 0,
+        }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        // Only whole `&str`s are ever appended, so the contents are UTF-8.
+        core::str::from_utf8(&self.data[..self.len]).unwrap_or("")
+    }
+}
+
+impl fmt::Write for Buf {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len.checked_add(s.len()).ok_or(fmt::Error)?;
+        if end > self.data.len() {
+            return Err(fmt::Error);
+        }
+        self.data[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// Writes `num / den` in decimal followed by `unit`.
+///
+/// Without a precision the expansion is exact (at most 60 fractional digits,
+/// enough for every denominator of the form `2^a * 5^b` used here); with one,
+/// the value is rounded half-up to that many digits (at most 18).
+pub(crate) fn write_ratio(
+    out: &mut impl fmt::Write,
+    num: u128,
+    den: u128,
+    precision: Option<usize>,
+    unit: &str,
+) -> fmt::Result {
+    if den == 0 {
+        return Err(fmt::Error);
+    }
+    match precision {
+        None => {
+            write!(out, "{}", num / den)?;
+            let mut rem = num % den;
+            if rem != 0 {
+                out.write_str(".")?;
+                let mut n = 0;
+                while rem != 0 && n < 60 {
+                    // rem < den <= u128::MAX / 10 for every unit used here; fall back on overflow.
+                    let Some(r10) = rem.checked_mul(10) else {
+                        break;
+                    };
+                    write!(out, "{}", r10 / den)?;
+                    rem = r10 % den;
+                    n += 1;
+                }
+            }
+        }
+        Some(p) => {
+            let p = p.min(18) as u32;
+            let pow = 10u128.pow(p);
+            let int = num / den;
+            let rem = num % den;
+            // rem < den, and den <= 2^80 here, so rem * 10^18 fits in u128.
+            let scaled = rem.checked_mul(pow).ok_or(fmt::Error)?;
+            let mut frac = scaled / den;
+            let mut int = int;
+            if (scaled % den).checked_mul(2).ok_or(fmt::Error)? >= den {
+                frac += 1;
+                if frac == pow {
+                    frac = 0;
+                    int += 1;
+                }
+            }
+            write!(out, "{int}")?;
+            if p > 0 {
+                write!(out, ".{frac:0width$}", width = p as usize)?;
+            }
+        }
+    }
+    if !unit.is_empty() {
+        out.write_str(" ")?;
+        out.write_str(unit)?;
+    }
+    Ok(())
+}
+
+/// Writes `s` honouring the formatter's width, fill and alignment (left by
+/// default). Unlike `Formatter::pad`, the precision is not applied as a
+/// truncation: it has already been used to round the number.
+pub(crate) fn pad(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    let len = s.chars().count();
+    let width = f.width().unwrap_or(0);
+    if width <= len {
+        return f.write_str(s);
+    }
+    let fill = f.fill();
+    let gap = width - len;
+    let (before, after) = match f.align() {
+        Some(fmt::Alignment::Right) => (gap, 0),
+        Some(fmt::Alignment::Center) => (gap / 2, gap - gap / 2),
+        Some(fmt::Alignment::Left) | None => (0, gap),
+    };
+    for _ in 0..before {
+        f.write_char(fill)?;
+    }
+    f.write_str(s)?;
+    for _ in 0..after {
+        f.write_char(fill)?;
+    }
+    Ok(())
+}
