@@ -13,6 +13,7 @@
 //! | negotiation | [`Handshake`] (SYN / SYN-ACK option blocks, as sent and as received) `.negotiate()` gives a [`Negotiation`] with an [`EndpointView`] per side |
 //! | builder | [`OptionsBuilder`] writes Linux's canonical layout into a buffer or a `heapless::Vec<u8, 40>`; over 40 bytes is [`BuildError::TooLong`] |
 //! | checksums | [`checksum`]: full IPv4/IPv6 pseudo-header checksum, verification, RFC 1624 incremental update |
+//! | rewrites | [`rewrite`]: `strip_options`, `set_window_scale`, `remove_window_scale`, `clamp_mss`, `set_window`, `add_to_seq`, `add_to_ack` on a `&mut [u8]` segment, checksum kept valid |
 //! | constants | [`kind`] (kinds, lengths, names), [`header::field`] (byte ranges) |
 //! | errors | read: [`HeaderError`], [`OptionError`]; write: [`BuildError`], [`RewriteError`] |
 //!
@@ -57,6 +58,7 @@ pub mod kind;
 pub mod linux;
 mod negotiate;
 mod option;
+pub mod rewrite;
 mod walk;
 
 pub use builder::OptionsBuilder;
