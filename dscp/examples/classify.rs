@@ -7,7 +7,7 @@
 //! Run with `cargo run -p dscp --example classify`.
 
 use dscp::classifier::qbss;
-use dscp::{Dscp, DsField, Ecn, Precedence, PrecedenceClassifier};
+use dscp::{DsField, Dscp, Ecn, Precedence, PrecedenceClassifier};
 
 fn queue_name(queue: u8) -> &'static str {
     match queue {

@@ -29,8 +29,8 @@
 //! assert_eq!(VOICE_FIRST.classify_byte(0x05), 2); // LE with ECT(1)
 //! ```
 
-use crate::dscp::Dscp;
 use crate::ds_field::DsField;
+use crate::dscp::Dscp;
 use crate::precedence::Precedence;
 
 /// Queue numbers of the Juniper QBSS deployment's forwarding classes.
@@ -262,7 +262,11 @@ mod tests {
             (0b111, 3),
         ];
         for (p, q) in expected {
-            assert_eq!(map.queue(Precedence::new(p).unwrap()), q, "precedence {p:03b}");
+            assert_eq!(
+                map.queue(Precedence::new(p).unwrap()),
+                q,
+                "precedence {p:03b}"
+            );
         }
         assert_eq!(map.queue_count(), 4);
         // QBSS traffic: TOS byte 0x20 (precedence 001, DSCP CS1).
@@ -285,7 +289,11 @@ mod tests {
         let map = PrecedenceClassifier::juniper_qbss();
         let table = DscpClassifier::from(map);
         for byte in 0..=255u8 {
-            assert_eq!(table.classify_byte(byte), map.classify_byte(byte), "{byte:#04x}");
+            assert_eq!(
+                table.classify_byte(byte),
+                map.classify_byte(byte),
+                "{byte:#04x}"
+            );
         }
     }
 

@@ -378,8 +378,8 @@ fn parse_name(s: &str) -> Result<Dscp, ParseDscpError> {
         return Ok(Dscp(value));
     }
     // Not a known name: explain what is wrong with the CS / AF forms.
-    let class_selector =
-        strip_prefix_ignore_case(s, "cs").or_else(|| strip_prefix_ignore_case(s, "class selector "));
+    let class_selector = strip_prefix_ignore_case(s, "cs")
+        .or_else(|| strip_prefix_ignore_case(s, "class selector "));
     if let Some(rest) = class_selector {
         if rest.bytes().all(|b| b.is_ascii_digit()) {
             return match single_digit(rest) {
@@ -460,7 +460,10 @@ mod tests {
             ("af01", AfClassOutOfRange { class: 0 }),
             ("af1", MalformedName { expected: AF_SHAPE }),
             ("af111", MalformedName { expected: AF_SHAPE }),
-            ("assured forwarding 14", AfDropPrecedenceOutOfRange { class: 1, drop: 4 }),
+            (
+                "assured forwarding 14",
+                AfDropPrecedenceOutOfRange { class: 1, drop: 4 },
+            ),
             ("efx", UnknownName),
             ("-1", UnknownName),
         ];
@@ -478,10 +481,34 @@ mod tests {
             ("0x40", OutOfRange { value: 64 }),
             ("0b1000000", OutOfRange { value: 64 }),
             ("99999999999", Overflow),
-            ("0x", MissingDigits { radix: Radix::Hexadecimal }),
-            ("0b", MissingDigits { radix: Radix::Binary }),
-            ("0x2g", InvalidDigit { offset: 3, found: 'g', radix: Radix::Hexadecimal }),
-            ("4a", InvalidDigit { offset: 1, found: 'a', radix: Radix::Decimal }),
+            (
+                "0x",
+                MissingDigits {
+                    radix: Radix::Hexadecimal,
+                },
+            ),
+            (
+                "0b",
+                MissingDigits {
+                    radix: Radix::Binary,
+                },
+            ),
+            (
+                "0x2g",
+                InvalidDigit {
+                    offset: 3,
+                    found: 'g',
+                    radix: Radix::Hexadecimal,
+                },
+            ),
+            (
+                "4a",
+                InvalidDigit {
+                    offset: 1,
+                    found: 'a',
+                    radix: Radix::Decimal,
+                },
+            ),
             ("046", LeadingZero),
             ("00", LeadingZero),
             ("0010", LeadingZero),

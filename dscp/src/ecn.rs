@@ -165,7 +165,10 @@ mod tests {
     #[test]
     fn errors() {
         assert_eq!("".parse::<Ecn>(), Err(ParseEcnError::Empty));
-        assert_eq!("4".parse::<Ecn>(), Err(ParseEcnError::OutOfRange { value: 4 }));
+        assert_eq!(
+            "4".parse::<Ecn>(),
+            Err(ParseEcnError::OutOfRange { value: 4 })
+        );
         assert_eq!("12".parse::<Ecn>(), Err(ParseEcnError::UnknownName));
         assert_eq!("ect(2)".parse::<Ecn>(), Err(ParseEcnError::UnknownName));
         assert_eq!(Ecn::new(4), Err(ValueError::Ecn { value: 4 }));

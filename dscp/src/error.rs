@@ -175,7 +175,9 @@ pub enum ParsePrecedenceError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Error)]
 pub enum ParseEcnError {
     /// The string is empty.
-    #[error("empty string: expected Not-ECT, ECT(1), ECT(0), CE, a digit 0-3 or two binary digits")]
+    #[error(
+        "empty string: expected Not-ECT, ECT(1), ECT(0), CE, a digit 0-3 or two binary digits"
+    )]
     Empty,
     /// A digit above 3.
     #[error("value {value} is out of range: an ECN codepoint is 2 bits, 0 to 3")]

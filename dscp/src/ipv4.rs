@@ -111,7 +111,10 @@ pub fn ecn(buf: &[u8]) -> Result<Ecn, ReadError> {
 /// The header checksum field as stored.
 pub fn stored_checksum(buf: &[u8]) -> Result<u16, ReadError> {
     header_len(buf)?;
-    Ok(u16::from_be_bytes([buf[CHECKSUM.start], buf[CHECKSUM.start + 1]]))
+    Ok(u16::from_be_bytes([
+        buf[CHECKSUM.start],
+        buf[CHECKSUM.start + 1],
+    ]))
 }
 
 /// The checksum the header should carry, computed from scratch (RFC 1071)
@@ -289,7 +292,10 @@ mod tests {
         let mut bad_ihl = EXAMPLE;
         bad_ihl[0] = 0x44;
         assert_eq!(dscp(&bad_ihl), Err(ReadError::BadIhl { ihl: 4 }));
-        assert_eq!(set_dscp(&mut bad_ihl, Dscp::EF), Err(WriteError::BadIhl { ihl: 4 }));
+        assert_eq!(
+            set_dscp(&mut bad_ihl, Dscp::EF),
+            Err(WriteError::BadIhl { ihl: 4 })
+        );
 
         let mut long_ihl = EXAMPLE;
         long_ihl[0] = 0x4f; // 60-byte header in a 20-byte buffer
@@ -302,10 +308,13 @@ mod tests {
             })
         );
         assert!(fill_checksum(&mut long_ihl).is_err());
-        assert_eq!(verify_checksum(&[]), Err(ReadError::TooShort {
-            header: IpVersion::V4,
-            needed: 20,
-            len: 0
-        }));
+        assert_eq!(
+            verify_checksum(&[]),
+            Err(ReadError::TooShort {
+                header: IpVersion::V4,
+                needed: 20,
+                len: 0
+            })
+        );
     }
 }

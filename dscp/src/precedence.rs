@@ -276,14 +276,21 @@ mod tests {
     fn errors_say_why() {
         use ParsePrecedenceError::*;
         assert_eq!("".parse::<Precedence>(), Err(Empty));
-        assert_eq!(" 1".parse::<Precedence>(), Err(SurroundingWhitespace { offset: 0 }));
+        assert_eq!(
+            " 1".parse::<Precedence>(),
+            Err(SurroundingWhitespace { offset: 0 })
+        );
         assert_eq!("8".parse::<Precedence>(), Err(OutOfRange { value: 8 }));
         assert_eq!("012".parse::<Precedence>(), Err(LeadingZero));
         assert_eq!("0001".parse::<Precedence>(), Err(LeadingZero));
         assert_eq!("99999999999".parse::<Precedence>(), Err(Overflow));
         assert_eq!(
             "1x".parse::<Precedence>(),
-            Err(InvalidDigit { offset: 1, found: 'x', radix: Radix::Decimal })
+            Err(InvalidDigit {
+                offset: 1,
+                found: 'x',
+                radix: Radix::Decimal
+            })
         );
         assert_eq!("urgent".parse::<Precedence>(), Err(UnknownName));
     }

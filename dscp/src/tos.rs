@@ -165,10 +165,22 @@ mod tests {
     fn rfc1349_values() {
         // RFC 1349 section 4: 1000 minimize delay, 0100 maximize throughput,
         // 0010 maximize reliability, 0001 minimize monetary cost.
-        assert_eq!(Tos::new(TosFlags::MINIMIZE_DELAY.bits()).tos_value(), 0b1000);
-        assert_eq!(Tos::new(TosFlags::MAXIMIZE_THROUGHPUT.bits()).tos_value(), 0b0100);
-        assert_eq!(Tos::new(TosFlags::MAXIMIZE_RELIABILITY.bits()).tos_value(), 0b0010);
-        assert_eq!(Tos::new(TosFlags::MINIMIZE_MONETARY_COST.bits()).tos_value(), 0b0001);
+        assert_eq!(
+            Tos::new(TosFlags::MINIMIZE_DELAY.bits()).tos_value(),
+            0b1000
+        );
+        assert_eq!(
+            Tos::new(TosFlags::MAXIMIZE_THROUGHPUT.bits()).tos_value(),
+            0b0100
+        );
+        assert_eq!(
+            Tos::new(TosFlags::MAXIMIZE_RELIABILITY.bits()).tos_value(),
+            0b0010
+        );
+        assert_eq!(
+            Tos::new(TosFlags::MINIMIZE_MONETARY_COST.bits()).tos_value(),
+            0b0001
+        );
     }
 
     #[test]
