@@ -1,1 +1,43 @@
 //! `firewall-check`: dump, analyze and compare TCP captures to find tampering middleboxes.
+//!
+//! # Building blocks for every subcommand
+//!
+//! - [`packet`]: [`packet::decode_packet`] turns a capture record into a
+//!   [`packet::TcpRecord`], the per-packet decoded record (frame, time, IP
+//!   facts, TCP fields, captured option block, payload length, snap-length
+//!   truncation, first option problem). It borrows the reader's buffer and
+//!   allocates nothing; copy out what you keep.
+//! - [`flow`]: connection tracking. [`flow::ConnTracker`] maps each segment
+//!   to a connection (client = the SYN sender) and a [`flow::Direction`],
+//!   holds one caller-defined state value per open connection, caps the
+//!   number of open connections and evicts closed ones first (then the
+//!   least recently active), handing each finished connection back.
+//! - [`format`]: allocation-free hex, UTC time, tcpdump flag letters, JSON
+//!   string escaping.
+//!
+//! # Subcommands
+//!
+//! - [`dump`]: every TCP segment as tcpdump-like text or JSON lines.
+//! - [`analyze`]: per connection, what was negotiated, the window ceiling
+//!   and whether the window capped throughput.
+
+pub mod analyze;
+pub mod dump;
+pub mod flow;
+pub mod format;
+pub mod packet;
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// Opens a capture for reading (`-` is standard input), with a message
+/// naming the file on failure.
+pub fn open_capture(path: &Path) -> Result<Box<dyn Read>, String> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(io::stdin()));
+    }
+    File::open(path)
+        .map(|f| Box::new(f) as Box<dyn Read>)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))
+}

@@ -1,0 +1,935 @@
+//! `firewall-check analyze`: per connection, what was negotiated and what the
+//! window allowed.
+//!
+//! # What is measured, per connection
+//!
+//! - The handshake: the client's SYN and the server's SYN-ACK option blocks
+//!   (copied, 40 bytes at most each), read by `tcp-options`' Linux rules
+//!   ([`tcp_options::Handshake`]) into what each endpoint believes: MSS,
+//!   window scaling and shifts, SACK, timestamps; ECN from the SYN / SYN-ACK
+//!   flags (RFC 3168: SYN with ECE+CWR answered by ECE without CWR).
+//! - Per direction: segments, payload bytes, retransmissions (payload that
+//!   does not advance the highest sequence sent), and the largest receive
+//!   window the *receiver* advertised, read as the *sender* interprets it:
+//!   the window field of the receiver's non-SYN segments shifted by the
+//!   shift the sender believes in (its `snd_wscale`).
+//! - The RTT: `--rtt` when given; otherwise the handshake (SYN to the
+//!   client's ACK of the SYN-ACK, which is one full round trip from any
+//!   capture point on the path); otherwise timestamp echoes: for each side,
+//!   the smallest delay between a TSval passing the capture point and the
+//!   peer's segment echoing it; the two half-paths add up to the RTT.
+//! - The ceiling of each direction: the receiver's largest window over the
+//!   RTT (`bdp::ceiling`); the achieved throughput: payload bytes that
+//!   advanced the sequence, over the time between the first and the last
+//!   data segment.
+//! - Window-limited: the sender had a receive window's worth of data in
+//!   flight (within one segment of it) on at least 10 % of its data
+//!   segments, or achieved at least 70 % of the window's ceiling. The first
+//!   test needs a capture near the sender; the second catches the rest.
+//!
+//! # Mid-stream captures
+//!
+//! Without the handshake nobody can tell the shifts: the report says
+//! "unknown" and leaves windows unscaled rather than guess, unless
+//! `--assume-wscale S` asks to read every window field with shift S.
+//!
+//! # The broken state
+//!
+//! When the SYN offers window scaling and the SYN-ACK seen here does not
+//! answer, the client runs without scaling. If the server's later window
+//! fields are tiny next to its SYN-ACK window (below 1/16 of it), the server
+//! is scaling anyway: a box between the server and this capture point
+//! removed its option, and the two ends disagree. That is flagged.
+//!
+//! Memory: one fixed-size state per open connection (see [`super::flow`]);
+//! reports are written as connections finish.
+
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::time::Duration;
+
+use bdp::{BitsPerSecond, Bytes, DurationDisplay};
+use serde::Serialize;
+use tcp_options::{Flags, Handshake, Negotiation, StrictOptions, TcpOption};
+
+use super::flow::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
+use super::packet::{decode_packet, TcpRecord};
+use crate::capture::{CaptureError, CaptureReader, Timestamp};
+
+/// Most option bytes a TCP header can hold.
+const MAX_OPTIONS: usize = 40;
+/// TSvals remembered per side for RTT samples.
+const TS_RING: usize = 16;
+/// The window field of a scaling server after the handshake is below this
+/// fraction (1/16) of its SYN-ACK window.
+const SCALED_WINDOW_DIVISOR: u32 = 16;
+/// Fraction (in percent) of data segments sent with a full window that marks a flow window-limited.
+const WINDOW_FULL_PERCENT: u64 = 10;
+/// Fraction (in percent) of the ceiling achieved that marks a flow window-limited.
+const CEILING_PERCENT: u128 = 70;
+/// Default target rate for the verdict: 1 Gbit/s (the campus path of DESIGN.md incident 1).
+pub const DEFAULT_TARGET_RATE: BitsPerSecond = BitsPerSecond::new(1_000_000_000);
+/// The largest window without scaling.
+const MAX_UNSCALED: u64 = 65_535;
+
+/// Settings of an analysis.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Use this RTT instead of measuring it.
+    pub rtt: Option<Duration>,
+    /// The rate the verdict says what window would be needed for.
+    pub target_rate: BitsPerSecond,
+    /// Read window fields of connections without a handshake with this shift.
+    pub assume_wscale: Option<u8>,
+    /// Cap on open connections.
+    pub capacity: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            rtt: None,
+            target_rate: DEFAULT_TARGET_RATE,
+            assume_wscale: None,
+            capacity: DEFAULT_CAPACITY,
+        }
+    }
+}
+
+/// An option block copied out of the capture buffer.
+#[derive(Debug, Clone, Copy)]
+struct OptionBytes {
+    bytes: [u8; MAX_OPTIONS],
+    len: u8,
+}
+
+impl OptionBytes {
+    fn copy(block: &[u8]) -> Self {
+        let len = block.len().min(MAX_OPTIONS);
+        let mut bytes = [0u8; MAX_OPTIONS];
+        bytes[..len].copy_from_slice(&block[..len]);
+        OptionBytes {
+            bytes,
+            len: len as u8,
+        }
+    }
+    fn get(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+    fn window_scale(&self) -> Option<u8> {
+        StrictOptions::new(self.get())
+            .filter_map(Result::ok)
+            .find_map(|o| match o.option {
+                TcpOption::WindowScale(s) => Some(s),
+                _ => None,
+            })
+    }
+}
+
+/// Per-direction counters (the direction's *sender* sends the data; its
+/// window fields advertise its own receive window for the other direction).
+#[derive(Debug, Clone, Copy, Default)]
+struct Side {
+    packets: u64,
+    bytes: u64,
+    retransmissions: u64,
+    retransmitted_bytes: u64,
+    /// One past the highest sequence number sent.
+    snd_nxt: Option<u32>,
+    first_data: Option<Timestamp>,
+    last_data: Option<Timestamp>,
+    largest_payload: usize,
+    data_segments: u64,
+    window_full: u64,
+    /// Window fields this side sent on non-SYN segments.
+    max_window_field: Option<u16>,
+    last_window_field: Option<u16>,
+    /// Highest acknowledgment this side sent.
+    highest_ack: Option<u32>,
+    /// Recent TSvals this side sent and when they passed.
+    ts_ring: [(u32, Timestamp); TS_RING],
+    ts_len: usize,
+    ts_next: usize,
+    /// Smallest delay from one of this side's TSvals to the peer's echo.
+    min_echo_ns: Option<u64>,
+}
+
+impl Side {
+    fn remember_tsval(&mut self, tsval: u32, at: Timestamp) {
+        let newest = (self.ts_next + TS_RING - 1) % TS_RING;
+        if self.ts_len > 0 && self.ts_ring[newest].0 == tsval {
+            return;
+        }
+        self.ts_ring[self.ts_next] = (tsval, at);
+        self.ts_next = (self.ts_next + 1) % TS_RING;
+        self.ts_len = (self.ts_len + 1).min(TS_RING);
+    }
+    fn echoed(&mut self, tsecr: u32, at: Timestamp) {
+        let found = self.ts_ring[..self.ts_len]
+            .iter()
+            .find(|(v, _)| *v == tsecr)
+            .map(|(_, t)| *t);
+        if let Some(sample) = found.and_then(|t| at.nanos_since(&t)) {
+            self.min_echo_ns = Some(self.min_echo_ns.map_or(sample, |m| m.min(sample)));
+        }
+    }
+}
+
+/// What `analyze` keeps per open connection (fixed size, no heap).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ConnState {
+    syn: Option<OptionBytes>,
+    synack: Option<OptionBytes>,
+    syn_flags: Option<Flags>,
+    synack_flags: Option<Flags>,
+    syn_ts: Option<Timestamp>,
+    synack_seq: Option<u32>,
+    synack_window: Option<u16>,
+    handshake_rtt_ns: Option<u64>,
+    c2s: Side,
+    s2c: Side,
+}
+
+impl ConnState {
+    fn side(&mut self, dir: Direction) -> (&mut Side, &mut Side) {
+        match dir {
+            Direction::ClientToServer => (&mut self.c2s, &mut self.s2c),
+            Direction::ServerToClient => (&mut self.s2c, &mut self.c2s),
+        }
+    }
+
+    /// The shifts each end applies to the window fields it *receives*,
+    /// `(client, server)`, when the handshake was seen. The client follows
+    /// the SYN-ACK as Linux does (`tcp-options`' negotiation); the server
+    /// scales when the SYN offered scaling and either its SYN-ACK answered
+    /// or `server_scales_anyway` (the broken state, see the module docs).
+    fn shifts(&self, server_scales_anyway: bool) -> Option<(u8, u8)> {
+        let (syn, synack) = (self.syn?, self.synack?);
+        let n = Handshake::observed(Some(syn.get()), Some(synack.get())).negotiate();
+        let client = n.client.map_or(0, |v| v.snd_wscale);
+        let server_on = syn.window_scale().is_some()
+            && (synack.window_scale().is_some() || server_scales_anyway);
+        let server = match n.server {
+            Some(v) if server_on => v.snd_wscale,
+            _ => 0,
+        };
+        Some((client, server))
+    }
+
+    /// The shift the sender of `dir` applies to the receiver's window fields.
+    fn sender_shift(&self, dir: Direction, assume: Option<u8>, anyway: bool) -> Option<u8> {
+        match self.shifts(anyway) {
+            Some((c, s)) => Some(match dir {
+                Direction::ClientToServer => c,
+                Direction::ServerToClient => s,
+            }),
+            None => assume,
+        }
+    }
+
+    /// Feeds one segment of this connection.
+    fn update(&mut self, rec: &TcpRecord<'_>, dir: Direction, settings: &Settings) {
+        let syn = rec.flags.contains(Flags::SYN);
+        let ack = rec.flags.contains(Flags::ACK);
+        if syn && !ack && dir == Direction::ClientToServer {
+            self.syn = Some(OptionBytes::copy(rec.options));
+            self.syn_flags = Some(rec.flags);
+            self.syn_ts = rec.ts;
+        }
+        if syn && ack && dir == Direction::ServerToClient {
+            self.synack = Some(OptionBytes::copy(rec.options));
+            self.synack_flags = Some(rec.flags);
+            self.synack_seq = Some(rec.seq);
+            self.synack_window = Some(rec.window);
+        }
+        if !syn && ack && dir == Direction::ClientToServer && self.handshake_rtt_ns.is_none() {
+            if let (Some(isn), Some(t0), Some(t1)) = (self.synack_seq, self.syn_ts, rec.ts) {
+                if rec.ack == isn.wrapping_add(1) {
+                    self.handshake_rtt_ns = t1.nanos_since(&t0);
+                }
+            }
+        }
+        let shift = self.sender_shift(dir, settings.assume_wscale, false);
+        let (me, peer) = self.side(dir);
+        me.packets += 1;
+        // Timestamps: remember ours, match the peer's echo.
+        if let Some(ts) = rec.ts {
+            for o in StrictOptions::new(rec.options).filter_map(Result::ok) {
+                if let TcpOption::Timestamps(t) = o.option {
+                    me.remember_tsval(t.tsval, ts);
+                    if ack {
+                        peer.echoed(t.tsecr, ts);
+                    }
+                }
+            }
+        }
+        if !syn {
+            me.last_window_field = Some(rec.window);
+            me.max_window_field = Some(
+                me.max_window_field
+                    .map_or(rec.window, |m| m.max(rec.window)),
+            );
+        }
+        if ack {
+            me.highest_ack = Some(match me.highest_ack {
+                Some(h) if seq_lt(rec.ack, h) => h,
+                _ => rec.ack,
+            });
+        }
+        let end = rec.seq.wrapping_add(rec.seq_len());
+        if rec.payload_len > 0 {
+            me.bytes += rec.payload_len as u64;
+            me.data_segments += 1;
+            me.largest_payload = me.largest_payload.max(rec.payload_len);
+            if me.first_data.is_none() {
+                me.first_data = rec.ts;
+            }
+            if rec.ts.is_some() {
+                me.last_data = rec.ts;
+            }
+            let retransmitted = me.snd_nxt.is_some_and(|nxt| !seq_lt(nxt, end));
+            if retransmitted {
+                me.retransmissions += 1;
+                me.retransmitted_bytes += rec.payload_len as u64;
+            }
+            // In flight after this segment versus the peer's last window.
+            if let (Some(acked), Some(win), Some(shift)) =
+                (peer.highest_ack, peer.last_window_field, shift)
+            {
+                let top = match me.snd_nxt {
+                    Some(n) if seq_lt(end, n) => n,
+                    _ => end,
+                };
+                let in_flight = u64::from(top.wrapping_sub(acked));
+                let window = u64::from(win) << shift.min(14);
+                if in_flight <= 1 << 31 && in_flight + me.largest_payload as u64 > window {
+                    me.window_full += 1;
+                }
+            }
+        }
+        if rec.seq_len() > 0 {
+            me.snd_nxt = Some(match me.snd_nxt {
+                Some(n) if seq_lt(end, n) => n,
+                _ => end,
+            });
+        }
+    }
+}
+
+/// `a` comes before `b` in sequence space (RFC 9293 modular comparison).
+fn seq_lt(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+
+/// The per-direction part of a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DirectionReport {
+    /// Segments sent in this direction.
+    pub packets: u64,
+    /// Payload bytes sent (retransmissions included).
+    pub bytes: u64,
+    /// Data segments that did not advance the highest sequence number.
+    pub retransmissions: u64,
+    /// Payload bytes in those segments.
+    pub retransmitted_bytes: u64,
+    /// The largest receive window the receiver advertised, as this
+    /// direction's sender interprets it (`null`: scale unknown or no window seen).
+    pub max_window_bytes: Option<u64>,
+    /// The raw largest window field the receiver sent after its SYN.
+    pub max_window_field: Option<u16>,
+    /// Throughput ceiling of `max_window_bytes` at the RTT, bit/s.
+    pub ceiling_bps: Option<u64>,
+    /// Achieved throughput (new data only), bit/s.
+    pub throughput_bps: Option<u64>,
+    /// Whether the receive window capped this direction (`null`: unknown).
+    pub window_limited: Option<bool>,
+}
+
+/// Both directions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Directions {
+    /// Client to server.
+    pub client_to_server: DirectionReport,
+    /// Server to client.
+    pub server_to_client: DirectionReport,
+}
+
+/// A value per endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PerEndpoint<T> {
+    /// The client's.
+    pub client: T,
+    /// The server's.
+    pub server: T,
+}
+
+/// What was negotiated, as the endpoints believe it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Negotiated {
+    /// MSS each endpoint announced (`null`: none, or its segment unseen).
+    pub mss: PerEndpoint<Option<u16>>,
+    /// Shifts each endpoint announced for its own receive window, when
+    /// scaling is on for both; `null` otherwise.
+    pub wscale: Option<PerEndpoint<u8>>,
+    /// Shift offered in each handshake segment as seen (`null`: no option).
+    pub wscale_offered: PerEndpoint<Option<u8>>,
+    /// Window scaling on, as each endpoint believes (`null`: unknown).
+    pub wscale_on: PerEndpoint<Option<bool>>,
+    /// The endpoints disagree about window scaling (the broken state).
+    pub wscale_mismatch: bool,
+    /// SACK on for both.
+    pub sack: bool,
+    /// Timestamps on for both.
+    pub timestamps: bool,
+    /// ECN negotiated (RFC 3168 handshake).
+    pub ecn: bool,
+}
+
+/// The report of one connection.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConnectionReport {
+    /// `addr:port` of the SYN sender.
+    pub client: String,
+    /// `addr:port` of the other side.
+    pub server: String,
+    /// False when no SYN or SYN-ACK told which side is the client (guessed by port).
+    pub client_known: bool,
+    /// SYN and SYN-ACK both seen.
+    pub handshake_seen: bool,
+    /// The shift assumed with `--assume-wscale` for a connection without handshake.
+    pub assumed_wscale: Option<u8>,
+    /// Frame of the first segment.
+    pub first_frame: u64,
+    /// Frame of the last segment.
+    pub last_frame: u64,
+    /// Negotiation.
+    pub negotiated: Negotiated,
+    /// RTT in seconds (`null`: not measurable and not given).
+    pub rtt_s: Option<f64>,
+    /// `given`, `handshake`, `timestamps` or `null`.
+    pub rtt_source: Option<&'static str>,
+    /// Per direction figures.
+    pub directions: Directions,
+    /// The verdict in plain words.
+    pub verdict: String,
+}
+
+/// Formats an integer with thousands separators: `1,250,000`.
+pub struct Thousands(pub u64);
+
+impl fmt::Display for Thousands {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut digits = [0u8; 20];
+        let mut n = self.0;
+        let mut len = 0;
+        loop {
+            digits[len] = b'0' + (n % 10) as u8;
+            len += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        for i in (0..len).rev() {
+            fmt::Write::write_char(f, char::from(digits[i]))?;
+            if i > 0 && i % 3 == 0 {
+                fmt::Write::write_char(f, ',')?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn rate_text(bps: u64) -> String {
+    format!("{:.1}", BitsPerSecond::new(bps))
+}
+
+/// The window a target rate needs and the shift for it, in words.
+fn need_text(target: BitsPerSecond, rtt: Duration) -> Option<String> {
+    let need = bdp::window_needed(target, rtt).ok()?;
+    let shift = match bdp::window_scale_shift(need) {
+        Ok(s) => format!("shift {s}"),
+        Err(_) => "more than window scaling allows".to_string(),
+    };
+    Some(format!(
+        "{} would need {} bytes ({shift})",
+        target,
+        Thousands(need.get())
+    ))
+}
+
+fn ceiling_of(window: u64, rtt: Option<Duration>) -> Option<u64> {
+    bdp::ceiling(Bytes::new(window), rtt?)
+        .ok()
+        .map(BitsPerSecond::get)
+}
+
+/// Builds the report of a finished connection.
+pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionReport {
+    let st = &conn.state;
+    let handshake_seen = st.syn.is_some() && st.synack.is_some();
+    let negotiation: Option<Negotiation<'_>> = handshake_seen.then(|| {
+        Handshake::observed(
+            st.syn.as_ref().map(|o| o.get()),
+            st.synack.as_ref().map(|o| o.get()),
+        )
+        .negotiate()
+    });
+    let syn_ws = st.syn.and_then(|o| o.window_scale());
+    let synack_ws = st.synack.and_then(|o| o.window_scale());
+    let mss_of = |o: Option<OptionBytes>| {
+        o.and_then(|o| {
+            StrictOptions::new(o.get())
+                .filter_map(Result::ok)
+                .find_map(|p| match p.option {
+                    TcpOption::MaxSegmentSize(m) => Some(m),
+                    _ => None,
+                })
+        })
+    };
+    let has = |o: Option<OptionBytes>, kind: u8| {
+        o.is_some_and(|o| {
+            StrictOptions::new(o.get())
+                .filter_map(Result::ok)
+                .any(|p| p.kind == kind)
+        })
+    };
+    // The broken state: the SYN offered scaling, the SYN-ACK seen here did
+    // not, yet the server's windows after the handshake look scaled.
+    let server_scales_anyway = syn_ws.is_some()
+        && synack_ws.is_none()
+        && st.synack.is_some()
+        && match (st.synack_window, st.s2c.max_window_field) {
+            (Some(syn_win), Some(max)) => {
+                syn_win >= 1024 && u32::from(max) * SCALED_WINDOW_DIVISOR < u32::from(syn_win)
+            }
+            _ => false,
+        };
+    let client_on = negotiation.and_then(|n| n.client).map(|v| v.window_scaling);
+    // One capture point: what the SYN-ACK carries is what the server did,
+    // unless its windows show it scales anyway.
+    let server_on = st
+        .synack
+        .map(|_| syn_ws.is_some() && (synack_ws.is_some() || server_scales_anyway));
+    let wscale_mismatch = matches!((client_on, server_on), (Some(a), Some(b)) if a != b);
+    let wscale = match (syn_ws, synack_ws) {
+        (Some(c), Some(s)) if handshake_seen => Some(PerEndpoint {
+            client: c,
+            server: s,
+        }),
+        _ => None,
+    };
+    let ecn = matches!((st.syn_flags, st.synack_flags), (Some(a), Some(b))
+        if a.contains(Flags::ECE | Flags::CWR) && b.contains(Flags::ECE) && !b.contains(Flags::CWR));
+    let negotiated = Negotiated {
+        mss: PerEndpoint {
+            client: mss_of(st.syn),
+            server: mss_of(st.synack),
+        },
+        wscale,
+        wscale_offered: PerEndpoint {
+            client: syn_ws,
+            server: synack_ws,
+        },
+        wscale_on: PerEndpoint {
+            client: client_on,
+            server: server_on,
+        },
+        wscale_mismatch,
+        sack: has(st.syn, tcp_options::kind::SACK_PERMITTED)
+            && has(st.synack, tcp_options::kind::SACK_PERMITTED),
+        timestamps: has(st.syn, tcp_options::kind::TIMESTAMPS)
+            && has(st.synack, tcp_options::kind::TIMESTAMPS),
+        ecn,
+    };
+
+    let (rtt, rtt_source) = if let Some(r) = settings.rtt {
+        (Some(r), Some("given"))
+    } else if let Some(ns) = st.handshake_rtt_ns.filter(|n| *n > 0) {
+        (Some(Duration::from_nanos(ns)), Some("handshake"))
+    } else if let (Some(a), Some(b)) = (st.c2s.min_echo_ns, st.s2c.min_echo_ns) {
+        let ns = a.saturating_add(b);
+        if ns > 0 {
+            (Some(Duration::from_nanos(ns)), Some("timestamps"))
+        } else {
+            (None, None)
+        }
+    } else {
+        (None, None)
+    };
+
+    let assumed = if handshake_seen {
+        None
+    } else {
+        settings.assume_wscale
+    };
+    // The shift each direction's sender applies to the receiver's window fields.
+    let shift_for = |dir: Direction| st.sender_shift(dir, assumed, server_scales_anyway);
+    let direction = |dir: Direction| -> DirectionReport {
+        let (me, peer) = match dir {
+            Direction::ClientToServer => (&st.c2s, &st.s2c),
+            Direction::ServerToClient => (&st.s2c, &st.c2s),
+        };
+        let max_window_bytes = match (peer.max_window_field, shift_for(dir)) {
+            (Some(w), Some(s)) => Some(u64::from(w) << s.min(14)),
+            _ => None,
+        };
+        let ceiling_bps = max_window_bytes.and_then(|w| ceiling_of(w, rtt));
+        let new_bytes = me.bytes - me.retransmitted_bytes.min(me.bytes);
+        let throughput_bps = match (me.first_data, me.last_data) {
+            (Some(a), Some(b)) => b
+                .nanos_since(&a)
+                .filter(|ns| *ns > 0)
+                .map(|ns| (u128::from(new_bytes) * 8 * 1_000_000_000 / u128::from(ns)) as u64),
+            _ => None,
+        };
+        let filled =
+            me.data_segments > 0 && me.window_full * 100 >= me.data_segments * WINDOW_FULL_PERCENT;
+        let near_ceiling = match (throughput_bps, ceiling_bps) {
+            (Some(t), Some(c)) if c > 0 => u128::from(t) * 100 >= u128::from(c) * CEILING_PERCENT,
+            _ => false,
+        };
+        let window_limited = if me.data_segments == 0 {
+            Some(false)
+        } else if max_window_bytes.is_none() {
+            None
+        } else {
+            Some(filled || near_ceiling)
+        };
+        DirectionReport {
+            packets: me.packets,
+            bytes: me.bytes,
+            retransmissions: me.retransmissions,
+            retransmitted_bytes: me.retransmitted_bytes,
+            max_window_bytes,
+            max_window_field: peer.max_window_field,
+            ceiling_bps,
+            throughput_bps,
+            window_limited,
+        }
+    };
+    let directions = Directions {
+        client_to_server: direction(Direction::ClientToServer),
+        server_to_client: direction(Direction::ServerToClient),
+    };
+    let mut r = ConnectionReport {
+        client: conn.client.to_string(),
+        server: conn.server.to_string(),
+        client_known: conn.client_known,
+        handshake_seen,
+        assumed_wscale: assumed,
+        first_frame: conn.first_frame,
+        last_frame: conn.last_frame,
+        negotiated,
+        rtt_s: rtt.map(|d| d.as_secs_f64()),
+        rtt_source,
+        directions,
+        verdict: String::new(),
+    };
+    r.verdict = verdict(&r, st, rtt, settings);
+    r
+}
+
+fn verdict(
+    r: &ConnectionReport,
+    st: &ConnState,
+    rtt: Option<Duration>,
+    settings: &Settings,
+) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let target = settings.target_rate;
+    let at_rtt = |window: u64, what: &str| -> String {
+        match rtt {
+            Some(rtt) => {
+                let mut s = format!(
+                    "at {} that caps {what} throughput at {}",
+                    DurationDisplay(rtt),
+                    ceiling_of(window, Some(rtt)).map_or("?".to_string(), rate_text)
+                );
+                if let Some(need) = need_text(target, rtt) {
+                    s.push_str("; ");
+                    s.push_str(&need);
+                }
+                s
+            }
+            None => "the RTT is unknown (pass --rtt to compute the ceiling)".to_string(),
+        }
+    };
+    let n = &r.negotiated;
+    if st.syn.is_none() && st.synack.is_none() {
+        let mut s =
+            "handshake not seen (the capture starts mid-connection): window scaling is unknown"
+                .to_string();
+        match r.assumed_wscale {
+            Some(a) => s.push_str(&format!(
+                "; windows read with the assumed shift {a} (--assume-wscale)"
+            )),
+            None => s.push_str(
+                "; windows are not interpreted (pass --assume-wscale S to assume a shift)",
+            ),
+        }
+        parts.push(s);
+    } else if st.synack.is_none() {
+        parts.push("SYN-ACK not seen: what the client negotiated is unknown".to_string());
+    } else if st.syn.is_none() {
+        parts.push("SYN not seen: what the server negotiated is unknown".to_string());
+    } else {
+        match (n.wscale_offered.client, n.wscale_offered.server) {
+            (Some(_), None) => {
+                parts.push(format!(
+                    "window scaling was offered by the client but not answered: the client's receive window is capped at {} bytes; {}",
+                    Thousands(MAX_UNSCALED),
+                    at_rtt(MAX_UNSCALED, "server-to-client")
+                ));
+                if n.wscale_mismatch {
+                    parts.push(format!(
+                        "BROKEN: the endpoints disagree about window scaling: the server's windows after the handshake look scaled (largest field {} after a SYN-ACK window of {}), so something between the server and this capture point removed its window-scale option; the client reads those fields unscaled",
+                        r.directions.client_to_server.max_window_field.unwrap_or(0),
+                        st.synack_window.unwrap_or(0)
+                    ));
+                } else {
+                    parts.push(format!(
+                        "the server's receive window is capped at {} bytes as well (client-to-server)",
+                        Thousands(MAX_UNSCALED)
+                    ));
+                }
+            }
+            (None, Some(_)) => parts.push(
+                "the server sent window scale although the client did not offer it (RFC 7323 forbids this): scaling is off".to_string(),
+            ),
+            (None, None) => parts.push(format!(
+                "window scaling was not offered by the client: both receive windows are capped at {} bytes; {}",
+                Thousands(MAX_UNSCALED),
+                at_rtt(MAX_UNSCALED, "each direction's")
+            )),
+            (Some(c), Some(s)) => parts.push(format!(
+                "window scaling on (client shift {c}, server shift {s})"
+            )),
+        }
+    }
+    for (dir, d) in [
+        (Direction::ClientToServer, &r.directions.client_to_server),
+        (Direction::ServerToClient, &r.directions.server_to_client),
+    ] {
+        let receiver = match dir {
+            Direction::ClientToServer => "server",
+            Direction::ServerToClient => "client",
+        };
+        if d.window_limited == Some(true) {
+            let w = d.max_window_bytes.unwrap_or(0);
+            parts.push(format!(
+                "{} was window-limited: the {receiver} advertised at most {} bytes; {}",
+                dir.as_str().replace('_', "-"),
+                Thousands(w),
+                at_rtt(w, dir.as_str().replace('_', "-").as_str())
+            ));
+        }
+    }
+    parts.join("; ")
+}
+
+/// Why an analysis stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeError {
+    /// The capture could not be read further (connections seen so far were reported).
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+    /// Writing the output failed.
+    #[error("write error: {0}")]
+    Write(#[from] io::Error),
+}
+
+/// Output format of `analyze`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnalyzeFormat {
+    /// Readable text.
+    Text,
+    /// `{"connections": [...]}`.
+    Json,
+}
+
+/// Analyses the capture from `input`, writing a report per connection to
+/// `out` as connections finish (evicted early, or at the end in order of
+/// first appearance). On a capture error the connections seen so far are
+/// still reported, the output is closed properly, and the error returned.
+pub fn analyze<R: Read, W: Write>(
+    input: R,
+    out: &mut W,
+    format: AnalyzeFormat,
+    settings: &Settings,
+) -> Result<usize, AnalyzeError> {
+    let mut reader = CaptureReader::new(input)?;
+    let mut tracker: ConnTracker<ConnState> = ConnTracker::new(settings.capacity);
+    let mut written = 0usize;
+    let mut write_err: Option<io::Error> = None;
+    if format == AnalyzeFormat::Json {
+        out.write_all(b"{\"connections\":[")?;
+    }
+    let mut emit = |conn: Connection<ConnState>, out: &mut W| {
+        if write_err.is_some() {
+            return;
+        }
+        let rep = report(&conn, settings);
+        let res = match format {
+            AnalyzeFormat::Json => {
+                let sep: &[u8] = if written == 0 { b"\n" } else { b",\n" };
+                out.write_all(sep)
+                    .and_then(|()| serde_json::to_writer(&mut *out, &rep).map_err(io::Error::other))
+            }
+            AnalyzeFormat::Text => write_text(out, &rep),
+        };
+        match res {
+            Ok(()) => written += 1,
+            Err(e) => write_err = Some(e),
+        }
+    };
+    let result = loop {
+        let record = match reader.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
+        };
+        let Ok(Some(rec)) = decode_packet(&record) else {
+            continue;
+        };
+        let mut done = Vec::new();
+        let (conn, dir) = tracker.track(&rec, ConnState::default, |c| done.push(c));
+        conn.state.update(&rec, dir, settings);
+        for c in done {
+            emit(c, out);
+        }
+    };
+    for c in tracker.finish() {
+        emit(c, out);
+    }
+    if let Some(e) = write_err {
+        return Err(e.into());
+    }
+    if format == AnalyzeFormat::Json {
+        out.write_all(b"\n]}\n")?;
+    }
+    out.flush()?;
+    result?;
+    Ok(written)
+}
+
+fn opt<T: fmt::Display>(v: Option<T>) -> String {
+    v.map_or("unknown".to_string(), |v| v.to_string())
+}
+
+/// Writes one connection report as readable text.
+pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Result<()> {
+    writeln!(
+        w,
+        "connection {} -> {}{} (frames {}-{})",
+        r.client,
+        r.server,
+        if r.client_known {
+            ""
+        } else {
+            " (client guessed: no handshake)"
+        },
+        r.first_frame,
+        r.last_frame
+    )?;
+    let n = &r.negotiated;
+    let ws = |v: Option<u8>| v.map_or("none".to_string(), |s| s.to_string());
+    writeln!(
+        w,
+        "  handshake {}; MSS client {} server {}; wscale offered client {} server {}; scaling on: client {} server {}{}; SACK {}; timestamps {}; ECN {}",
+        if r.handshake_seen { "seen" } else { "not seen" },
+        opt(n.mss.client),
+        opt(n.mss.server),
+        ws(n.wscale_offered.client),
+        ws(n.wscale_offered.server),
+        opt(n.wscale_on.client),
+        opt(n.wscale_on.server),
+        if n.wscale_mismatch { " (MISMATCH)" } else { "" },
+        n.sack,
+        n.timestamps,
+        n.ecn
+    )?;
+    writeln!(
+        w,
+        "  RTT {}",
+        match (r.rtt_s, r.rtt_source) {
+            (Some(s), Some(src)) => format!("{:.3} ms ({src})", s * 1000.0),
+            _ => "unknown".to_string(),
+        }
+    )?;
+    for (name, d) in [
+        ("client->server", &r.directions.client_to_server),
+        ("server->client", &r.directions.server_to_client),
+    ] {
+        writeln!(
+            w,
+            "  {name}: {} packets, {} bytes, {} retransmissions; max window {}; ceiling {}; achieved {}; window-limited {}",
+            d.packets,
+            Thousands(d.bytes),
+            d.retransmissions,
+            d.max_window_bytes.map_or("unknown".to_string(), |b| format!("{} bytes", Thousands(b))),
+            d.ceiling_bps.map_or("unknown".to_string(), rate_text),
+            d.throughput_bps.map_or("n/a".to_string(), rate_text),
+            opt(d.window_limited)
+        )?;
+    }
+    writeln!(w, "  verdict: {}", r.verdict)?;
+    writeln!(w)
+}
+
+/// Command-line arguments of `firewall-check analyze`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AnalyzeArgs {
+    /// The capture file (pcap or pcapng); `-` reads standard input.
+    pub capture: std::path::PathBuf,
+    /// `{"connections": [...]}` instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Use this RTT (e.g. `10ms`) instead of measuring it.
+    #[arg(long, value_parser = parse_rtt)]
+    pub rtt: Option<Duration>,
+    /// The rate the verdict computes the needed window for (e.g. `1Gbps`).
+    #[arg(long, value_parser = parse_rate, default_value = "1Gbit/s")]
+    pub target_rate: BitsPerSecond,
+    /// For connections whose handshake is not in the capture, read window fields with this shift (0-14).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=14))]
+    pub assume_wscale: Option<u8>,
+    /// Most connections held open at once (closed ones are evicted first).
+    #[arg(long, default_value_t = DEFAULT_CAPACITY)]
+    pub max_connections: usize,
+}
+
+fn parse_rtt(s: &str) -> Result<Duration, String> {
+    let d = bdp::parse_duration(s).map_err(|e| e.to_string())?;
+    if d.is_zero() {
+        return Err("the RTT must be above zero".to_string());
+    }
+    Ok(d)
+}
+
+fn parse_rate(s: &str) -> Result<BitsPerSecond, String> {
+    s.parse::<BitsPerSecond>().map_err(|e| e.to_string())
+}
+
+/// Runs `analyze` for the command line; the error is the message to print.
+pub fn run(args: &AnalyzeArgs) -> Result<(), String> {
+    let input = super::open_capture(&args.capture)?;
+    let settings = Settings {
+        rtt: args.rtt,
+        target_rate: args.target_rate,
+        assume_wscale: args.assume_wscale,
+        capacity: args.max_connections,
+    };
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let format = if args.json {
+        AnalyzeFormat::Json
+    } else {
+        AnalyzeFormat::Text
+    };
+    match analyze(input, &mut out, format, &settings) {
+        Ok(_) => Ok(()),
+        Err(AnalyzeError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(format!("{}: {e}", args.capture.display())),
+    }
+}

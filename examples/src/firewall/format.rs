@@ -1,0 +1,167 @@
+//! Allocation-free formatting helpers shared by the subcommands: hex, UTC
+//! dates, tcpdump-style flag letters, and a JSON-string escaper.
+
+use std::fmt;
+use std::io::{self, Write};
+
+use tcp_options::Flags;
+
+use crate::capture::Timestamp;
+
+/// Writes `bytes` as lowercase hex without separators.
+pub fn write_hex<W: Write + ?Sized>(w: &mut W, bytes: &[u8]) -> io::Result<()> {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 64];
+    for chunk in bytes.chunks(32) {
+        for (i, b) in chunk.iter().enumerate() {
+            buf[2 * i] = DIGITS[usize::from(b >> 4)];
+            buf[2 * i + 1] = DIGITS[usize::from(b & 0x0f)];
+        }
+        w.write_all(&buf[..chunk.len() * 2])?;
+    }
+    Ok(())
+}
+
+/// Days since 1970-01-01 to a (year, month, day) civil date (proleptic
+/// Gregorian; the algorithm of H. Hinnant's `civil_from_days`).
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Displays a timestamp as `YYYY-MM-DD HH:MM:SS.nnnnnnnnn` UTC.
+pub struct UtcTime(pub Timestamp);
+
+impl fmt::Display for UtcTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.0.secs;
+        let days = secs.div_euclid(86_400);
+        let sod = secs.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(days);
+        write!(
+            f,
+            "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:09}",
+            sod / 3600,
+            (sod / 60) % 60,
+            sod % 60,
+            self.0.nanos
+        )
+    }
+}
+
+/// tcpdump's one-letter flag codes, in tcpdump's order.
+const FLAG_LETTERS: [(Flags, char); 9] = [
+    (Flags::FIN, 'F'),
+    (Flags::SYN, 'S'),
+    (Flags::RST, 'R'),
+    (Flags::PSH, 'P'),
+    (Flags::ACK, '.'),
+    (Flags::URG, 'U'),
+    (Flags::ECE, 'E'),
+    (Flags::CWR, 'W'),
+    (Flags::AE, 'e'),
+];
+
+/// Displays flags as tcpdump does: `S.` for SYN+ACK, `none` for no flag.
+pub struct FlagLetters(pub Flags);
+
+impl fmt::Display for FlagLetters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("none");
+        }
+        for (flag, c) in FLAG_LETTERS {
+            if self.0.contains(flag) {
+                fmt::Write::write_char(f, c)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes a `Display` value as a JSON string body (quotes not included),
+/// escaping as RFC 8259 requires, without allocating.
+pub fn write_json_str<W: Write + ?Sized>(w: &mut W, value: &dyn fmt::Display) -> io::Result<()> {
+    struct Escaper<'a, W: Write + ?Sized> {
+        w: &'a mut W,
+        err: Option<io::Error>,
+    }
+    impl<W: Write + ?Sized> fmt::Write for Escaper<'_, W> {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            let mut start = 0;
+            let bytes = s.as_bytes();
+            for (i, &b) in bytes.iter().enumerate() {
+                let esc: Option<&[u8]> = match b {
+                    b'"' => Some(b"\\\""),
+                    b'\\' => Some(b"\\\\"),
+                    b'\n' => Some(b"\\n"),
+                    b'\r' => Some(b"\\r"),
+                    b'\t' => Some(b"\\t"),
+                    0..=0x1f => None,
+                    _ => continue,
+                };
+                let r = self.w.write_all(&bytes[start..i]).and_then(|()| match esc {
+                    Some(e) => self.w.write_all(e),
+                    None => write!(self.w, "\\u{:04x}", b),
+                });
+                if let Err(e) = r {
+                    self.err = Some(e);
+                    return Err(fmt::Error);
+                }
+                start = i + 1;
+            }
+            self.w.write_all(&bytes[start..]).map_err(|e| {
+                self.err = Some(e);
+                fmt::Error
+            })
+        }
+    }
+    let mut esc = Escaper { w, err: None };
+    match fmt::write(&mut esc, format_args!("{value}")) {
+        Ok(()) => Ok(()),
+        Err(_) => Err(esc
+            .err
+            .unwrap_or_else(|| io::Error::other("formatting failed"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_and_escape() {
+        let mut v = Vec::new();
+        write_hex(&mut v, &[0x00, 0xab, 0x10]).unwrap();
+        assert_eq!(v, b"00ab10");
+        let mut v = Vec::new();
+        write_json_str(&mut v, &"a\"b\\c\n\x01").unwrap();
+        assert_eq!(String::from_utf8(v).unwrap(), "a\\\"b\\\\c\\n\\u0001");
+    }
+
+    #[test]
+    fn utc_dates() {
+        // tcpdump's dns_tcp.out shows 1591780863.720289 as 2020-06-10 09:21:03.720289.
+        let t = Timestamp {
+            secs: 1_591_780_863,
+            nanos: 720_289_000,
+        };
+        assert_eq!(UtcTime(t).to_string(), "2020-06-10 09:21:03.720289000");
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+    }
+
+    #[test]
+    fn flag_letters() {
+        assert_eq!(FlagLetters(Flags::SYN | Flags::ACK).to_string(), "S.");
+        assert_eq!(FlagLetters(Flags::empty()).to_string(), "none");
+    }
+}
