@@ -10,8 +10,8 @@ use tcp_options::{
 /// with MSS, SACK-Permitted, Timestamps and Window Scale; tcpdump prints it
 /// as "mss 1460,sackOK,TS val 2216520466 ecr 0,nop,wscale 7").
 const LINUX_SYN: [u8; 20] = [
-    0x02, 0x04, 0x05, 0xb4, 0x04, 0x02, 0x08, 0x0a, 0x84, 0x1d, 0x6b, 0x12, 0x00, 0x00, 0x00,
-    0x00, 0x01, 0x03, 0x03, 0x07,
+    0x02, 0x04, 0x05, 0xb4, 0x04, 0x02, 0x08, 0x0a, 0x84, 0x1d, 0x6b, 0x12, 0x00, 0x00, 0x00, 0x00,
+    0x01, 0x03, 0x03, 0x07,
 ];
 
 /// An ACK with NOP NOP Timestamps and NOP NOP SACK of three blocks: the
@@ -79,16 +79,31 @@ fn sack_ack_block() {
     assert_eq!(
         v,
         [
-            SackBlock { left: 0x3000, right: 0x35b4 },
-            SackBlock { left: 0x4000, right: 0x45b4 },
-            SackBlock { left: 0x5000, right: 0x55b4 },
+            SackBlock {
+                left: 0x3000,
+                right: 0x35b4
+            },
+            SackBlock {
+                left: 0x4000,
+                right: 0x45b4
+            },
+            SackBlock {
+                left: 0x5000,
+                right: 0x55b4
+            },
         ]
     );
     assert_eq!(blocks.get(3), None);
     // Linux reads the blocks only when SACK was negotiated.
     let on = LinuxRepr::parse(&SACK_ACK, ParseContext::established(true, true));
     assert_eq!(on.sack.map(|(off, b)| (off, b.len())), Some((14, 3)));
-    assert_eq!(on.timestamps, Some(Timestamps { tsval: 0x1000, tsecr: 0x2000 }));
+    assert_eq!(
+        on.timestamps,
+        Some(Timestamps {
+            tsval: 0x1000,
+            tsecr: 0x2000
+        })
+    );
     let off = LinuxRepr::parse(&SACK_ACK, ParseContext::established(false, false));
     assert_eq!(off.sack, None);
     assert_eq!(off.timestamps, None);
@@ -104,9 +119,17 @@ fn four_sack_blocks_are_kept() {
     }
     b.extend_from_slice(&[0, 0]);
     let opts = strict_ok(&b);
-    let TcpOption::Sack(blocks) = opts[2] else { panic!() };
+    let TcpOption::Sack(blocks) = opts[2] else {
+        panic!()
+    };
     assert_eq!(blocks.len(), 4);
-    assert_eq!(blocks.get(3), Some(SackBlock { left: 300, right: 350 }));
+    assert_eq!(
+        blocks.get(3),
+        Some(SackBlock {
+            left: 300,
+            right: 350
+        })
+    );
 }
 
 // ---- one vector per strict malformation class (issue 3, item 3) ----
@@ -139,7 +162,14 @@ fn strict_length_below_two() {
 fn strict_overrun() {
     assert_eq!(
         strict_err(&[0x02, 0x04, 0x05, 0xb4, 0x08, 0x0a, 0x00, 0x00]),
-        (4, 8, OptionErrorReason::Overrun { length: 10, available: 4 })
+        (
+            4,
+            8,
+            OptionErrorReason::Overrun {
+                length: 10,
+                available: 4
+            }
+        )
     );
 }
 
@@ -159,7 +189,9 @@ fn strict_wrong_lengths_of_known_kinds() {
         (&[0x22, 0x05, 1, 2, 3, 0], 34, wrong(5, FastOpen)),
         (&[0x22, 0x04, 1, 2], 34, wrong(4, FastOpen)),
         (
-            &[0x22, 20, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18],
+            &[
+                0x22, 20, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+            ],
             34,
             wrong(20, FastOpen),
         ),
@@ -176,10 +208,15 @@ fn strict_wrong_lengths_of_known_kinds() {
 fn fast_open_request_and_cookie_are_fine() {
     assert_eq!(
         strict_ok(&[0x22, 0x02, 0x01, 0x01])[0],
-        TcpOption::FastOpen(tcp_options::FastOpen { kind: 34, cookie: &[] })
+        TcpOption::FastOpen(tcp_options::FastOpen {
+            kind: 34,
+            cookie: &[]
+        })
     );
     let c = [0x22, 0x0a, 1, 2, 3, 4, 5, 6, 7, 8, 0x01, 0x01];
-    let TcpOption::FastOpen(f) = strict_ok(&c)[0] else { panic!() };
+    let TcpOption::FastOpen(f) = strict_ok(&c)[0] else {
+        panic!()
+    };
     assert_eq!(f.cookie, &[1, 2, 3, 4, 5, 6, 7, 8]);
     assert!(!f.is_request());
 }
@@ -217,7 +254,10 @@ fn unknown_kind_does_not_end_iteration() {
     assert_eq!(
         opts,
         [
-            TcpOption::Unknown { kind: 99, data: &[0xde, 0xad] },
+            TcpOption::Unknown {
+                kind: 99,
+                data: &[0xde, 0xad]
+            },
             TcpOption::MaxSegmentSize(1460)
         ]
     );
@@ -226,37 +266,55 @@ fn unknown_kind_does_not_end_iteration() {
 #[test]
 fn decoders_of_the_other_kinds() {
     // RFC 5482: G bit set, 15-bit value 10 -> 10 minutes.
-    let TcpOption::UserTimeout(u) = strict_ok(&[0x1c, 0x04, 0x80, 0x0a])[0] else { panic!() };
+    let TcpOption::UserTimeout(u) = strict_ok(&[0x1c, 0x04, 0x80, 0x0a])[0] else {
+        panic!()
+    };
     assert!(u.minutes);
     assert_eq!((u.timeout, u.as_secs()), (10, 600));
     // RFC 5925: KeyID 1, RNextKeyID 2, 12-byte MAC.
     let ao = [0x1d, 16, 1, 2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
-    let TcpOption::TcpAo(a) = strict_ok(&ao)[0] else { panic!() };
+    let TcpOption::TcpAo(a) = strict_ok(&ao)[0] else {
+        panic!()
+    };
     assert_eq!((a.key_id, a.rnext_key_id, a.mac.len()), (1, 2, 12));
     // RFC 8684 MP_CAPABLE (subtype 0, version 1) on a SYN: length 12.
     let mp = [0x1e, 12, 0x01, 0x81, 1, 2, 3, 4, 5, 6, 7, 8];
-    let TcpOption::Mptcp(m) = strict_ok(&mp)[0] else { panic!() };
+    let TcpOption::Mptcp(m) = strict_ok(&mp)[0] else {
+        panic!()
+    };
     assert_eq!((m.subtype, m.subtype_name()), (0, Some("MP_CAPABLE")));
     // DSS is subtype 2.
-    let TcpOption::Mptcp(m) = strict_ok(&[0x1e, 4, 0x20, 0x01])[0] else { panic!() };
+    let TcpOption::Mptcp(m) = strict_ok(&[0x1e, 4, 0x20, 0x01])[0] else {
+        panic!()
+    };
     assert_eq!(m.subtype_name(), Some("DSS"));
     // RFC 9768 AccECN1 with three fields: EE1B, ECEB, EE0B.
     let acc = [0xae, 11, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0x01];
-    let TcpOption::AccEcn(e) = strict_ok(&acc)[0] else { panic!() };
+    let TcpOption::AccEcn(e) = strict_ok(&acc)[0] else {
+        panic!()
+    };
     assert_eq!((e.ee1b(), e.eceb(), e.ee0b()), (Some(1), Some(2), Some(3)));
-    let TcpOption::AccEcn(e) = strict_ok(&[0xac, 5, 0, 0, 7, 0x01])[0] else { panic!() };
+    let TcpOption::AccEcn(e) = strict_ok(&[0xac, 5, 0, 0, 7, 0x01])[0] else {
+        panic!()
+    };
     assert_eq!((e.ee0b(), e.eceb(), e.ee1b()), (Some(7), None, None));
     // RFC 6994 experimental with ExID 0x1234.
-    let TcpOption::Experimental(x) = strict_ok(&[0xfd, 5, 0x12, 0x34, 9, 0x01])[0] else { panic!() };
+    let TcpOption::Experimental(x) = strict_ok(&[0xfd, 5, 0x12, 0x34, 9, 0x01])[0] else {
+        panic!()
+    };
     assert_eq!((x.exid, x.data), (Some(0x1234), &[9u8][..]));
     // Linux's experimental Fast Open: kind 254, ExID 0xF989, 4-byte cookie.
-    let TcpOption::FastOpen(f) = strict_ok(&[0xfe, 8, 0xf9, 0x89, 1, 2, 3, 4])[0] else { panic!() };
+    let TcpOption::FastOpen(f) = strict_ok(&[0xfe, 8, 0xf9, 0x89, 1, 2, 3, 4])[0] else {
+        panic!()
+    };
     assert_eq!((f.kind, f.cookie), (254, &[1u8, 2, 3, 4][..]));
     // MD5 digest.
     let mut md5 = vec![0x13, 18];
     md5.extend(0..16u8);
     md5.extend([0x01, 0x01]);
-    let TcpOption::Md5Signature(d) = strict_ok(&md5)[0] else { panic!() };
+    let TcpOption::Md5Signature(d) = strict_ok(&md5)[0] else {
+        panic!()
+    };
     assert_eq!(d[15], 15);
 }
 
@@ -265,7 +323,7 @@ fn decoders_of_the_other_kinds() {
 #[test]
 fn linux_stops_silently_on_framing_errors() {
     for block in [
-        &[0x02, 0x04, 0x05, 0xb4, 0x03][..],             // length byte missing
+        &[0x02, 0x04, 0x05, 0xb4, 0x03][..], // length byte missing
         &[0x02, 0x04, 0x05, 0xb4, 0x03, 0x01, 0x03, 0x03, 0x07][..], // length 1
         &[0x02, 0x04, 0x05, 0xb4, 0x03, 0x00, 0x03, 0x03, 0x07][..], // length 0
         &[0x02, 0x04, 0x05, 0xb4, 0x08, 0x0a, 0, 0][..], // overrun
@@ -275,7 +333,11 @@ fn linux_stops_silently_on_framing_errors() {
         assert_eq!(kinds, [2], "block {block:02x?}");
         assert_eq!(it.stopped().map(|e| e.offset), Some(4));
         let r = LinuxRepr::parse(block, ParseContext::handshake(true));
-        assert_eq!(r.mss, Some(1460), "options before the stop keep their effect");
+        assert_eq!(
+            r.mss,
+            Some(1460),
+            "options before the stop keep their effect"
+        );
         assert_eq!(r.window_scale, None);
         assert!(r.stopped.is_some());
     }
@@ -294,7 +356,9 @@ fn linux_skips_known_option_of_wrong_size() {
 
 #[test]
 fn linux_last_duplicate_wins() {
-    let block = [0x02, 0x04, 0x05, 0xb4, 0x02, 0x04, 0x02, 0x18, 0x03, 0x03, 0x02, 0x00];
+    let block = [
+        0x02, 0x04, 0x05, 0xb4, 0x02, 0x04, 0x02, 0x18, 0x03, 0x03, 0x02, 0x00,
+    ];
     let r = LinuxRepr::parse(&block, ParseContext::handshake(true));
     assert_eq!(r.mss, Some(536));
     assert_eq!(r.window_scale, Some(2));
@@ -314,7 +378,10 @@ fn linux_clamps_window_scale_and_reports_it() {
 #[test]
 fn linux_syn_only_options_and_mss_zero() {
     let r = LinuxRepr::parse(&LINUX_SYN, ParseContext::handshake(false));
-    assert_eq!((r.mss, r.window_scale, r.sack_permitted), (None, None, false));
+    assert_eq!(
+        (r.mss, r.window_scale, r.sack_permitted),
+        (None, None, false)
+    );
     assert!(r.timestamps.is_some(), "timestamps count on any segment");
     let r = LinuxRepr::parse(&[0x02, 0x04, 0x00, 0x00], ParseContext::handshake(true));
     assert_eq!(r.mss, None);
@@ -375,7 +442,10 @@ fn header_accessors() {
     assert_eq!(h.window(), 64240);
     // 0xc2 = CWR|ECE|SYN, plus the AE bit in byte 12.
     assert_eq!(h.flags(), Flags::SYN | Flags::ECE | Flags::CWR | Flags::AE);
-    assert_eq!(h.flags().names().collect::<Vec<_>>(), ["SYN", "ECE", "CWR", "AE"]);
+    assert_eq!(
+        h.flags().names().collect::<Vec<_>>(),
+        ["SYN", "ECE", "CWR", "AE"]
+    );
     assert_eq!(p.options(), &LINUX_SYN);
     assert!(p.payload().is_empty());
     let r = p.linux_repr(ParseContext::default());
@@ -391,7 +461,10 @@ fn header_checks() {
     );
     assert_eq!(
         TcpPacket::new_checked(&s[..39]),
-        Err(HeaderError::DataOffsetOverrun { data_offset: 10, len: 39 })
+        Err(HeaderError::DataOffsetOverrun {
+            data_offset: 10,
+            len: 39
+        })
     );
     let mut bad = s.clone();
     bad[12] = 0x40;
