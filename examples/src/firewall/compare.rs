@@ -211,13 +211,21 @@ pub struct Report {
 /// Opens and compares two capture files.
 pub fn compare_paths(a: &Path, b: &Path, opts: &Options) -> Result<Report, CompareError> {
     let open = |p: &Path| {
-        File::open(p).map(BufReader::new).map_err(|source| CompareError::Open {
-            path: p.display().to_string(),
-            source,
-        })
+        File::open(p)
+            .map(BufReader::new)
+            .map_err(|source| CompareError::Open {
+                path: p.display().to_string(),
+                source,
+            })
     };
     let (fa, fb) = (open(a)?, open(b)?);
-    compare_readers(fa, &a.display().to_string(), fb, &b.display().to_string(), opts)
+    compare_readers(
+        fa,
+        &a.display().to_string(),
+        fb,
+        &b.display().to_string(),
+        opts,
+    )
 }
 
 /// Compares two captures read from `a` and `b`, named `name_a` and `name_b`.
@@ -228,9 +236,73 @@ pub fn compare_readers<A: Read, B: Read>(
     name_b: &str,
     opts: &Options,
 ) -> Result<Report, CompareError> {
-    let la = load(a).map_err(|source| CompareError::Capture { path: name_a.to_string(), source })?;
-    let lb = load(b).map_err(|source| CompareError::Capture { path: name_b.to_string(), source })?;
+    let la = load(a).map_err(|source| CompareError::Capture {
+        path: name_a.to_string(),
+        source,
+    })?;
+    let lb = load(b).map_err(|source| CompareError::Capture {
+        path: name_b.to_string(),
+        source,
+    })?;
     Ok(compare_loaded(name_a, &la, name_b, &lb, opts))
+}
+
+/// Arguments of `firewall-check compare`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompareArgs {
+    /// Capture taken on one side of the middlebox (pcap or pcapng).
+    pub capture_a: std::path::PathBuf,
+    /// Capture taken on the other side, at the same time (either order).
+    pub capture_b: std::path::PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Round-trip time for the impact figures (e.g. `10ms`); measured from
+    /// the handshake when absent.
+    #[arg(long)]
+    pub rtt: Option<String>,
+}
+
+/// Runs `firewall-check compare`: prints the report on stdout (text or
+/// JSON). An error (a file that cannot be read, a bad `--rtt`), a capture
+/// that could not be read to its end (the report of what was read is still
+/// printed) or two captures with no connection in common give `Err` with the
+/// message for stderr.
+pub fn run(args: &CompareArgs) -> Result<(), String> {
+    use std::io::Write;
+    let rtt = match args.rtt.as_deref().map(bdp::parse_duration) {
+        None => None,
+        Some(Ok(d)) if !d.is_zero() => Some(d),
+        Some(Ok(_)) => return Err("--rtt must be above zero".to_string()),
+        Some(Err(e)) => return Err(format!("bad --rtt: {e}")),
+    };
+    let report =
+        compare_paths(&args.capture_a, &args.capture_b, &Options { rtt }).map_err(|e| e.to_string())?;
+    let out = if args.json {
+        serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n"
+    } else {
+        render_text(&report)
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| format!("cannot write the report: {e}"))?;
+    let problems: Vec<String> = report
+        .captures
+        .iter()
+        .flat_map(|c| c.warnings.iter().map(move |w| format!("{}: {w}", c.path)))
+        .collect();
+    if report.connections.is_empty() {
+        return Err(
+            "no TCP connection was found in both captures: were they taken at the same time on the two sides of the same middlebox?"
+                .to_string(),
+        );
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("; "));
+    }
+    Ok(())
 }
 
 /// Handshake RTT in one capture: client's SYN to the ACK that completes the handshake.
@@ -261,23 +333,43 @@ struct SideView<'a> {
 
 impl SideView<'_> {
     fn list(&self, d: Direction) -> Vec<&Packet> {
-        dir_of(self.conn, d, self.flipped).iter().map(|&i| &self.pk[i]).collect()
+        dir_of(self.conn, d, self.flipped)
+            .iter()
+            .map(|&i| &self.pk[i])
+            .collect()
     }
     fn endpoints(&self) -> (String, String) {
         if self.flipped {
-            (endpoint_str(self.conn.server), endpoint_str(self.conn.client))
+            (
+                endpoint_str(self.conn.server),
+                endpoint_str(self.conn.client),
+            )
         } else {
-            (endpoint_str(self.conn.client), endpoint_str(self.conn.server))
+            (
+                endpoint_str(self.conn.client),
+                endpoint_str(self.conn.server),
+            )
         }
     }
     fn side(&self) -> ConnSide {
         let (client, server) = self.endpoints();
-        ConnSide { capture: self.name.to_string(), client, server, packets: self.conn.len() }
+        ConnSide {
+            capture: self.name.to_string(),
+            client,
+            server,
+            packets: self.conn.len(),
+        }
     }
 }
 
 /// Compares two loaded captures (see the module docs).
-pub fn compare_loaded(name_a: &str, la: &Loaded, name_b: &str, lb: &Loaded, opts: &Options) -> Report {
+pub fn compare_loaded(
+    name_a: &str,
+    la: &Loaded,
+    name_b: &str,
+    lb: &Loaded,
+    opts: &Options,
+) -> Report {
     let ca = connections(&la.packets);
     let cb = connections(&lb.packets);
     let pairs = pair_connections(&ca, &la.packets, &cb, &lb.packets);
@@ -287,9 +379,23 @@ pub fn compare_loaded(name_a: &str, la: &Loaded, name_b: &str, lb: &Loaded, opts
         let x = &ca[pair.a];
         let y = &cb[pair.b];
         let (side_a, sides_by) = client_side_is_a(x, &la.packets, y, &lb.packets, pair.b_flipped);
-        let va = SideView { name: name_a, conn: x, pk: &la.packets, flipped: false };
-        let vb = SideView { name: name_b, conn: y, pk: &lb.packets, flipped: pair.b_flipped };
-        let (cs, ss) = if side_a.unwrap_or(true) { (va, vb) } else { (vb, va) };
+        let va = SideView {
+            name: name_a,
+            conn: x,
+            pk: &la.packets,
+            flipped: false,
+        };
+        let vb = SideView {
+            name: name_b,
+            conn: y,
+            pk: &lb.packets,
+            flipped: pair.b_flipped,
+        };
+        let (cs, ss) = if side_a.unwrap_or(true) {
+            (va, vb)
+        } else {
+            (vb, va)
+        };
         let measured = [
             handshake_rtt(cs.conn, cs.pk, cs.flipped),
             handshake_rtt(ss.conn, ss.pk, ss.flipped),
@@ -334,7 +440,11 @@ pub fn compare_loaded(name_a: &str, la: &Loaded, name_b: &str, lb: &Loaded, opts
         let mut matched_total = 0;
         let mut dir_ctx = [Ctx::default(), Ctx::default()];
         for (k, d) in Direction::BOTH.into_iter().enumerate() {
-            let (before, after) = if k == 0 { (&c2s_b, &c2s_a) } else { (&s2c_b, &s2c_a) };
+            let (before, after) = if k == 0 {
+                (&c2s_b, &c2s_a)
+            } else {
+                (&s2c_b, &s2c_a)
+            };
             let off_seq = if k == 0 { off_c2s } else { off_s2c };
             let off_rev = if k == 0 { off_s2c } else { off_c2s };
             let cx = DirCtx {
@@ -355,7 +465,11 @@ pub fn compare_loaded(name_a: &str, la: &Loaded, name_b: &str, lb: &Loaded, opts
                 .iter()
                 .find(|&&(i, _)| before[i].payload_len > 0)
                 .map(|&(i, j)| (i, j));
-            let range_b = al.matched.first().map(|m| m.0).zip(al.matched.last().map(|m| m.0));
+            let range_b = al
+                .matched
+                .first()
+                .map(|m| m.0)
+                .zip(al.matched.last().map(|m| m.0));
             let mut range_a = (usize::MAX, 0usize);
             for &(_, j) in &al.matched {
                 range_a = (range_a.0.min(j), range_a.1.max(j));
@@ -378,7 +492,15 @@ pub fn compare_loaded(name_a: &str, la: &Loaded, name_b: &str, lb: &Loaded, opts
                     col.add(d, "handshake_proxied", None, Val::t(""), Val::t(""), fc, fs);
                 } else if in_range {
                     let (fc, fs) = frame_of(p, true);
-                    col.add(d, "packet_dropped", None, Val::t(describe(p)), Val::t("missing"), fc, fs);
+                    col.add(
+                        d,
+                        "packet_dropped",
+                        None,
+                        Val::t(describe(p)),
+                        Val::t("missing"),
+                        fc,
+                        fs,
+                    );
                 }
             }
             for &j in &al.only_after {
@@ -389,7 +511,15 @@ pub fn compare_loaded(name_a: &str, la: &Loaded, name_b: &str, lb: &Loaded, opts
                     col.add(d, "handshake_proxied", None, Val::t(""), Val::t(""), fc, fs);
                 } else if in_range {
                     let (fc, fs) = frame_of(q, false);
-                    col.add(d, "packet_injected", None, Val::t("missing"), Val::t(describe(q)), fc, fs);
+                    col.add(
+                        d,
+                        "packet_injected",
+                        None,
+                        Val::t("missing"),
+                        Val::t(describe(q)),
+                        fc,
+                        fs,
+                    );
                 }
             }
             // Facts for impacts: the largest window field after the handshake
@@ -422,7 +552,9 @@ pub fn compare_loaded(name_a: &str, la: &Loaded, name_b: &str, lb: &Loaded, opts
                         p.seq,
                         p.window,
                         p.mss().map(|m| format!(" mss {m}")).unwrap_or_default(),
-                        p.wscale().map(|w| format!(" wscale {w}")).unwrap_or_default()
+                        p.wscale()
+                            .map(|w| format!(" wscale {w}"))
+                            .unwrap_or_default()
                     )
                 };
                 col.add(
@@ -435,7 +567,11 @@ pub fn compare_loaded(name_a: &str, la: &Loaded, name_b: &str, lb: &Loaded, opts
                     Some(s.frame),
                 );
                 // The first entry of the finding describes the SYN-ACKs.
-                if let Some(acc) = col.map.get_mut(&(Direction::ServerToClient, findings::kind_index("handshake_proxied"), None)) {
+                if let Some(acc) = col.map.get_mut(&(
+                    Direction::ServerToClient,
+                    findings::kind_index("handshake_proxied"),
+                    None,
+                )) {
                     acc.before = Val::t(format!("server {}", hs(s)));
                     acc.after = Val::t(format!("middlebox {}", hs(c)));
                 }
@@ -453,7 +589,10 @@ pub fn compare_loaded(name_a: &str, la: &Loaded, name_b: &str, lb: &Loaded, opts
             rtt_s: rtt.map(|r| r.as_secs_f64()),
             rtt_source,
         };
-        let key_ts = cs.list(Direction::ClientToServer).first().and_then(|p| p.ts_ns);
+        let key_ts = cs
+            .list(Direction::ClientToServer)
+            .first()
+            .and_then(|p| p.ts_ns);
         staged.push((report, col, ctx, dir_ctx));
         conns.push(key_ts);
     }
@@ -507,23 +646,27 @@ pub fn compare_loaded(name_a: &str, la: &Loaded, name_b: &str, lb: &Loaded, opts
     }
     let matched_a: std::collections::HashSet<usize> = pairs.iter().map(|p| p.a).collect();
     let matched_b: std::collections::HashSet<usize> = pairs.iter().map(|p| p.b).collect();
-    let summary = |name: &str, l: &Loaded, cs: &[Conn], matched: &std::collections::HashSet<usize>| {
-        CaptureSummary {
-            path: name.to_string(),
-            records: l.records,
-            tcp_packets: l.packets.len(),
-            connections: cs.len(),
-            unmatched_connections: cs
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !matched.contains(i))
-                .map(|(_, c)| c.label())
-                .collect(),
-            warnings: l.warnings.clone(),
-        }
-    };
+    let summary =
+        |name: &str, l: &Loaded, cs: &[Conn], matched: &std::collections::HashSet<usize>| {
+            CaptureSummary {
+                path: name.to_string(),
+                records: l.records,
+                tcp_packets: l.packets.len(),
+                connections: cs.len(),
+                unmatched_connections: cs
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !matched.contains(i))
+                    .map(|(_, c)| c.label())
+                    .collect(),
+                warnings: l.warnings.clone(),
+            }
+        };
     Report {
-        captures: [summary(name_a, la, &ca, &matched_a), summary(name_b, lb, &cb, &matched_b)],
+        captures: [
+            summary(name_a, la, &ca, &matched_a),
+            summary(name_b, lb, &cb, &matched_b),
+        ],
         connections: out_conns,
         findings: out_findings,
         notes: out_notes,
@@ -533,7 +676,13 @@ pub fn compare_loaded(name_a: &str, la: &Loaded, name_b: &str, lb: &Loaded, opts
 /// A packet in a few words, for dropped and injected ones.
 fn describe(p: &Packet) -> String {
     let mut f = String::new();
-    for (bit, c) in [(SYN, 'S'), (packet::FIN, 'F'), (packet::RST, 'R'), (0x08, 'P'), (ACK, '.')] {
+    for (bit, c) in [
+        (SYN, 'S'),
+        (packet::FIN, 'F'),
+        (packet::RST, 'R'),
+        (0x08, 'P'),
+        (ACK, '.'),
+    ] {
         if p.has(bit) {
             f.push(c);
         }
