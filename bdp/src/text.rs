@@ -12,17 +12,21 @@ use crate::error::{ParseError, Quantity};
 use core::fmt;
 use core::fmt::Write as _;
 
-/// A non-negative decimal number: `mantissa / 10^frac_digits`.
+/// A non-negative decimal number: an integer part and the digits after the point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Decimal {
-    pub mantissa: u128,
-    pub frac_digits: u32,
+pub(crate) struct Decimal<'a> {
+    pub int: u128,
+    /// ASCII digits after the decimal point (possibly empty).
+    pub frac: &'a str,
 }
 
 /// Splits `s` into a number and the unit text after it.
 ///
 /// Returns the number, the unit (trimmed) and the unit's byte offset in `s`.
-pub(crate) fn split_number(s: &str, kind: Quantity) -> Result<(Decimal, &str, usize), ParseError> {
+pub(crate) fn split_number(
+    s: &str,
+    kind: Quantity,
+) -> Result<(Decimal<'_>, &str, usize), ParseError> {
     let start = s.len() - s.trim_start().len();
     let body = s.trim();
     if body.is_empty() {
@@ -32,70 +36,61 @@ pub(crate) fn split_number(s: &str, kind: Quantity) -> Result<(Decimal, &str, us
     if bytes[0] == b'-' {
         return Err(ParseError::Negative { kind, at: start });
     }
-    let mut mantissa: u128 = 0;
-    let mut frac_digits: u32 = 0;
-    let mut digits = 0usize;
-    let mut seen_point = false;
-    let mut i = 0usize;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b.is_ascii_digit() {
-            mantissa = mantissa
-                .checked_mul(10)
-                .and_then(|m| m.checked_add(u128::from(b - b'0')))
-                .ok_or(ParseError::Overflow { kind })?;
-            if seen_point {
-                frac_digits = frac_digits.saturating_add(1);
-            }
-            digits += 1;
-        } else if b == b'.' && !seen_point {
-            seen_point = true;
-        } else {
-            break;
-        }
-        i += 1;
+    let int_end = bytes
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(bytes.len());
+    let mut end = int_end;
+    let mut frac = "";
+    if bytes.get(int_end) == Some(&b'.') {
+        let frac_len = bytes[int_end + 1..]
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(bytes.len() - int_end - 1);
+        frac = &body[int_end + 1..int_end + 1 + frac_len];
+        end = int_end + 1 + frac_len;
     }
-    if digits == 0 {
+    if int_end == 0 && frac.is_empty() {
         return Err(ParseError::ExpectedNumber { kind, at: start });
     }
-    // Drop trailing fractional zeros so that "1.500" costs no more than "1.5".
-    while frac_digits > 0 && mantissa % 10 == 0 {
-        mantissa /= 10;
-        frac_digits -= 1;
+    let mut int: u128 = 0;
+    for &b in &bytes[..int_end] {
+        int = int
+            .checked_mul(10)
+            .and_then(|m| m.checked_add(u128::from(b - b'0')))
+            .ok_or(ParseError::Overflow { kind })?;
     }
-    if mantissa == 0 {
-        frac_digits = 0;
-    }
-    let rest = &body[i..];
+    let rest = &body[end..];
     let unit = rest.trim_start();
-    let unit_at = start + i + (rest.len() - unit.len());
-    Ok((
-        Decimal {
-            mantissa,
-            frac_digits,
-        },
-        unit,
-        unit_at,
-    ))
+    let unit_at = start + end + (rest.len() - unit.len());
+    Ok((Decimal { int, frac }, unit, unit_at))
 }
 
 /// `number * factor`, exactly, as an integer.
-pub(crate) fn scale(number: Decimal, factor: u128, kind: Quantity) -> Result<u128, ParseError> {
-    if number.mantissa == 0 {
-        return Ok(0);
-    }
-    let numerator = number
-        .mantissa
+///
+/// The fraction is scaled digit by digit from the last one: with
+/// `u = factor * 0.d_j d_(j+1)...`, each step computes
+/// `u_j = (factor * d_j + u_(j+1)) / 10`. If the final product is an integer
+/// every intermediate is one too, so a division with a remainder proves the
+/// value inexact; and no intermediate exceeds `10 * factor`, so any number of
+/// fractional digits is handled without overflow.
+pub(crate) fn scale(number: Decimal<'_>, factor: u128, kind: Quantity) -> Result<u128, ParseError> {
+    let whole = number
+        .int
         .checked_mul(factor)
         .ok_or(ParseError::Overflow { kind })?;
-    // A denominator beyond u128 is larger than any non-zero numerator: a fraction remains.
-    let denominator = 10u128
-        .checked_pow(number.frac_digits)
-        .ok_or(ParseError::Inexact { kind })?;
-    if numerator % denominator != 0 {
-        return Err(ParseError::Inexact { kind });
+    let mut u: u128 = 0;
+    for &b in number.frac.as_bytes().iter().rev() {
+        let n = factor
+            .checked_mul(u128::from(b - b'0'))
+            .and_then(|x| x.checked_add(u))
+            .ok_or(ParseError::Overflow { kind })?;
+        if n % 10 != 0 {
+            return Err(ParseError::Inexact { kind });
+        }
+        u = n / 10;
     }
-    Ok(numerator / denominator)
+    whole.checked_add(u).ok_or(ParseError::Overflow { kind })
 }
 
 /// A fixed stack buffer implementing `fmt::Write`, so a value can be
