@@ -477,7 +477,7 @@ impl<R: Read> CaptureReader<R> {
                         limit: MAX_INTERFACES,
                     });
                 }
-                let Some(units_per_sec) = idb.ts_resolution() else {
+                let Some(units_per_sec) = ts_resolution(idb.if_tsresol) else {
                     return Err(corrupt("invalid if_tsresol option"));
                 };
                 interfaces.push(Interface {
@@ -519,5 +519,49 @@ impl<R: Read> CaptureReader<R> {
             PcapBlockOwned::NG(_) => Step::Skip(consumed),
         };
         Ok(step)
+    }
+}
+
+/// Units per second of a pcapng `if_tsresol` value: `10^n` when the top bit
+/// is clear, `2^(n & 0x7f)` when it is set; `None` when that does not fit a
+/// `u64` or is zero. (Computed here because `pcap-parser` 0.16 rejects every
+/// power-of-two resolution: it range-checks the byte with the flag bit still set.)
+pub fn ts_resolution(if_tsresol: u8) -> Option<u64> {
+    let n = u32::from(if_tsresol & 0x7f);
+    if if_tsresol & 0x80 == 0 {
+        10u64.checked_pow(n)
+    } else {
+        1u64.checked_shl(n).filter(|_| n < 64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tsresol_decimal_and_binary() {
+        assert_eq!(ts_resolution(6), Some(1_000_000));
+        assert_eq!(ts_resolution(9), Some(1_000_000_000));
+        assert_eq!(ts_resolution(0x80 | 2), Some(4));
+        assert_eq!(ts_resolution(0x80 | 63), Some(1 << 63));
+        assert_eq!(ts_resolution(0x80 | 64), None);
+        assert_eq!(ts_resolution(20), None);
+    }
+
+    #[test]
+    fn empty_and_garbage_are_errors() {
+        assert!(matches!(
+            CaptureReader::new(&[][..]),
+            Err(CaptureError::Empty)
+        ));
+        assert!(matches!(
+            CaptureReader::new(&b"hello world"[..]),
+            Err(CaptureError::NotACapture { .. })
+        ));
+        assert!(matches!(
+            CaptureReader::new(&[0x0a, 0x0d][..]),
+            Err(CaptureError::Truncated { .. })
+        ));
     }
 }

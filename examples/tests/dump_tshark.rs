@@ -1,0 +1,225 @@
+//! `dump --json` against Wireshark's dissection (tshark) of crafted
+//! segments: on well-formed option blocks both must list the same kinds in
+//! the same order with the same MSS, shift, timestamps and SACK blocks; on
+//! malformed blocks dump must report an `options_error` where tshark flags
+//! the segment too. Needs tshark: skipped with a message when it is missing,
+//! a failure when TCP_PERF_LAB_REQUIRED=1.
+
+mod dump_support;
+
+use std::process::Command;
+
+use dump_support::*;
+use serde_json::Value;
+
+const C: [u8; 4] = [198, 18, 0, 1];
+const S: [u8; 4] = [198, 19, 0, 1];
+
+fn tshark_available() -> bool {
+    let ok = Command::new("tshark")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            !required(),
+            "tshark is required (TCP_PERF_LAB_REQUIRED=1) but not installed"
+        );
+        eprintln!("skipping: tshark not installed (apt-get install tshark)");
+    }
+    ok
+}
+
+fn sack(blocks: &[(u32, u32)]) -> Vec<u8> {
+    let mut o = vec![1, 1, 5, (2 + 8 * blocks.len()) as u8];
+    for (l, r) in blocks {
+        o.extend_from_slice(&l.to_be_bytes());
+        o.extend_from_slice(&r.to_be_bytes());
+    }
+    o
+}
+
+/// Well-formed option blocks of many kinds.
+fn well_formed() -> Vec<Seg> {
+    let base = || Seg::new(C, 40000, S, 80).seq(5000).ack(9000);
+    let mut ts_sack = ts_options(123_456, 654_321);
+    ts_sack.extend(sack(&[(1000, 2000), (3000, 4000), (5000, 6000)]));
+    let mut md5 = vec![19, 18];
+    md5.extend(1..=16u8);
+    md5.extend_from_slice(&[1, 1]);
+    vec![
+        base().flags(SYN).ack(0).opts(&linux_syn_options(1, 0, 7)),
+        base()
+            .flags(SYN | ACK)
+            .opts(&[2, 4, 0x05, 0x78, 1, 3, 3, 9, 4, 2, 0, 0]),
+        base().opts(&ts_sack),
+        base().opts(&sack(&[(10, 20), (30, 40), (50, 60), (70, 80)])),
+        base().opts(&md5),
+        base().opts(&[28, 4, 0x80, 0x0a]),
+        base()
+            .flags(SYN)
+            .opts(&[34, 10, 1, 2, 3, 4, 5, 6, 7, 8, 1, 1]),
+        base().flags(SYN).opts(&[34, 2, 1, 1]),
+        base().opts(&[30, 4, 0x00, 0x81]),
+        base().opts(&[99, 6, 0xde, 0xad, 0xbe, 0xef]),
+        base().opts(&[2, 4, 0x02, 0x18, 0, 0, 0, 0]),
+    ]
+}
+
+fn dump_json(path: &str) -> Vec<Value> {
+    let (code, out, err) = run_cli(&["dump", "--json", path]);
+    assert_eq!(code, 0, "{err}");
+    out.lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+fn tshark_fields(path: &str, fields: &[&str]) -> Vec<Vec<String>> {
+    let mut cmd = Command::new("tshark");
+    cmd.args([
+        "-r",
+        path,
+        "-o",
+        "tcp.relative_sequence_numbers:FALSE",
+        "-T",
+        "fields",
+    ]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    cmd.args([
+        "-E",
+        "separator=|",
+        "-E",
+        "occurrence=a",
+        "-E",
+        "aggregator=,",
+    ]);
+    let out = cmd.output().expect("run tshark");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.split('|').map(str::to_string).collect())
+        .collect()
+}
+
+fn nums(s: &str) -> Vec<u64> {
+    s.split(',')
+        .filter(|x| !x.is_empty())
+        .map(|x| x.parse().expect("number"))
+        .collect()
+}
+
+#[test]
+fn option_lists_agree_with_tshark() {
+    if !tshark_available() {
+        return;
+    }
+    let segs = well_formed();
+    let pkts: Vec<Pkt> = segs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Pkt::new(1_000_000_000 * (i as u64 + 1), ethernet(0x0800, &s.ipv4())))
+        .collect();
+    let path = temp_file("tshark.pcap", &pcap(1, false, &pkts));
+    let path = path.to_str().unwrap();
+    let ours = dump_json(path);
+    let theirs = tshark_fields(
+        path,
+        &[
+            "frame.number",
+            "tcp.option_kind",
+            "tcp.options.mss_val",
+            "tcp.options.wscale.shift",
+            "tcp.options.timestamp.tsval",
+            "tcp.options.timestamp.tsecr",
+            "tcp.options.sack_le",
+            "tcp.options.sack_re",
+        ],
+    );
+    assert_eq!(ours.len(), segs.len());
+    assert_eq!(theirs.len(), segs.len());
+    let mut compared = 0;
+    for (o, t) in ours.iter().zip(&theirs) {
+        let frame = o["frame"].as_u64().unwrap();
+        assert_eq!(t[0].parse::<u64>().unwrap(), frame);
+        assert!(
+            o["options_error"].is_null(),
+            "frame {frame}: {}",
+            o["options_error"]
+        );
+        let opts = o["options"].as_array().unwrap();
+        // Both list NOP and EOL records. tshark also lists every zero byte
+        // after the EOL as another EOL; dump stops at the EOL (what follows
+        // is padding), so tshark's list is cut after its first EOL.
+        let kinds: Vec<u64> = opts.iter().map(|x| x["kind"].as_u64().unwrap()).collect();
+        let mut want = nums(&t[1]);
+        if let Some(eol) = want.iter().position(|k| *k == 0) {
+            want.truncate(eol + 1);
+        }
+        assert_eq!(kinds, want, "frame {frame}: option kinds");
+        let pick = |k: u64, field: &str| -> Vec<u64> {
+            opts.iter()
+                .filter(|x| x["kind"] == k)
+                .filter_map(|x| x[field].as_u64())
+                .collect()
+        };
+        assert_eq!(pick(2, "mss"), nums(&t[2]), "frame {frame}: mss");
+        assert_eq!(pick(3, "shift"), nums(&t[3]), "frame {frame}: shift");
+        assert_eq!(pick(8, "tsval"), nums(&t[4]), "frame {frame}: tsval");
+        assert_eq!(pick(8, "tsecr"), nums(&t[5]), "frame {frame}: tsecr");
+        let blocks: Vec<(u64, u64)> = opts
+            .iter()
+            .filter(|x| x["kind"] == 5)
+            .flat_map(|x| x["blocks"].as_array().unwrap().clone())
+            .map(|b| (b[0].as_u64().unwrap(), b[1].as_u64().unwrap()))
+            .collect();
+        let tb: Vec<(u64, u64)> = nums(&t[6]).into_iter().zip(nums(&t[7])).collect();
+        assert_eq!(blocks, tb, "frame {frame}: sack blocks");
+        compared += kinds.len();
+    }
+    assert!(compared >= 30, "only {compared} options compared");
+}
+
+#[test]
+fn malformed_blocks_are_flagged_by_both() {
+    if !tshark_available() {
+        return;
+    }
+    let base = || Seg::new(C, 40000, S, 80).seq(1).ack(1);
+    let malformed: Vec<Vec<u8>> = vec![
+        vec![2, 3, 5, 0],                          // MSS with length 3
+        vec![3, 4, 7, 0],                          // window scale with length 4
+        vec![8, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0],  // timestamps with length 9
+        vec![5, 11, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0], // SACK with length 11
+        vec![1, 1, 99, 1],                         // length below 2
+        vec![1, 1, 1, 99, 40, 0, 0, 0],            // runs past the block
+        vec![1, 1, 1, 2],                          // length byte missing
+    ];
+    let pkts: Vec<Pkt> = malformed
+        .iter()
+        .enumerate()
+        .map(|(i, o)| Pkt::new(i as u64 + 1, ethernet(0x0800, &base().opts(o).ipv4())))
+        .collect();
+    let path = temp_file("tshark-bad.pcap", &pcap(1, false, &pkts));
+    let path = path.to_str().unwrap();
+    let ours = dump_json(path);
+    let theirs = tshark_fields(path, &["frame.number", "_ws.expert.message"]);
+    assert_eq!(ours.len(), malformed.len());
+    for (o, t) in ours.iter().zip(&theirs) {
+        let frame = o["frame"].as_u64().unwrap();
+        assert!(
+            !o["options_error"].is_null(),
+            "frame {frame}: dump missed the malformation"
+        );
+        let expert = t.get(1).map_or("", String::as_str).to_lowercase();
+        assert!(
+            expert.contains("option") || expert.contains("malformed") || expert.contains("length"),
+            "frame {frame}: tshark did not flag it: {expert:?}"
+        );
+    }
+}
