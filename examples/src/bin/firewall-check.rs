@@ -4,6 +4,8 @@
 //! - `dump CAPTURE [--json]`: every TCP segment, options included.
 //! - `analyze CAPTURE [--json] [--rtt T] [--target-rate R] [--assume-wscale S]`:
 //!   per connection, the negotiation, the window ceiling and the verdict.
+//! - `compare CAPTURE_A CAPTURE_B [--json] [--rtt T]`: captures from the two
+//!   sides of a middlebox, and every field it changed.
 //!
 //! Exit status: 0 on success, 1 when the capture cannot be (fully) read or
 //! output fails (what was read is still printed), 2 on a usage error.
@@ -12,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use examples::firewall::{analyze, dump};
+use examples::firewall::{analyze, compare, dump};
 
 #[derive(Parser)]
 #[command(
@@ -31,6 +33,8 @@ enum Command {
     Dump(dump::DumpArgs),
     /// Per connection: negotiation, window ceiling, achieved throughput, verdict.
     Analyze(analyze::AnalyzeArgs),
+    /// Two captures from the two sides of a middlebox: what it changed, what it costs.
+    Compare(compare::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +42,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Dump(args) => dump::run(&args),
         Command::Analyze(args) => analyze::run(&args),
+        Command::Compare(args) => compare::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

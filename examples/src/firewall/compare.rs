@@ -276,8 +276,8 @@ pub fn run(args: &CompareArgs) -> Result<(), String> {
         Some(Ok(_)) => return Err("--rtt must be above zero".to_string()),
         Some(Err(e)) => return Err(format!("bad --rtt: {e}")),
     };
-    let report =
-        compare_paths(&args.capture_a, &args.capture_b, &Options { rtt }).map_err(|e| e.to_string())?;
+    let report = compare_paths(&args.capture_a, &args.capture_b, &Options { rtt })
+        .map_err(|e| e.to_string())?;
     let out = if args.json {
         serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n"
     } else {

@@ -20,8 +20,11 @@
 //! - [`dump`]: every TCP segment as tcpdump-like text or JSON lines.
 //! - [`analyze`]: per connection, what was negotiated, the window ceiling
 //!   and whether the window capped throughput.
+//! - [`compare`]: two captures from the two sides of a middlebox, and every
+//!   field it changed, with the cost and the likely cause.
 
 pub mod analyze;
+pub mod compare;
 pub mod dump;
 pub mod flow;
 pub mod format;

@@ -94,7 +94,11 @@ impl Conn {
     }
     /// `client -> server` in words.
     pub fn label(&self) -> String {
-        format!("{} -> {}", endpoint_str(self.client), endpoint_str(self.server))
+        format!(
+            "{} -> {}",
+            endpoint_str(self.client),
+            endpoint_str(self.server)
+        )
     }
 }
 

@@ -48,11 +48,17 @@ pub struct Val {
 impl Val {
     /// A number.
     pub fn n(v: u64) -> Val {
-        Val { text: v.to_string(), num: Some(v) }
+        Val {
+            text: v.to_string(),
+            num: Some(v),
+        }
     }
     /// Words.
     pub fn t(s: impl Into<String>) -> Val {
-        Val { text: s.into(), num: None }
+        Val {
+            text: s.into(),
+            num: None,
+        }
     }
     /// The option or field is not there.
     pub fn absent() -> Val {
@@ -187,10 +193,16 @@ pub struct DirCtx {
 
 fn opt_text(p: &Packet, kind: u8) -> Val {
     match kind {
-        KIND_MSS => p.mss().map(|m| Val::n(u64::from(m))).unwrap_or_else(Val::absent),
+        KIND_MSS => p
+            .mss()
+            .map(|m| Val::n(u64::from(m)))
+            .unwrap_or_else(Val::absent),
         KIND_WSCALE => p
             .wscale()
-            .map(|s| Val { text: format!("shift {s}"), num: Some(u64::from(s)) })
+            .map(|s| Val {
+                text: format!("shift {s}"),
+                num: Some(u64::from(s)),
+            })
             .unwrap_or_else(Val::absent),
         KIND_TIMESTAMPS => p
             .timestamps()
@@ -206,7 +218,10 @@ fn opt_text(p: &Packet, kind: u8) -> Val {
         _ => match p.option(kind) {
             Some(o) => Val::t(format!(
                 "kind {kind}: {}",
-                o.data.iter().map(|b| format!("{b:02x}")).collect::<String>()
+                o.data
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
             )),
             None => Val::absent(),
         },
@@ -239,17 +254,28 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
     // A proxied handshake's SYN, SYN-ACK and bare ACKs are the proxy's own
     // packets: only their options and addresses are compared.
     let own_fields = cx.proxied
-        && (handshake
-            || (p.payload_len == 0 && (p.ident == Some(0)) != (q.ident == Some(0))));
+        && (handshake || (p.payload_len == 0 && (p.ident == Some(0)) != (q.ident == Some(0))));
     let add = |col: &mut Collector, kind: &str, ok: Option<u8>, b: Val, a: Val| {
         col.add(d, kind, ok, b, a, fc, fs);
     };
     // IP layer.
     if p.tos >> 2 != q.tos >> 2 {
-        add(col, "dscp_changed", None, Val::t(dscp_name(p.tos >> 2)), Val::t(dscp_name(q.tos >> 2)));
+        add(
+            col,
+            "dscp_changed",
+            None,
+            Val::t(dscp_name(p.tos >> 2)),
+            Val::t(dscp_name(q.tos >> 2)),
+        );
     }
     if p.tos & 3 != q.tos & 3 {
-        add(col, "ecn_changed", None, Val::t(ecn_name(p.tos & 3)), Val::t(ecn_name(q.tos & 3)));
+        add(
+            col,
+            "ecn_changed",
+            None,
+            Val::t(ecn_name(p.tos & 3)),
+            Val::t(ecn_name(q.tos & 3)),
+        );
     }
     if (p.flags & (ECE | CWR)) != (q.flags & (ECE | CWR)) && !own_fields {
         let f = |x: u8| {
@@ -266,7 +292,13 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
                 format!("TCP flags {}", s.join("+"))
             }
         };
-        add(col, "ecn_changed", None, Val::t(f(p.flags)), Val::t(f(q.flags)));
+        add(
+            col,
+            "ecn_changed",
+            None,
+            Val::t(f(p.flags)),
+            Val::t(f(q.flags)),
+        );
     }
     if p.src != q.src || p.sport != q.sport {
         add(
@@ -280,14 +312,21 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
     if !own_fields {
         if let (Some(a), Some(b)) = (p.ident, q.ident) {
             if a != b {
-                col.note(d, "ip_id", format!("IPv4 identification rewritten (e.g. {a} -> {b})"));
+                col.note(
+                    d,
+                    "ip_id",
+                    format!("IPv4 identification rewritten (e.g. {a} -> {b})"),
+                );
             }
         }
         if p.df != q.df {
             col.note(
                 d,
                 "df",
-                format!("Don't Fragment {} by the middlebox", if q.df { "set" } else { "cleared" }),
+                format!(
+                    "Don't Fragment {} by the middlebox",
+                    if q.df { "set" } else { "cleared" }
+                ),
             );
         }
     }
@@ -302,7 +341,13 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
         );
     }
     if p.has(ACK) && q.has(ACK) && p.ack != q.ack {
-        add(col, "ack_rewritten", None, Val::n(u64::from(p.ack)), Val::n(u64::from(q.ack)));
+        add(
+            col,
+            "ack_rewritten",
+            None,
+            Val::n(u64::from(p.ack)),
+            Val::n(u64::from(q.ack)),
+        );
     }
     if p.window != q.window && !own_fields {
         add(
@@ -317,7 +362,12 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
     if !p.options_complete || !q.options_complete {
         return;
     }
-    let mut kinds: Vec<u8> = p.options.iter().chain(q.options.iter()).map(|o| o.kind).collect();
+    let mut kinds: Vec<u8> = p
+        .options
+        .iter()
+        .chain(q.options.iter())
+        .map(|o| o.kind)
+        .collect();
     kinds.sort_unstable();
     kinds.dedup();
     for k in kinds {
@@ -335,14 +385,28 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
                 add(col, kind, ok, bv, av);
             }
             (None, Some(_)) => {
-                let kind = if k == KIND_WSCALE { "wscale_added" } else { "option_added" };
+                let kind = if k == KIND_WSCALE {
+                    "wscale_added"
+                } else {
+                    "option_added"
+                };
                 let ok = (kind == "option_added").then_some(k);
                 add(col, kind, ok, bv, av);
             }
             (Some(a), Some(b)) if a.data != b.data => match k {
                 KIND_MSS => {
                     let clamped = matches!((bv.num, av.num), (Some(x), Some(y)) if y < x);
-                    add(col, if clamped { "mss_clamped" } else { "mss_changed" }, None, bv, av);
+                    add(
+                        col,
+                        if clamped {
+                            "mss_clamped"
+                        } else {
+                            "mss_changed"
+                        },
+                        None,
+                        bv,
+                        av,
+                    );
                 }
                 KIND_WSCALE => add(col, "wscale_changed", None, bv, av),
                 KIND_TIMESTAMPS => add(col, "timestamps_changed", None, bv, av),

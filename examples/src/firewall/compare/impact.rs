@@ -26,7 +26,9 @@ pub struct Impact {
 /// `window` bytes over `rtt` in bit/s, through `bdp::ceiling`.
 pub fn ceiling(window: u64, rtt: Option<Duration>) -> Option<u64> {
     let rtt = rtt?;
-    bdp::ceiling(bdp::Bytes::new(window), rtt).ok().map(|r| r.get())
+    bdp::ceiling(bdp::Bytes::new(window), rtt)
+        .ok()
+        .map(|r| r.get())
 }
 
 /// The largest window a shift allows (`65535 << shift`, shift clamped to 14).
@@ -123,7 +125,10 @@ fn gigabit_needs(ctx: &Ctx) -> String {
 /// Window-scale option removed. `c2s`: from the client's SYN; else from the SYN-ACK.
 pub fn wscale_stripped(c2s: bool, shift: Option<u8>, ctx: &Ctx) -> Impact {
     let unscaled = ceiling(MAX_UNSCALED, ctx.rtt);
-    let at = ctx.rtt.map(|r| format!(" at {}", ms(r))).unwrap_or_default();
+    let at = ctx
+        .rtt
+        .map(|r| format!(" at {}", ms(r)))
+        .unwrap_or_default();
     let cap = unscaled
         .map(|c| format!(", a ceiling of {}{at}", rate(c)))
         .unwrap_or_else(|| " (give --rtt for the throughput ceiling)".to_string());
@@ -170,7 +175,8 @@ pub fn wscale_changed(before: u8, after: u8, window_field: Option<u16>, ctx: &Ct
         summary.push_str(&format!(" (ceiling {} instead of {})", rate(a), rate(b)));
     }
     if after > before {
-        summary.push_str("; overestimating the window overruns the receiver, which drops the excess");
+        summary
+            .push_str("; overestimating the window overruns the receiver, which drops the excess");
     }
     with_rtt(summary, ctx, cb, ca)
 }

@@ -192,12 +192,7 @@ pub struct ConnPair {
 }
 
 /// Pairs the connections of two captures (greedy, best score first).
-pub fn pair_connections(
-    ca: &[Conn],
-    pa: &[Packet],
-    cb: &[Conn],
-    pb: &[Packet],
-) -> Vec<ConnPair> {
+pub fn pair_connections(ca: &[Conn], pa: &[Packet], cb: &[Conn], pb: &[Packet]) -> Vec<ConnPair> {
     let sa: Vec<Summary> = ca.iter().map(|c| summarize(c, pa, false)).collect();
     let sb: Vec<[Summary; 2]> = cb
         .iter()
@@ -231,13 +226,43 @@ pub fn pair_connections(
                 }
                 let (sc, why) = score(s, &sb[j][usize::from(flipped)]);
                 if sc >= MIN_SCORE {
-                    let la = format!("{}#{}", ca[i].label(), pa[ca[i].c2s.first().or(ca[i].s2c.first()).copied().unwrap_or(0)].frame);
-                    let lb = format!("{}#{}", cb[j].label(), pb[cb[j].c2s.first().or(cb[j].s2c.first()).copied().unwrap_or(0)].frame);
-                    let tie = if la <= lb { format!("{la}|{lb}") } else { format!("{lb}|{la}") };
+                    let la = format!(
+                        "{}#{}",
+                        ca[i].label(),
+                        pa[ca[i]
+                            .c2s
+                            .first()
+                            .or(ca[i].s2c.first())
+                            .copied()
+                            .unwrap_or(0)]
+                        .frame
+                    );
+                    let lb = format!(
+                        "{}#{}",
+                        cb[j].label(),
+                        pb[cb[j]
+                            .c2s
+                            .first()
+                            .or(cb[j].s2c.first())
+                            .copied()
+                            .unwrap_or(0)]
+                        .frame
+                    );
+                    let tie = if la <= lb {
+                        format!("{la}|{lb}")
+                    } else {
+                        format!("{lb}|{la}")
+                    };
                     cands.push((
                         sc,
                         tie,
-                        ConnPair { a: i, b: j, b_flipped: flipped, score: sc, evidence: why },
+                        ConnPair {
+                            a: i,
+                            b: j,
+                            b_flipped: flipped,
+                            score: sc,
+                            evidence: why,
+                        },
                     ));
                 }
             }
@@ -316,14 +341,24 @@ pub fn seq_offset(before: &[&Packet], after: &[&Packet]) -> u32 {
         return a.seq.wrapping_sub(b.seq);
     }
     let mut by_fp: HashMap<(u32, u64), Vec<u32>> = HashMap::new();
-    for p in after.iter().filter(|p| p.payload_len > 0).take(4 * FINGERPRINTS) {
-        let v = by_fp.entry((p.payload_len, hash(&p.payload_head))).or_default();
+    for p in after
+        .iter()
+        .filter(|p| p.payload_len > 0)
+        .take(4 * FINGERPRINTS)
+    {
+        let v = by_fp
+            .entry((p.payload_len, hash(&p.payload_head)))
+            .or_default();
         if v.len() < 4 {
             v.push(p.seq);
         }
     }
     let mut votes: HashMap<u32, u32> = HashMap::new();
-    for p in before.iter().filter(|p| p.payload_len > 0).take(4 * FINGERPRINTS) {
+    for p in before
+        .iter()
+        .filter(|p| p.payload_len > 0)
+        .take(4 * FINGERPRINTS)
+    {
         if let Some(v) = by_fp.get(&(p.payload_len, hash(&p.payload_head))) {
             for s in v {
                 *votes.entry(s.wrapping_sub(p.seq)).or_insert(0) += 1;
@@ -368,7 +403,10 @@ pub fn align(before: &[&Packet], after: &[&Packet], off_seq: u32, off_ack: u32) 
         let mut queues: HashMap<PacketKey, VecDeque<usize>> = HashMap::new();
         for (j, q) in after.iter().enumerate() {
             if !a_done[j] {
-                queues.entry(key(q, 0, 0, with_ack)).or_default().push_back(j);
+                queues
+                    .entry(key(q, 0, 0, with_ack))
+                    .or_default()
+                    .push_back(j);
             }
         }
         for (i, p) in before.iter().enumerate() {

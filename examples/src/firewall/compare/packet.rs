@@ -109,7 +109,8 @@ impl Packet {
     }
     /// The window-scale shift announced, if any.
     pub fn wscale(&self) -> Option<u8> {
-        self.option(KIND_WSCALE).and_then(|o| o.data.first().copied())
+        self.option(KIND_WSCALE)
+            .and_then(|o| o.data.first().copied())
     }
     /// The MSS announced, if any.
     pub fn mss(&self) -> Option<u16> {
@@ -247,7 +248,8 @@ pub fn load<R: Read>(input: R) -> Result<Loaded, CaptureError> {
         let opt_end = data_offset.min(seg.tcp.len());
         let (options, clean) = walk_options(&seg.tcp[TCP_HEADER_LEN..opt_end]);
         let payload = seg.tcp.get(data_offset..).unwrap_or(&[]);
-        let payload_len = u32::try_from(seg.wire_len.saturating_sub(data_offset)).unwrap_or(u32::MAX);
+        let payload_len =
+            u32::try_from(seg.wire_len.saturating_sub(data_offset)).unwrap_or(u32::MAX);
         out.packets.push(Packet {
             frame: record.frame,
             ts_ns: record
@@ -258,7 +260,11 @@ pub fn load<R: Read>(input: R) -> Result<Loaded, CaptureError> {
             dst: seg.ip.dst,
             tos: seg.ip.tos,
             ttl: seg.ip.ttl,
-            ident: if seg.ip.version == IpVersion::V4 { seg.ip.ident } else { None },
+            ident: if seg.ip.version == IpVersion::V4 {
+                seg.ip.ident
+            } else {
+                None
+            },
             df: seg.ip.df,
             sport,
             dport,

@@ -19,19 +19,33 @@ pub fn render_text(report: &Report) -> String {
             let _ = writeln!(o, "warning: {}: {w}", c.path);
         }
     }
-    let _ = writeln!(o, "{} connection(s) seen on both sides", report.connections.len());
+    let _ = writeln!(
+        o,
+        "{} connection(s) seen on both sides",
+        report.connections.len()
+    );
     for c in &report.connections {
         let _ = writeln!(o);
-        let _ = writeln!(o, "connection {}: client {}  server {}", c.id, c.client, c.server);
+        let _ = writeln!(
+            o,
+            "connection {}: client {}  server {}",
+            c.id, c.client, c.server
+        );
         let _ = writeln!(
             o,
             "  client side: {} ({} -> {}, {} packets)",
-            c.client_side.capture, c.client_side.client, c.client_side.server, c.client_side.packets
+            c.client_side.capture,
+            c.client_side.client,
+            c.client_side.server,
+            c.client_side.packets
         );
         let _ = writeln!(
             o,
             "  server side: {} ({} -> {}, {} packets)",
-            c.server_side.capture, c.server_side.client, c.server_side.server, c.server_side.packets
+            c.server_side.capture,
+            c.server_side.client,
+            c.server_side.server,
+            c.server_side.packets
         );
         let _ = writeln!(
             o,
@@ -44,12 +58,20 @@ pub fn render_text(report: &Report) -> String {
                 None => "unknown (give --rtt)".to_string(),
             }
         );
-        let mine: Vec<_> = report.findings.iter().filter(|f| f.connection == c.id).collect();
+        let mine: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|f| f.connection == c.id)
+            .collect();
         if mine.is_empty() {
             let _ = writeln!(o, "  no changes: the middlebox passed this connection untouched (TTL decrement aside)");
         }
         for f in mine {
-            let dir = if f.direction == "client_to_server" { "client -> server" } else { "server -> client" };
+            let dir = if f.direction == "client_to_server" {
+                "client -> server"
+            } else {
+                "server -> client"
+            };
             let kind = match f.option_kind {
                 Some(k) => format!("{} (option kind {k})", f.kind),
                 None => f.kind.to_string(),
@@ -58,7 +80,13 @@ pub fn render_text(report: &Report) -> String {
             if !(f.before.is_empty() && f.after.is_empty()) {
                 let value_kind = matches!(
                     f.kind,
-                    "window_rewritten" | "dscp_changed" | "ecn_changed" | "mss_clamped" | "mss_changed" | "wscale_changed" | "option_changed"
+                    "window_rewritten"
+                        | "dscp_changed"
+                        | "ecn_changed"
+                        | "mss_clamped"
+                        | "mss_changed"
+                        | "wscale_changed"
+                        | "option_changed"
                 );
                 let more = if value_kind && f.distinct_values > 1 {
                     format!(" (first of {} distinct values)", f.distinct_values)
@@ -76,12 +104,24 @@ pub fn render_text(report: &Report) -> String {
             let _ = writeln!(
                 o,
                 "      frames: client side {}  server side {}",
-                if f.packets.client_side.is_empty() { "-".into() } else { frames(&f.packets.client_side) },
-                if f.packets.server_side.is_empty() { "-".into() } else { frames(&f.packets.server_side) }
+                if f.packets.client_side.is_empty() {
+                    "-".into()
+                } else {
+                    frames(&f.packets.client_side)
+                },
+                if f.packets.server_side.is_empty() {
+                    "-".into()
+                } else {
+                    frames(&f.packets.server_side)
+                }
             );
         }
         for n in report.notes.iter().filter(|n| n.connection == c.id) {
-            let dir = if n.direction == "client_to_server" { "client -> server" } else { "server -> client" };
+            let dir = if n.direction == "client_to_server" {
+                "client -> server"
+            } else {
+                "server -> client"
+            };
             let _ = writeln!(o, "  note [{dir}]: {} ({} packets)", n.text, n.count);
         }
     }
@@ -93,7 +133,12 @@ pub fn render_text(report: &Report) -> String {
                 "{} connection(s) only in {}: {}",
                 c.unmatched_connections.len(),
                 c.path,
-                c.unmatched_connections.iter().take(10).cloned().collect::<Vec<_>>().join("; ")
+                c.unmatched_connections
+                    .iter()
+                    .take(10)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("; ")
             );
         }
     }

@@ -1,0 +1,402 @@
+//! `firewall-check compare` on the sample captures shipped in `examples/data/`
+//! (made by the network lab, see `examples/data/README.md`). These run
+//! everywhere, without root.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+use examples::firewall::compare::{compare_paths, compare_readers, Options, Report};
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+}
+
+fn compare(a: &str, b: &str) -> Report {
+    compare_paths(&data(a), &data(b), &Options::default()).expect("sample captures compare")
+}
+
+fn kinds(r: &Report) -> BTreeSet<(String, String)> {
+    r.findings
+        .iter()
+        .map(|f| (f.kind.to_string(), f.direction.to_string()))
+        .collect()
+}
+
+fn set(items: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    items
+        .iter()
+        .map(|(k, d)| (k.to_string(), d.to_string()))
+        .collect()
+}
+
+const PAIRS: [(&str, &str); 4] = [
+    ("campus-inside.pcap", "campus-outside.pcap"),
+    ("nat-inside.pcap", "nat-outside.pcap"),
+    ("synproxy-inside.pcap", "synproxy-outside.pcap"),
+    ("clean6-inside.pcap", "clean6-outside.pcap"),
+];
+
+#[test]
+fn campus_window_scale_stripped_from_syn_ack() {
+    let r = compare("campus-inside.pcap", "campus-outside.pcap");
+    assert_eq!(r.connections.len(), 1);
+    let c = &r.connections[0];
+    assert!(c.client.starts_with("198.18.1.2:"), "{}", c.client);
+    assert!(c.server.ends_with(":5201"), "{}", c.server);
+    assert!(c.client_side.capture.ends_with("campus-inside.pcap"));
+    assert_eq!(c.sides_by, "ttl");
+    assert_eq!(kinds(&r), set(&[("wscale_stripped", "server_to_client")]));
+    let f = &r.findings[0];
+    assert_eq!(f.count, 1, "only the SYN-ACK carries the option");
+    assert_eq!(f.before, "shift 10");
+    assert_eq!(f.after, "absent");
+    // The lab path was shaped to about 10 ms; the unscaled 65,535-byte
+    // window caps server -> client at 65535 * 8 / RTT (52.4 Mbit/s at 10 ms,
+    // the campus incident).
+    let rtt = c.rtt_s.expect("handshake RTT measured");
+    assert!((0.008..0.03).contains(&rtt), "rtt {rtt}");
+    let ceiling = f.impact.ceiling_bps_after.expect("ceiling computed");
+    let expected = 65_535.0 * 8.0 / rtt;
+    assert!(
+        (ceiling as f64 - expected).abs() / expected < 0.001,
+        "{ceiling} vs {expected}"
+    );
+    assert!(
+        f.impact.summary.contains("65,535 bytes"),
+        "{}",
+        f.impact.summary
+    );
+    assert!(f.cause.contains("window-scale"), "{}", f.cause);
+    assert!(r.notes.is_empty());
+}
+
+#[test]
+fn campus_at_exactly_10ms_reproduces_52_4_mbit() {
+    // The campus incident: a 64 KiB window over 10 ms is 65535*8/0.010 = 52.4 Mbit/s.
+    let opts = Options {
+        rtt: Some(std::time::Duration::from_millis(10)),
+    };
+    let r = compare_paths(
+        &data("campus-inside.pcap"),
+        &data("campus-outside.pcap"),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(r.connections[0].rtt_source, "given");
+    assert_eq!(r.findings[0].impact.ceiling_bps_after, Some(52_428_000));
+    assert!(r.findings[0].impact.summary.contains("52.4 Mbit/s"));
+    assert!(r.findings[0]
+        .impact
+        .summary
+        .contains("1,250,000 bytes (shift 5)"));
+}
+
+#[test]
+fn nat_with_port_translation_and_timestamp_strip() {
+    let r = compare("nat-inside.pcap", "nat-outside.pcap");
+    assert_eq!(r.connections.len(), 1);
+    let c = &r.connections[0];
+    assert!(
+        c.client_side.server.starts_with("198.19.0.80:80"),
+        "{}",
+        c.client_side.server
+    );
+    assert!(
+        c.server_side.client.starts_with("198.18.2.1:"),
+        "{}",
+        c.server_side.client
+    );
+    assert!(!c.matched_by.iter().any(|m| m.contains("same addresses")));
+    assert_eq!(
+        kinds(&r),
+        set(&[
+            ("nat", "client_to_server"),
+            ("nat", "server_to_client"),
+            ("timestamps_stripped", "client_to_server"),
+        ])
+    );
+    let snat = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "nat" && f.direction == "client_to_server")
+        .unwrap();
+    assert!(
+        snat.before.starts_with("198.18.1.2:33000"),
+        "{}",
+        snat.before
+    );
+    let port: u16 = snat.after.rsplit(':').next().unwrap().parse().unwrap();
+    assert!((40_000..=40_999).contains(&port), "{}", snat.after);
+    let dnat = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "nat" && f.direction == "server_to_client")
+        .unwrap();
+    assert_eq!(dnat.before, "198.18.2.2:5201");
+    assert_eq!(dnat.after, "198.19.0.80:80");
+}
+
+#[test]
+fn syn_proxy_is_named_and_its_translations_reported() {
+    let r = compare("synproxy-inside.pcap", "synproxy-outside.pcap");
+    assert_eq!(r.connections.len(), 1);
+    let k = kinds(&r);
+    for want in [
+        ("handshake_proxied", "server_to_client"),
+        ("seq_rewritten", "server_to_client"),
+        ("ack_rewritten", "client_to_server"),
+        ("wscale_changed", "server_to_client"),
+        ("timestamps_changed", "server_to_client"),
+    ] {
+        assert!(
+            k.contains(&(want.0.to_string(), want.1.to_string())),
+            "missing {want:?} in {k:?}"
+        );
+    }
+    // The client keeps its own ISN through SYNPROXY: no client seq rewrite,
+    // and no packet is reported lost or invented.
+    for absent in [
+        "seq_rewritten",
+        "packet_dropped",
+        "packet_injected",
+        "window_rewritten",
+    ] {
+        assert!(
+            !k.contains(&(absent.to_string(), "client_to_server".to_string())),
+            "{absent} c2s in {k:?}"
+        );
+    }
+    assert!(!k
+        .iter()
+        .any(|(kind, _)| kind == "packet_dropped" || kind == "packet_injected"));
+    let ws = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "wscale_changed")
+        .unwrap();
+    assert_eq!(
+        (ws.before.as_str(), ws.after.as_str()),
+        ("shift 10", "shift 7")
+    );
+    let hp = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "handshake_proxied")
+        .unwrap();
+    assert!(hp.cause.contains("SYN"), "{}", hp.cause);
+    assert!(hp.before.starts_with("server SYN-ACK"), "{}", hp.before);
+    assert!(hp.after.starts_with("middlebox SYN-ACK"), "{}", hp.after);
+}
+
+#[test]
+fn clean_ipv6_path_has_no_findings() {
+    let r = compare("clean6-inside.pcap", "clean6-outside.pcap");
+    assert_eq!(r.connections.len(), 1);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    assert_eq!(
+        r.connections[0].sides_by, "ttl",
+        "hop limit tells the sides"
+    );
+    assert_eq!(
+        r.connections[0].matched_packets,
+        r.connections[0].client_side.packets
+    );
+}
+
+#[test]
+fn verdicts_do_not_depend_on_the_order_of_the_files() {
+    for (a, b) in PAIRS {
+        let ab = serde_json::to_value(compare(a, b)).unwrap();
+        let ba = serde_json::to_value(compare(b, a)).unwrap();
+        assert_eq!(ab["findings"], ba["findings"], "{a} {b}");
+        assert_eq!(ab["connections"], ba["connections"], "{a} {b}");
+        assert_eq!(ab["notes"], ba["notes"], "{a} {b}");
+    }
+}
+
+#[test]
+fn a_capture_compared_with_itself_has_no_findings() {
+    for (a, _) in PAIRS {
+        let r = compare(a, a);
+        assert_eq!(r.connections.len(), 1, "{a}");
+        assert!(r.findings.is_empty(), "{a}: {:?}", r.findings);
+    }
+}
+
+#[test]
+fn unrelated_captures_match_nothing() {
+    let r = compare("campus-inside.pcap", "nat-outside.pcap");
+    assert!(r.connections.is_empty());
+    assert!(r.findings.is_empty());
+    assert_eq!(r.captures[0].unmatched_connections.len(), 1);
+    assert_eq!(r.captures[1].unmatched_connections.len(), 1);
+}
+
+#[test]
+fn truncated_capture_gives_partial_result_with_warning() {
+    let full = std::fs::read(data("campus-outside.pcap")).unwrap();
+    let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+    let cut = &full[..full.len() / 3 + 7];
+    let r = compare_readers(
+        &inside[..],
+        "inside",
+        cut,
+        "outside-cut",
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(
+        r.captures[1]
+            .warnings
+            .iter()
+            .any(|w| w.contains("truncated")),
+        "{:?}",
+        r.captures[1].warnings
+    );
+    // The handshake is early in the file: the finding survives.
+    assert!(kinds(&r).contains(&(
+        "wscale_stripped".to_string(),
+        "server_to_client".to_string()
+    )));
+    // Packets after the cut are not reported as dropped.
+    assert!(
+        !r.findings.iter().any(|f| f.kind == "packet_dropped"),
+        "{:?}",
+        kinds(&r)
+    );
+}
+
+#[test]
+fn not_a_capture_is_a_clear_error() {
+    let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+    let err = compare_readers(
+        &inside[..],
+        "inside",
+        &b"GET / HTTP/1.1\r\n"[..],
+        "junk.txt",
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("junk.txt") && err.contains("not a pcap"),
+        "{err}"
+    );
+    let err = compare_readers(
+        &[][..],
+        "empty.pcap",
+        &inside[..],
+        "inside",
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("empty.pcap"), "{err}");
+}
+
+#[test]
+fn dropped_packets_are_found() {
+    // Remove three of the client's packets from the server-side capture: the
+    // middlebox "dropped" them. Records are cut from the classic pcap layout
+    // (24-byte file header, 16-byte record headers, Ethernet + IPv4).
+    let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+    let outside = std::fs::read(data("campus-outside.pcap")).unwrap();
+    let mut records = Vec::new();
+    let mut off = 24;
+    while off + 16 <= outside.len() {
+        let incl = u32::from_le_bytes(outside[off + 8..off + 12].try_into().unwrap()) as usize;
+        records.push(&outside[off..off + 16 + incl]);
+        off += 16 + incl;
+    }
+    let mut cut = outside[..24].to_vec();
+    let mut removed = 0;
+    for (i, r) in records.iter().enumerate() {
+        let from_client = r.get(16 + 14 + 12..16 + 14 + 16) == Some(&[198, 18, 1, 2][..]);
+        if i >= 100 && from_client && removed < 3 {
+            removed += 1;
+            continue;
+        }
+        cut.extend_from_slice(r);
+    }
+    assert_eq!(removed, 3);
+    let r = compare_readers(
+        &inside[..],
+        "inside",
+        &cut[..],
+        "outside",
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        kinds(&r),
+        set(&[
+            ("wscale_stripped", "server_to_client"),
+            ("packet_dropped", "client_to_server")
+        ])
+    );
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "packet_dropped")
+        .unwrap();
+    assert_eq!(f.count, 3);
+    assert_eq!(f.packets.client_side.len(), 3);
+    assert!(f.packets.server_side.is_empty());
+    assert!(f.impact.summary.contains("Mathis"), "{}", f.impact.summary);
+}
+
+#[test]
+fn cli_compare_text_and_json() {
+    let bin = env!("CARGO_BIN_EXE_firewall-check");
+    let out = Command::new(bin)
+        .args(["compare"])
+        .arg(data("campus-inside.pcap"))
+        .arg(data("campus-outside.pcap"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("wscale_stripped"), "{text}");
+    assert!(text.contains("65,535 bytes"), "{text}");
+    let out = Command::new(bin)
+        .args(["compare", "--json"])
+        .arg(data("campus-outside.pcap"))
+        .arg(data("campus-inside.pcap"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &v["findings"][0];
+    for field in [
+        "kind",
+        "direction",
+        "connection",
+        "count",
+        "before",
+        "after",
+        "impact",
+    ] {
+        assert!(!f[field].is_null(), "missing {field}: {f}");
+    }
+    assert_eq!(f["kind"], "wscale_stripped");
+    assert_eq!(f["direction"], "server_to_client");
+    // A file that is not a capture: a message and a non-zero exit, no panic.
+    let out = Command::new(bin)
+        .args(["compare"])
+        .arg(data("README.md"))
+        .arg(data("campus-inside.pcap"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("README.md"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
