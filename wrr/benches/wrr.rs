@@ -1,1 +1,315 @@
-fn main() {}
+//! Enqueue + dequeue cost per packet of `wrr::Scheduler` against a plain
+//! reference DRR (a `VecDeque` per queue and a `VecDeque` of active queues,
+//! no limits, no counters, no saturation tracking), measured in the same run.
+//!
+//! Workload: every queue is prefilled with 4 packets; then each step offers
+//! one packet (queue and length from a fixed pseudo-random table) and takes
+//! one packet out, so the backlog stays constant while queues keep joining
+//! and leaving the round. Weights cycle 1, 2, 3, 4; lengths are 64..=1500
+//! bytes, MTU 1500. Byte mode is DRR, packet mode classic WRR.
+//!
+//! Besides criterion's own report, a summary is printed with ns/packet,
+//! Mpackets/s, the ratio to the reference and the 64-queue / 4-queue ratio
+//! (medians of repeated runs). Goals: ratio to the reference <= 1.0, and
+//! 64 queues within 1.2x of 4 queues.
+
+use criterion::{black_box, Criterion, Throughput};
+use std::collections::VecDeque;
+use std::time::Instant;
+use wrr::{Config, Fairness, Saturation, Scheduler};
+
+const CAP: usize = 128;
+const PREFILL: usize = 4;
+const TABLE: usize = 4096;
+const MTU: u32 = 1500;
+
+/// Deterministic arrivals: (queue, length).
+fn arrivals(n: usize) -> Vec<(usize, u32)> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..TABLE)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let q = (x % n as u64) as usize;
+            let len = 64 + ((x >> 32) % u64::from(MTU - 63)) as u32;
+            (q, len)
+        })
+        .collect()
+}
+
+fn weights<const N: usize>() -> [u32; N] {
+    core::array::from_fn(|i| (i % 4) as u32 + 1)
+}
+
+/// The reference: Linux-sch_drr-like DRR with std collections.
+struct Reference {
+    queues: Vec<VecDeque<u32>>,
+    deficit: Vec<u64>,
+    quantum: Vec<u64>,
+    active: VecDeque<usize>,
+    bytes: bool,
+}
+
+impl Reference {
+    fn new(weights: &[u32], bytes: bool) -> Self {
+        let unit = if bytes { u64::from(MTU) } else { 1 };
+        Reference {
+            queues: weights
+                .iter()
+                .map(|_| VecDeque::with_capacity(CAP))
+                .collect(),
+            deficit: vec![0; weights.len()],
+            quantum: weights.iter().map(|&w| u64::from(w) * unit).collect(),
+            active: VecDeque::with_capacity(weights.len()),
+            bytes,
+        }
+    }
+
+    #[inline]
+    fn enqueue(&mut self, q: usize, len: u32) {
+        if self.queues[q].is_empty() {
+            self.active.push_back(q);
+            self.deficit[q] = self.quantum[q];
+        }
+        self.queues[q].push_back(len);
+    }
+
+    #[inline]
+    fn dequeue(&mut self) -> Option<(usize, u32)> {
+        loop {
+            let q = *self.active.front()?;
+            let len = *self.queues[q].front()?;
+            let cost = if self.bytes { u64::from(len) } else { 1 };
+            if self.deficit[q] >= cost {
+                self.deficit[q] -= cost;
+                self.queues[q].pop_front();
+                if self.queues[q].is_empty() {
+                    self.active.pop_front();
+                    self.deficit[q] = 0;
+                }
+                return Some((q, len));
+            }
+            self.deficit[q] += self.quantum[q];
+            self.active.rotate_left(1);
+        }
+    }
+}
+
+trait Sched {
+    /// Offers a packet; false if refused.
+    fn put(&mut self, q: usize, len: u32) -> bool;
+    fn take(&mut self) -> Option<(usize, u32)>;
+}
+
+impl Sched for Reference {
+    #[inline]
+    fn put(&mut self, q: usize, len: u32) -> bool {
+        self.enqueue(q, len);
+        true
+    }
+    #[inline]
+    fn take(&mut self) -> Option<(usize, u32)> {
+        self.dequeue()
+    }
+}
+
+impl<const N: usize> Sched for Scheduler<u32, N, CAP> {
+    #[inline]
+    fn put(&mut self, q: usize, len: u32) -> bool {
+        self.enqueue(q, len).is_ok()
+    }
+    #[inline]
+    fn take(&mut self) -> Option<(usize, u32)> {
+        self.dequeue_indexed()
+    }
+}
+
+fn ours<const N: usize>(bytes: bool) -> Box<Scheduler<u32, N, CAP>> {
+    let fairness = if bytes {
+        Fairness::Bytes { mtu: MTU }
+    } else {
+        Fairness::Packets
+    };
+    let config = Config::new(weights::<N>(), fairness, Saturation::WorkConserving);
+    Box::new(Scheduler::new(config).unwrap())
+}
+
+fn prefill<S: Sched>(s: &mut S, n: usize, table: &[(usize, u32)]) {
+    for i in 0..n * PREFILL {
+        assert!(s.put(i % n, table[i % TABLE].1));
+    }
+}
+
+/// `steps` enqueue+dequeue pairs; returns a checksum so nothing is optimized away.
+#[inline]
+fn steps<S: Sched>(s: &mut S, table: &[(usize, u32)], start: usize, steps: usize) -> u64 {
+    let mut sum = 0u64;
+    for i in start..start + steps {
+        let (q, len) = table[i % TABLE];
+        if !s.put(q, len) {
+            sum = sum.wrapping_add(1 << 40);
+        }
+        if let Some((q, len)) = s.take() {
+            sum = sum.wrapping_add(q as u64 ^ u64::from(len));
+        }
+    }
+    sum
+}
+
+/// Both implementations must send the same packets in the same order.
+fn check_same_order<const N: usize>(bytes: bool) {
+    let table = arrivals(N);
+    let mut a = ours::<N>(bytes);
+    let mut b = Reference::new(&weights::<N>(), bytes);
+    prefill(&mut *a, N, &table);
+    prefill(&mut b, N, &table);
+    for i in 0..20_000 {
+        let (q, len) = table[i % TABLE];
+        assert!(a.put(q, len));
+        assert!(b.put(q, len));
+        assert_eq!(a.take(), b.take(), "step {i}, {N} queues, bytes {bytes}");
+    }
+}
+
+/// Median ns/packet over `runs` runs of `per_run` packets.
+fn median_ns<S: Sched>(mut make: impl FnMut() -> S, n: usize, runs: usize, per_run: usize) -> f64 {
+    let table = arrivals(n);
+    let mut s = make();
+    prefill(&mut s, n, &table);
+    black_box(steps(&mut s, &table, 0, per_run / 4));
+    let mut v: Vec<f64> = (0..runs)
+        .map(|r| {
+            let t = Instant::now();
+            black_box(steps(&mut s, &table, r * 7, per_run));
+            t.elapsed().as_nanos() as f64 / per_run as f64
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn criterion_group<const N: usize>(c: &mut Criterion) {
+    for bytes in [true, false] {
+        let mode = if bytes { "bytes" } else { "packets" };
+        let mut g = c.benchmark_group(format!("{N}q-{mode}"));
+        g.throughput(Throughput::Elements(1024));
+        let table = arrivals(N);
+        let mut a = ours::<N>(bytes);
+        prefill(&mut *a, N, &table);
+        let mut i = 0;
+        g.bench_function("wrr", |bch| {
+            bch.iter(|| {
+                i += 1024;
+                black_box(steps(&mut *a, &table, i, 1024))
+            })
+        });
+        let mut b = Reference::new(&weights::<N>(), bytes);
+        prefill(&mut b, N, &table);
+        let mut i = 0;
+        g.bench_function("reference", |bch| {
+            bch.iter(|| {
+                i += 1024;
+                black_box(steps(&mut b, &table, i, 1024))
+            })
+        });
+        g.finish();
+    }
+}
+
+/// `WRR_BENCH_PROFILE=<wrr|ref>:<4|64>:<bytes|packets>:<count>` runs only
+/// that workload, for instruction counting under a profiler.
+fn profile(spec: &str) {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let [which, n, mode, count] = parts[..] else {
+        panic!("WRR_BENCH_PROFILE=wrr|ref:4|64:bytes|packets:COUNT")
+    };
+    let bytes = mode == "bytes";
+    let count: usize = count.parse().unwrap();
+    let sum = match (which, n) {
+        ("wrr", "4") => run_once(ours::<4>(bytes), 4, count),
+        ("wrr", "64") => run_once(ours::<64>(bytes), 64, count),
+        ("ref", "4") => run_once(Reference::new(&weights::<4>(), bytes), 4, count),
+        ("ref", "64") => run_once(Reference::new(&weights::<64>(), bytes), 64, count),
+        _ => panic!("unknown workload {spec}"),
+    };
+    println!("{spec}: checksum {sum}");
+}
+
+fn run_once<S: Sched>(mut s: S, n: usize, count: usize) -> u64 {
+    let table = arrivals(n);
+    prefill(&mut s, n, &table);
+    steps(&mut s, &table, 0, count)
+}
+
+fn main() {
+    if let Ok(spec) = std::env::var("WRR_BENCH_PROFILE") {
+        profile(&spec);
+        return;
+    }
+    check_same_order::<4>(true);
+    check_same_order::<4>(false);
+    check_same_order::<64>(true);
+    check_same_order::<64>(false);
+
+    let quick = std::env::args().any(|a| a == "--test" || a == "--quick");
+    let mut c = Criterion::default()
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(2))
+        .configure_from_args();
+    criterion_group::<4>(&mut c);
+    criterion_group::<64>(&mut c);
+    c.final_summary();
+
+    let (runs, per_run) = if quick { (3, 10_000) } else { (21, 400_000) };
+    println!();
+    println!("summary: enqueue+dequeue per packet, median of {runs} runs of {per_run} packets");
+    println!(
+        "{:<10} {:>7} {:>12} {:>10} {:>12} {:>10} {:>10}",
+        "mode", "queues", "wrr ns/pkt", "wrr Mpps", "ref ns/pkt", "ref Mpps", "wrr/ref"
+    );
+    let mut by_mode = Vec::new();
+    for bytes in [true, false] {
+        let mode = if bytes { "bytes" } else { "packets" };
+        let o4 = median_ns(|| ours::<4>(bytes), 4, runs, per_run);
+        let r4 = median_ns(|| Reference::new(&weights::<4>(), bytes), 4, runs, per_run);
+        let o64 = median_ns(|| ours::<64>(bytes), 64, runs, per_run);
+        let r64 = median_ns(
+            || Reference::new(&weights::<64>(), bytes),
+            64,
+            runs,
+            per_run,
+        );
+        for (n, o, r) in [(4, o4, r4), (64, o64, r64)] {
+            println!(
+                "{:<10} {:>7} {:>12.2} {:>10.1} {:>12.2} {:>10.1} {:>10.2}",
+                mode,
+                n,
+                o,
+                1e3 / o,
+                r,
+                1e3 / r,
+                o / r
+            );
+        }
+        by_mode.push((mode, o4, o64));
+    }
+    for (mode, o4, o64) in by_mode {
+        println!(
+            "{mode}: wrr 64 queues / 4 queues = {:.2} (goal <= 1.2)",
+            o64 / o4
+        );
+    }
+}
+
+// `Box<Scheduler>` forwards to the scheduler.
+impl<S: Sched + ?Sized> Sched for Box<S> {
+    #[inline]
+    fn put(&mut self, q: usize, len: u32) -> bool {
+        (**self).put(q, len)
+    }
+    #[inline]
+    fn take(&mut self) -> Option<(usize, u32)> {
+        (**self).take()
+    }
+}

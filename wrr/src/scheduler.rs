@@ -11,12 +11,16 @@
 //!   queues themselves (`act_prev`/`act_next`). A list holds exactly the
 //!   backlogged queues of its tier, in round order; its head is the queue
 //!   whose turn it is. The priority queue is in no list.
-//! * The *arrival list*: a doubly linked list threaded through the packet
-//!   slots (flat slot number `queue * CAP + position`) holding every queued
-//!   packet in global arrival order. Since each queue is FIFO, the oldest
-//!   packet overall is always at the head of its own queue, so the list head
-//!   names the queue to serve in arrival order, and any queue's head packet
-//!   can be unlinked from the middle of the list in O(1).
+//! * Every queued packet carries a sequence stamp (its arrival number).
+//! * The *arrival list*, kept only under `WhenSaturated`: a doubly linked
+//!   list threaded through the packet slots (flat slot number
+//!   `queue * CAP + position`) holding every queued packet in global arrival
+//!   order. Since each queue is FIFO, the oldest packet overall is always at
+//!   the head of its own queue, so the list head names the queue to serve in
+//!   arrival order, and any queue's head packet can be unlinked from the
+//!   middle of the list in O(1). A reconfiguration that switches to
+//!   `WhenSaturated` with packets queued rebuilds the list by merging the
+//!   queues on their sequence stamps.
 //! * The phase: `Fifo` (arrival order) or `Wrr`, and total backlog counters.
 //!
 //! # Enqueue
@@ -134,13 +138,14 @@ const UNLINKED: Link = Link {
 struct Queue<P, const CAP: usize> {
     slots: [Option<P>; CAP],
     arrival: [Link; CAP],
+    seq: [u64; CAP],
     head: usize,
-    len: usize,
-    bytes: u64,
     deficit: u64,
     quantum: u64,
     class: Class,
     limit: Limit,
+    /// Packets the queue may hold: 0 for weight 0, else min(CAP, limit).
+    admit: usize,
     listed: bool,
     act_prev: u32,
     act_next: u32,
@@ -148,17 +153,30 @@ struct Queue<P, const CAP: usize> {
 }
 
 impl<P, const CAP: usize> Queue<P, CAP> {
+    /// Packets queued (the backlog counter is the one source of truth;
+    /// it never exceeds `CAP`).
+    #[inline]
+    fn len(&self) -> usize {
+        self.stats.backlog_packets as usize
+    }
+
+    /// Bytes queued.
+    #[inline]
+    fn bytes(&self) -> u64 {
+        self.stats.backlog_bytes
+    }
+
     fn new(class: Class, limit: Limit, quantum: u64) -> Self {
         Queue {
             slots: core::array::from_fn(|_| None),
             arrival: [UNLINKED; CAP],
+            seq: [0; CAP],
             head: 0,
-            len: 0,
-            bytes: 0,
             deficit: 0,
             quantum,
             class,
             limit,
+            admit: admit_of(class, limit, CAP),
             listed: false,
             act_prev: NIL,
             act_next: NIL,
@@ -192,6 +210,8 @@ pub struct Scheduler<P, const N: usize, const CAP: usize> {
     tiers: [u32; 2],
     arr_head: u32,
     arr_tail: u32,
+    track: bool,
+    next_seq: u64,
     total_packets: u64,
     total_bytes: u64,
     peak_packets: u64,
@@ -200,6 +220,8 @@ pub struct Scheduler<P, const N: usize, const CAP: usize> {
     priority: u32,
     byte_mode: bool,
     mtu: u64,
+    /// Longest packet admitted: the MTU in byte mode, else `u64::MAX`.
+    max_len: u64,
     phase: Phase,
     config: Config<N>,
 }
@@ -229,6 +251,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             tiers: [NIL; 2],
             arr_head: NIL,
             arr_tail: NIL,
+            track: false,
+            next_seq: 0,
             total_packets: 0,
             total_bytes: 0,
             peak_packets: 0,
@@ -237,6 +261,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             priority: NIL,
             byte_mode: false,
             mtu: u64::MAX,
+            max_len: u64::MAX,
             phase: Phase::Fifo,
             config,
         };
@@ -265,72 +290,39 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// On refusal the packet comes back in the error with the reason, and
     /// the queue's drop counters grow (refusals for a queue index past the
     /// last are counted in [`Scheduler::unknown_queue_stats`]). O(1).
+    #[inline]
     pub fn enqueue(&mut self, queue: usize, packet: P) -> Result<(), Refused<P>> {
         let len = len_of(&packet);
-        let byte_mode = self.byte_mode;
-        let mtu = self.mtu;
+        let max_len = self.max_len;
         let Some(q) = self.queues.get_mut(queue) else {
-            self.unknown.on_drop(len);
-            return Err(Refused {
-                packet,
-                queue,
-                reason: RefuseReason::NoSuchQueue,
-            });
+            return Err(self.refuse(queue, packet, len));
         };
-        let refusal = if q.class.refuses_arrivals() {
-            Some(RefuseReason::NotServed)
-        } else if byte_mode && len > mtu {
-            Some(RefuseReason::ExceedsMtu {
-                len,
-                mtu: u32::try_from(mtu).unwrap_or(u32::MAX),
-            })
-        } else if q.len >= CAP {
-            Some(RefuseReason::Full { capacity: CAP })
-        } else if q.len >= q.limit.packets {
-            Some(RefuseReason::PacketLimit {
-                limit: q.limit.packets,
-            })
-        } else {
-            match q.bytes.checked_add(len) {
-                Some(b) if b <= q.limit.bytes => None,
-                _ => Some(RefuseReason::ByteLimit {
-                    len,
-                    backlog: q.bytes,
-                    limit: q.limit.bytes,
-                }),
-            }
-        };
-        if let Some(reason) = refusal {
-            q.stats.on_drop(len);
-            return Err(Refused {
-                packet,
-                queue,
-                reason,
-            });
+        // `admit` is 0 for a weight-0 queue, else min(CAP, packet limit).
+        let fits = q.len() < q.admit
+            && len <= max_len
+            && matches!(q.bytes().checked_add(len), Some(b) if b <= q.limit.bytes);
+        if !fits {
+            return Err(self.refuse(queue, packet, len));
         }
-
-        let mut pos = q.head + q.len;
+        let mut pos = q.head + q.len();
         if pos >= CAP {
             pos -= CAP;
         }
         q.slots[pos] = Some(packet);
-        q.arrival[pos] = Link {
-            prev: self.arr_tail,
-            next: NIL,
-        };
-        q.len += 1;
-        q.bytes = q.bytes.saturating_add(len);
+        q.seq[pos] = self.next_seq;
+        // No overflow: the byte backlog was checked against the limit above.
         q.stats.on_enqueue(len);
-        let joins = q.len == 1;
+        let joins = q.len() == 1;
         let class = q.class;
-        // Fits: N * CAP < NIL was checked in `new`.
-        let flat = (queue * CAP + pos) as u32;
-        if self.arr_tail == NIL {
-            self.arr_head = flat;
-        } else {
-            self.link_mut(self.arr_tail).next = flat;
+        self.next_seq = self.next_seq.saturating_add(1);
+        if self.track {
+            self.queues[queue].arrival[pos] = Link {
+                prev: self.arr_tail,
+                next: NIL,
+            };
+            // Fits: N * CAP < NIL was checked in `new`.
+            self.link_tail((queue * CAP + pos) as u32);
         }
-        self.arr_tail = flat;
         if joins {
             if let Some(tier) = tier_of(class) {
                 let q = &mut self.queues[queue];
@@ -342,7 +334,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         self.total_bytes = self.total_bytes.saturating_add(len);
         self.peak_packets = self.peak_packets.max(self.total_packets);
         self.peak_bytes = self.peak_bytes.max(self.total_bytes);
-        if self.phase == Phase::Fifo {
+        if self.track && self.phase == Phase::Fifo {
             if let Saturation::WhenSaturated(t) = self.config.saturation {
                 if self.backlog_in(t.unit) >= t.high {
                     self.phase = Phase::Wrr;
@@ -352,12 +344,56 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         Ok(())
     }
 
+    /// The slow path of a refusal: find the reason, count the drop.
+    #[cold]
+    #[inline(never)]
+    fn refuse(&mut self, queue: usize, packet: P, len: u64) -> Refused<P> {
+        let byte_mode = self.byte_mode;
+        let mtu = self.mtu;
+        let Some(q) = self.queues.get_mut(queue) else {
+            self.unknown.on_drop(len);
+            return Refused {
+                packet,
+                queue,
+                reason: RefuseReason::NoSuchQueue,
+            };
+        };
+        let reason = if q.class.refuses_arrivals() {
+            RefuseReason::NotServed
+        } else if byte_mode && len > mtu {
+            RefuseReason::ExceedsMtu {
+                len,
+                mtu: u32::try_from(mtu).unwrap_or(u32::MAX),
+            }
+        } else if q.len() >= CAP {
+            RefuseReason::Full { capacity: CAP }
+        } else if q.len() >= q.limit.packets {
+            RefuseReason::PacketLimit {
+                limit: q.limit.packets,
+            }
+        } else {
+            RefuseReason::ByteLimit {
+                len,
+                backlog: q.bytes(),
+                limit: q.limit.bytes,
+            }
+        };
+        q.stats.on_drop(len);
+        Refused {
+            packet,
+            queue,
+            reason,
+        }
+    }
+
     /// The next packet to send, or `None` when every queue is empty. O(1).
+    #[inline]
     pub fn dequeue(&mut self) -> Option<P> {
         self.dequeue_indexed().map(|(_, p)| p)
     }
 
     /// The next packet to send with the index of the queue it came from.
+    #[inline]
     pub fn dequeue_indexed(&mut self) -> Option<(usize, P)> {
         if self.total_packets == 0 {
             return None;
@@ -372,7 +408,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             Phase::Wrr => self.pick_wrr()?,
         };
         let (packet, len) = self.pop_head(queue)?;
-        self.queues[queue].stats.on_dequeue(len);
+        self.queues[queue].stats.on_sent(len);
         Some((queue, packet))
     }
 
@@ -384,9 +420,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             return None;
         }
         let (packet, len) = self.pop_head(queue)?;
-        let stats = &mut self.queues[queue].stats;
-        stats.on_leave(len);
-        stats.on_drop(len);
+        self.queues[queue].stats.on_drop(len);
         Some(packet)
     }
 
@@ -426,6 +460,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             q.act_next = NIL;
             q.class = qc.class;
             q.limit = qc.limit;
+            q.admit = admit_of(qc.class, qc.limit, CAP);
             q.quantum = quantum_of(qc.class, unit);
             if fairness_changed {
                 q.deficit = 0;
@@ -435,14 +470,14 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         self.apply_globals();
         for &q in &order[..k] {
             let q = q as usize;
-            if self.queues[q].len > 0 && !self.queues[q].listed {
+            if self.queues[q].len() > 0 && !self.queues[q].listed {
                 if let Some(tier) = tier_of(self.queues[q].class) {
                     self.push_tail(tier, q);
                 }
             }
         }
         for q in 0..N {
-            if self.queues[q].len > 0 && !self.queues[q].listed {
+            if self.queues[q].len() > 0 && !self.queues[q].listed {
                 if let Some(tier) = tier_of(self.queues[q].class) {
                     self.queues[q].deficit = self.queues[q].quantum;
                     self.push_tail(tier, q);
@@ -471,6 +506,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             .get_mut(queue)
             .ok_or(ConfigError::NoSuchQueue { queue, queues: N })?;
         q.limit = limit;
+        q.admit = admit_of(q.class, limit, CAP);
         self.config.queues[queue].limit = limit;
         Ok(())
     }
@@ -497,18 +533,18 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
 
     /// Packets queued in `queue` (0 for a queue that does not exist).
     pub fn queue_len(&self, queue: usize) -> usize {
-        self.queues.get(queue).map_or(0, |q| q.len)
+        self.queues.get(queue).map_or(0, |q| q.len())
     }
 
     /// Bytes queued in `queue` (0 for a queue that does not exist).
     pub fn queue_bytes(&self, queue: usize) -> u64 {
-        self.queues.get(queue).map_or(0, |q| q.bytes)
+        self.queues.get(queue).map_or(0, |q| q.bytes())
     }
 
     /// The packet at the head of `queue`, if any.
     pub fn peek(&self, queue: usize) -> Option<&P> {
         let q = self.queues.get(queue)?;
-        if q.len == 0 {
+        if q.len() == 0 {
             return None;
         }
         q.slots[q.head].as_ref()
@@ -573,10 +609,13 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 self.mtu = u64::MAX;
             }
         }
+        self.max_len = self.mtu;
         self.priority = self
             .config
             .priority_queue()
             .map_or(NIL, |p| u32::try_from(p).unwrap_or(NIL));
+        let track = matches!(self.config.saturation, Saturation::WhenSaturated(_));
+        self.set_tracking(track);
     }
 
     fn backlog_in(&self, unit: BacklogUnit) -> u64 {
@@ -600,11 +639,78 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         }
     }
 
+    /// Appends slot `flat` (already holding its `prev`) to the arrival list.
+    fn link_tail(&mut self, flat: u32) {
+        if self.arr_tail == NIL {
+            self.arr_head = flat;
+        } else {
+            self.link_mut(self.arr_tail).next = flat;
+        }
+        self.arr_tail = flat;
+    }
+
+    fn unlink_arrival(&mut self, queue: usize, pos: usize) {
+        let link = core::mem::replace(&mut self.queues[queue].arrival[pos], UNLINKED);
+        if link.prev == NIL {
+            self.arr_head = link.next;
+        } else {
+            self.link_mut(link.prev).next = link.next;
+        }
+        if link.next == NIL {
+            self.arr_tail = link.prev;
+        } else {
+            self.link_mut(link.next).prev = link.prev;
+        }
+    }
+
+    /// Starts or stops keeping the arrival list. Starting with packets
+    /// queued rebuilds it from their sequence stamps (a merge of the queues,
+    /// O(N x backlog)).
+    fn set_tracking(&mut self, track: bool) {
+        if track == self.track {
+            return;
+        }
+        self.track = track;
+        self.arr_head = NIL;
+        self.arr_tail = NIL;
+        if !track {
+            return;
+        }
+        let mut taken = [0usize; N];
+        loop {
+            let mut best: Option<(u64, usize)> = None;
+            for (i, q) in self.queues.iter().enumerate() {
+                if taken[i] < q.len() {
+                    let mut pos = q.head + taken[i];
+                    if pos >= CAP {
+                        pos -= CAP;
+                    }
+                    let seq = q.seq[pos];
+                    if best.is_none_or(|(b, _)| seq < b) {
+                        best = Some((seq, i));
+                    }
+                }
+            }
+            let Some((_, i)) = best else { break };
+            let mut pos = self.queues[i].head + taken[i];
+            if pos >= CAP {
+                pos -= CAP;
+            }
+            taken[i] += 1;
+            self.queues[i].arrival[pos] = Link {
+                prev: self.arr_tail,
+                next: NIL,
+            };
+            self.link_tail((i * CAP + pos) as u32);
+        }
+    }
+
     fn link_mut(&mut self, flat: u32) -> &mut Link {
         let flat = flat as usize;
         &mut self.queues[flat / CAP].arrival[flat % CAP]
     }
 
+    #[inline]
     fn push_tail(&mut self, tier: usize, queue: usize) {
         let qi = queue as u32;
         let head = self.tiers[tier];
@@ -624,6 +730,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         self.queues[queue].listed = true;
     }
 
+    #[inline]
     fn unlist(&mut self, tier: usize, queue: usize) {
         let q = &mut self.queues[queue];
         let (prev, next) = (q.act_prev, q.act_next);
@@ -642,9 +749,10 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     }
 
     /// Priority, then a DRR step over the weighted tier, then the scavenger tier.
+    #[inline]
     fn pick_wrr(&mut self) -> Option<usize> {
         let p = self.priority;
-        if p != NIL && self.queues[p as usize].len > 0 {
+        if p != NIL && self.queues[p as usize].len() > 0 {
             return Some(p as usize);
         }
         if self.tiers[WEIGHTED] != NIL {
@@ -658,6 +766,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
 
     /// One deficit-round-robin step over a non-empty tier: the queue to serve,
     /// already charged for its head packet.
+    #[inline]
     fn drr_step(&mut self, tier: usize) -> usize {
         let mut h = self.tiers[tier] as usize;
         loop {
@@ -681,35 +790,35 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// Takes the head packet of `queue` out of the queue, the arrival list
     /// and, if the queue empties, its active list. Counters of the queue are
     /// left to the caller; totals and phase are updated here.
+    #[inline]
     fn pop_head(&mut self, queue: usize) -> Option<(P, u64)> {
         let q = &mut self.queues[queue];
-        if q.len == 0 {
+        if q.len() == 0 {
             return None;
         }
         let pos = q.head;
         let packet = q.slots[pos].take()?;
         let len = len_of(&packet);
-        let link = q.arrival[pos];
-        q.arrival[pos] = UNLINKED;
         q.head = if pos + 1 >= CAP { 0 } else { pos + 1 };
-        q.len -= 1;
-        q.bytes = if q.len == 0 {
-            0
-        } else {
-            q.bytes.saturating_sub(len)
-        };
-        let empties = q.len == 0;
+        q.stats.on_leave(len);
+        let empties = q.len() == 0;
         let listed = q.listed;
         let class = q.class;
-        if link.prev == NIL {
-            self.arr_head = link.next;
+        self.total_packets -= 1;
+        self.total_bytes = if self.total_packets == 0 {
+            0
         } else {
-            self.link_mut(link.prev).next = link.next;
-        }
-        if link.next == NIL {
-            self.arr_tail = link.prev;
-        } else {
-            self.link_mut(link.next).prev = link.prev;
+            self.total_bytes.saturating_sub(len)
+        };
+        if self.track {
+            self.unlink_arrival(queue, pos);
+            if self.phase == Phase::Wrr {
+                if let Saturation::WhenSaturated(t) = self.config.saturation {
+                    if self.backlog_in(t.unit) < t.low {
+                        self.phase = Phase::Fifo;
+                    }
+                }
+            }
         }
         if empties {
             self.queues[queue].deficit = 0;
@@ -719,20 +828,16 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 }
             }
         }
-        self.total_packets -= 1;
-        self.total_bytes = if self.total_packets == 0 {
-            0
-        } else {
-            self.total_bytes.saturating_sub(len)
-        };
-        if self.phase == Phase::Wrr {
-            if let Saturation::WhenSaturated(t) = self.config.saturation {
-                if self.backlog_in(t.unit) < t.low {
-                    self.phase = Phase::Fifo;
-                }
-            }
-        }
         Some((packet, len))
+    }
+}
+
+/// Packets a queue may hold: 0 when its class refuses arrivals.
+fn admit_of(class: Class, limit: Limit, cap: usize) -> usize {
+    if class.refuses_arrivals() {
+        0
+    } else {
+        limit.packets.min(cap)
     }
 }
 

@@ -29,35 +29,47 @@ pub struct QueueStats {
     pub peak_backlog_bytes: u64,
 }
 
+// Packet counters grow by one per operation: 2^64 operations cannot
+// happen, so they are plain additions. Byte counters grow by lengths that a
+// `PacketLen` implementation chooses, so they saturate. Backlogs are bounded
+// by the queue's capacity and byte limit, checked before an arrival.
 impl QueueStats {
+    #[inline]
     pub(crate) fn on_enqueue(&mut self, len: u64) {
-        self.enqueued_packets = self.enqueued_packets.saturating_add(1);
+        self.enqueued_packets += 1;
         self.enqueued_bytes = self.enqueued_bytes.saturating_add(len);
-        self.backlog_packets = self.backlog_packets.saturating_add(1);
-        self.backlog_bytes = self.backlog_bytes.saturating_add(len);
+        self.backlog_packets += 1;
+        self.backlog_bytes += len;
         self.peak_backlog_packets = self.peak_backlog_packets.max(self.backlog_packets);
         self.peak_backlog_bytes = self.peak_backlog_bytes.max(self.backlog_bytes);
     }
 
+    /// A packet left the queue (sent or dropped from the head). The length
+    /// is read again at departure, so the byte backlog saturates at 0 and is
+    /// reset when the queue empties, whatever a `PacketLen` returns.
+    #[inline]
     pub(crate) fn on_leave(&mut self, len: u64) {
-        self.backlog_packets = self.backlog_packets.saturating_sub(1);
-        self.backlog_bytes = self.backlog_bytes.saturating_sub(len);
-        if self.backlog_packets == 0 {
-            self.backlog_bytes = 0;
-        }
+        self.backlog_packets -= 1;
+        self.backlog_bytes = if self.backlog_packets == 0 {
+            0
+        } else {
+            self.backlog_bytes.saturating_sub(len)
+        };
     }
 
-    pub(crate) fn on_dequeue(&mut self, len: u64) {
-        self.on_leave(len);
-        self.dequeued_packets = self.dequeued_packets.saturating_add(1);
+    #[inline]
+    pub(crate) fn on_sent(&mut self, len: u64) {
+        self.dequeued_packets += 1;
         self.dequeued_bytes = self.dequeued_bytes.saturating_add(len);
     }
 
+    #[inline]
     pub(crate) fn on_drop(&mut self, len: u64) {
-        self.dropped_packets = self.dropped_packets.saturating_add(1);
+        self.dropped_packets += 1;
         self.dropped_bytes = self.dropped_bytes.saturating_add(len);
     }
 
+    #[inline]
     pub(crate) fn clear(&mut self) {
         *self = QueueStats {
             backlog_packets: self.backlog_packets,
