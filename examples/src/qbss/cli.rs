@@ -92,7 +92,7 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
     let res = match sim::run(&sc) {
         Ok(r) => r,
         Err(e) => {
-            let _ = writeln!(stderr, "qbss-model: {origin}: scheduler configuration: {e}");
+            let _ = writeln!(stderr, "qbss-model: {origin}: {e}");
             return 2;
         }
     };

@@ -4,6 +4,10 @@
 //! scheduled, so events at the same nanosecond run in the order they were scheduled and
 //! a run is deterministic. Events are small `Copy` values; the heap only grows to the
 //! number of concurrently pending events (a few per stream), never per packet.
+//!
+//! The output server's completion, half of all events and never more than one pending,
+//! lives in a slot of its own beside the heap and takes part in the same `(time, seq)`
+//! order: one heap operation per packet saved.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -53,6 +57,7 @@ impl PartialOrd for Event {
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Event>,
+    server: Option<Event>,
     next_seq: u64,
     processed: u64,
 }
@@ -70,15 +75,41 @@ impl EventQueue {
         self.heap.push(Event { time, seq, kind });
     }
 
+    /// Schedules the output server's completion at `time` (at most one is pending: a
+    /// second call replaces the first).
+    #[inline]
+    pub fn schedule_server(&mut self, time: Nanos) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.server = Some(Event {
+            time,
+            seq,
+            kind: EventKind::ServerDone,
+        });
+    }
+
     /// Removes and returns the earliest event if it fires before `end`.
+    #[inline]
     pub fn pop_before(&mut self, end: Nanos) -> Option<Event> {
-        match self.heap.peek() {
-            Some(e) if e.time < end => {
-                self.processed += 1;
-                self.heap.pop()
+        let server_first = match (&self.server, self.heap.peek()) {
+            (Some(s), Some(h)) => s > h, // reversed order: greater is earlier
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        let next = if server_first {
+            self.server
+                .filter(|e| e.time < end)
+                .inspect(|_| self.server = None)
+        } else {
+            match self.heap.peek() {
+                Some(e) if e.time < end => self.heap.pop(),
+                _ => None,
             }
-            _ => None,
+        };
+        if next.is_some() {
+            self.processed += 1;
         }
+        next
     }
 
     /// Number of events handed out so far.
@@ -94,7 +125,7 @@ mod tests {
     #[test]
     fn earliest_first_then_scheduling_order() {
         let mut q = EventQueue::new();
-        q.schedule(20, EventKind::ServerDone);
+        q.schedule_server(20);
         q.schedule(10, EventKind::Emit(1));
         q.schedule(10, EventKind::Emit(0));
         q.schedule(30, EventKind::Ack(0));

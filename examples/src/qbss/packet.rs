@@ -2,7 +2,7 @@
 
 /// One simulated IP packet.
 ///
-/// Twelve bytes, `Copy`: the scheduler's fixed-capacity queues hold these by value.
+/// Sixteen bytes, `Copy`: the scheduler's fixed-capacity queues hold these by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
     /// Sequence number within its stream (a TCP stream's packet index; a UDP stream's counter).
@@ -15,6 +15,9 @@ pub struct Packet {
     pub ds: u8,
     /// Output queue the classifier chose.
     pub queue: u8,
+    /// Send time in microseconds: the TCP timestamp option's TSval (RFC 7323), echoed
+    /// by the receiver so the sender measures the RTT of the segment that advanced it.
+    pub ts_us: u32,
 }
 
 impl Packet {

@@ -36,7 +36,7 @@ struct TcpSource {
     nic: Pacer,
     nic_free: Nanos,
     send_pending: bool,
-    acks: VecDeque<(Nanos, u32)>,
+    acks: VecDeque<(Nanos, u32, u32)>,
     timer_at: Option<Nanos>,
 }
 
@@ -76,9 +76,37 @@ pub struct RunResult {
     pub packets: u64,
 }
 
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The `wrr` crate refused the scheduler configuration.
+    #[error("scheduler configuration: {0}")]
+    Config(#[from] wrr::ConfigError),
+    /// The engine's thread could not be started.
+    #[error("starting the simulation thread: {0}")]
+    Thread(#[from] std::io::Error),
+}
+
+/// Stack of the engine's thread: the `wrr` scheduler holds every queue slot inline
+/// (about half a megabyte) and is built by value before it is boxed, which an
+/// unoptimised build copies several times; a thread of its own keeps that off the
+/// caller's stack, whatever its size.
+const ENGINE_STACK: usize = 64 << 20;
+
 /// Runs `scenario` to its end.
-pub fn run(scenario: &Scenario) -> Result<RunResult, wrr::ConfigError> {
-    Engine::new(scenario)?.run()
+pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("qbss-sim".into())
+            .stack_size(ENGINE_STACK)
+            .spawn_scoped(scope, || {
+                Engine::new(scenario).map_err(SimError::from)?.run()
+            })?;
+        match handle.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
 }
 
 struct Engine<'a> {
@@ -172,7 +200,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn run(mut self) -> Result<RunResult, wrr::ConfigError> {
+    fn run(mut self) -> Result<RunResult, SimError> {
         let end = self.sc.duration_ns();
         let last = self.stats.len().saturating_sub(1);
         while let Some(ev) = self.events.pop_before(end) {
@@ -242,7 +270,7 @@ impl<'a> Engine<'a> {
         if let Some(p) = self.port.dequeue() {
             let gap = self.server.gap(wire_bytes(self.framing, p.len) * 8);
             self.in_service = Some(p);
-            self.events.schedule(now + gap, EventKind::ServerDone);
+            self.events.schedule_server(now + gap);
         }
     }
 
@@ -259,12 +287,12 @@ impl<'a> Engine<'a> {
         let new = match &mut self.sources[s] {
             Source::Cbr(_) => true,
             Source::Tcp(tcp) => {
-                let (new, ack) = tcp.flow.receive(p.seq);
+                let (new, ack, echo) = tcp.flow.receive(p.seq, p.ts_us);
                 let at = now + tcp.rtt;
                 if tcp.acks.is_empty() {
                     self.events.schedule(at, EventKind::Ack(p.stream));
                 }
-                tcp.acks.push_back((at, ack));
+                tcp.acks.push_back((at, ack, echo));
                 new
             }
         };
@@ -305,13 +333,13 @@ impl<'a> Engine<'a> {
         let Source::Tcp(tcp) = &mut self.sources[usize::from(s)] else {
             return;
         };
-        while let Some(&(t, ack)) = tcp.acks.front() {
+        while let Some(&(t, ack, echo)) = tcp.acks.front() {
             if t > now {
                 self.events.schedule(t, EventKind::Ack(s));
                 break;
             }
             tcp.acks.pop_front();
-            tcp.flow.on_ack(now, ack);
+            tcp.flow.on_ack(now, ack, echo);
         }
         self.tcp_kick(now, s);
     }

@@ -35,6 +35,7 @@ impl CbrSource {
             stream,
             ds: self.ds,
             queue: 0,
+            ts_us: 0,
         };
         self.next_seq = self.next_seq.wrapping_add(1);
         let next = now.saturating_add(self.pacer.gap(p.bits()));

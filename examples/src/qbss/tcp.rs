@@ -10,7 +10,9 @@
 //! resets the window to one packet and goes back to the first unacknowledged packet.
 //!
 //! The receiver acknowledges every packet with its cumulative next-expected sequence
-//! number (no delayed ACKs, no SACK) and remembers out-of-order packets in a bitmap the
+//! number (no delayed ACKs, no SACK), echoes the timestamp (RFC 7323) of the last packet
+//! that advanced it, from which the sender takes an RTT sample on every ACK of new data
+//! (so a sample never spans a repaired hole), and remembers out-of-order packets in a bitmap the
 //! size of the receive window, allocated once. Losses come only from the router: its tail
 //! drops and the VC policer. ACKs travel back after the stream's base RTT and are never
 //! lost, so they clock the sender exactly as the bottleneck delivers.
@@ -50,11 +52,11 @@ pub struct TcpFlow {
     srtt: Option<Nanos>,
     rttvar: Nanos,
     rto: Nanos,
-    timed: Option<(u32, Nanos)>,
     /// When the retransmission timer expires (`None`: not armed).
     pub rto_deadline: Option<Nanos>,
     // Receiver.
     rcv_nxt: u32,
+    ts_recent: u32,
     ooo: Vec<u64>,
     /// Retransmissions sent (fast and timeout).
     pub retransmits: u64,
@@ -85,9 +87,9 @@ impl TcpFlow {
             srtt: None,
             rttvar: 0,
             rto: RTO_INITIAL,
-            timed: None,
             rto_deadline: None,
             rcv_nxt: 0,
+            ts_recent: 0,
             ooo: vec![0; (max_window as usize).div_ceil(64)],
             retransmits: 0,
             timeouts: 0,
@@ -120,9 +122,6 @@ impl TcpFlow {
         let seq = match self.retransmit.take() {
             Some(s) => {
                 self.retransmits += 1;
-                if matches!(self.timed, Some((t, _)) if t == s) {
-                    self.timed = None; // Karn: never time a retransmitted packet.
-                }
                 s
             }
             None => {
@@ -132,9 +131,6 @@ impl TcpFlow {
                     self.retransmits += 1; // going back after a timeout
                 } else {
                     self.snd_max = self.snd_nxt;
-                    if self.timed.is_none() {
-                        self.timed = Some((s, now));
-                    }
                 }
                 s
             }
@@ -148,21 +144,23 @@ impl TcpFlow {
             stream,
             ds: self.ds,
             queue: 0,
+            ts_us: ts_us(now),
         }
     }
 
-    /// The receiver gets packet `seq`; returns whether it carried new data and the
-    /// cumulative ACK to send back.
-    pub fn receive(&mut self, seq: u32) -> (bool, u32) {
+    /// The receiver gets packet `seq` stamped `ts`; returns whether it carried new data,
+    /// the cumulative ACK to send back and the timestamp it echoes.
+    pub fn receive(&mut self, seq: u32, ts: u32) -> (bool, u32, u32) {
         if seq < self.rcv_nxt {
-            return (false, self.rcv_nxt);
+            return (false, self.rcv_nxt, self.ts_recent);
         }
         let w = self.max_window;
         if seq - self.rcv_nxt >= w {
             // Cannot happen while the sender respects the window; ignore defensively.
-            return (false, self.rcv_nxt);
+            return (false, self.rcv_nxt, self.ts_recent);
         }
         let new = if seq == self.rcv_nxt {
+            self.ts_recent = ts;
             self.rcv_nxt += 1;
             loop {
                 let i = (self.rcv_nxt % w) as usize;
@@ -181,23 +179,19 @@ impl TcpFlow {
             self.ooo[word] |= bit;
             new
         };
-        (new, self.rcv_nxt)
+        (new, self.rcv_nxt, self.ts_recent)
     }
 
-    /// The sender gets cumulative ACK `ack` at `now`.
-    pub fn on_ack(&mut self, now: Nanos, ack: u32) {
+    /// The sender gets cumulative ACK `ack` echoing timestamp `echo` at `now`.
+    pub fn on_ack(&mut self, now: Nanos, ack: u32, echo: u32) {
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             self.snd_una = ack;
             if self.snd_nxt < ack {
                 self.snd_nxt = ack; // after a timeout rewound snd_nxt
             }
-            if let Some((s, t)) = self.timed {
-                if s < ack {
-                    self.sample_rtt(now.saturating_sub(t));
-                    self.timed = None;
-                }
-            }
+            let rtt_us = ts_us(now).wrapping_sub(echo);
+            self.sample_rtt(u64::from(rtt_us) * 1000);
             if self.in_recovery {
                 if self.recover.is_none_or(|r| ack > r) {
                     self.in_recovery = false;
@@ -266,7 +260,6 @@ impl TcpFlow {
                 self.recover = Some(self.snd_max.saturating_sub(1));
                 self.snd_nxt = self.snd_una;
                 self.retransmit = None;
-                self.timed = None;
                 self.rto = (self.rto * 2).min(RTO_MAX);
                 self.rto_deadline = Some(now.saturating_add(self.rto));
                 true
@@ -274,6 +267,13 @@ impl TcpFlow {
             _ => false,
         }
     }
+}
+
+/// A TCP timestamp: the time in microseconds, modulo 2^32 (RFC 7323 allows any clock
+/// from 1 ms to 1 s per tick; 1 us keeps sub-millisecond RTTs and wraps after 71 minutes,
+/// longer than any scenario).
+pub fn ts_us(now: Nanos) -> u32 {
+    (now / 1000) as u32
 }
 
 #[cfg(test)]
@@ -289,9 +289,9 @@ mod tests {
         }
         assert_eq!(sent.len(), INITIAL_WINDOW as usize);
         for s in sent {
-            let (new, ack) = f.receive(s);
+            let (new, ack, echo) = f.receive(s, 0);
             assert!(new);
-            f.on_ack(1_000_000, ack);
+            f.on_ack(1_000_000, ack, echo);
         }
         assert_eq!(f.cwnd(), 2 * INITIAL_WINDOW);
     }
@@ -303,22 +303,22 @@ mod tests {
         // Packet 0 is lost; 1..=9 arrive out of order.
         let mut acks = Vec::new();
         for &s in &sent[1..] {
-            let (new, ack) = f.receive(s);
+            let (new, ack, _) = f.receive(s, 0);
             assert!(new);
             acks.push(ack);
         }
         assert!(acks.iter().all(|&a| a == 0));
         for a in acks {
-            f.on_ack(1, a);
+            f.on_ack(1, a, 0);
         }
         // ssthresh = 10 / 2 = 5, inflated by 3 at entry and 6 further dupacks.
         assert_eq!(f.cwnd(), 5 + 3 + 6);
         assert!(f.can_send(1));
         assert_eq!(f.send(1, 0).seq, 0);
-        let (new, ack) = f.receive(0);
+        let (new, ack, _) = f.receive(0, 0);
         assert!(new);
         assert_eq!(ack, 10); // the out-of-order bitmap fills the hole
-        f.on_ack(2, ack);
+        f.on_ack(2, ack, 0);
         assert_eq!(f.cwnd(), 5);
     }
 

@@ -26,15 +26,23 @@ pub fn secs_to_ns(s: f64) -> Option<Nanos> {
 #[derive(Clone, Copy, Debug)]
 pub struct Pacer {
     rate_bps: u64,
-    carry: u128,
+    carry: u64,
+    // Cache of the last size: bits * 10^9 = quotient * rate + remainder.
+    bits: u64,
+    quotient: u64,
+    remainder: u64,
 }
 
 impl Pacer {
     /// A pacer for `rate_bps` bit/s (at least 1).
     pub fn new(rate_bps: u64) -> Self {
+        let rate_bps = rate_bps.min(1 << 62);
         Pacer {
             rate_bps: rate_bps.max(1),
             carry: 0,
+            bits: 0,
+            quotient: 0,
+            remainder: 0,
         }
     }
 
@@ -44,12 +52,28 @@ impl Pacer {
     }
 
     /// Nanoseconds needed to send `bits` at the rate, carrying the remainder to the next call.
+    ///
+    /// The division is done once per distinct size (a stream's packets share one), so
+    /// the per-packet cost is an add and a compare.
+    #[inline]
     pub fn gap(&mut self, bits: u64) -> Nanos {
-        let num = u128::from(bits) * u128::from(NS_PER_S) + self.carry;
-        let rate = u128::from(self.rate_bps);
-        self.carry = num % rate;
-        // bits <= 2^35 (u32 length * 8), so the quotient fits in u64 for any rate >= 1.
-        u64::try_from(num / rate).unwrap_or(u64::MAX)
+        if bits != self.bits {
+            let num = u128::from(bits) * u128::from(NS_PER_S);
+            let rate = u128::from(self.rate_bps);
+            self.bits = bits;
+            self.quotient = u64::try_from(num / rate).unwrap_or(u64::MAX);
+            // The remainder is below the rate, a u64.
+            self.remainder = (num % rate) as u64;
+        }
+        // carry < rate and remainder < rate, so the sum cannot overflow u64 (rate < 2^63).
+        let c = self.carry + self.remainder;
+        if c >= self.rate_bps {
+            self.carry = c - self.rate_bps;
+            self.quotient.saturating_add(1)
+        } else {
+            self.carry = c;
+            self.quotient
+        }
     }
 }
 
