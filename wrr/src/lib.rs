@@ -98,3 +98,8 @@ pub use packet::PacketLen;
 pub use refused::{RefuseReason, Refused};
 pub use scheduler::{Phase, Scheduler};
 pub use stats::QueueStats;
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

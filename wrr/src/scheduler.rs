@@ -10,7 +10,8 @@
 //!   tier: circular doubly linked lists of queue indices threaded through the
 //!   queues themselves (`act_prev`/`act_next`). A list holds exactly the
 //!   backlogged queues of its tier, in round order; its head is the queue
-//!   whose turn it is. The priority queue is in no list.
+//!   whose turn it is. A third list holds the priority queue while it is
+//!   backlogged.
 //! * Every queued packet carries a sequence stamp (its arrival number).
 //! * The *arrival list*, kept only under `WhenSaturated`: a doubly linked
 //!   list threaded through the packet slots (flat slot number
@@ -108,9 +109,12 @@ use crate::stats::QueueStats;
 /// "No index" in the 32-bit links.
 const NIL: u32 = u32::MAX;
 
-/// The two round-robin tiers.
-const WEIGHTED: usize = 0;
-const SCAVENGER: usize = 1;
+/// The active lists, in order of precedence: the priority queue (a list of
+/// at most one), the weighted tier, the scavenger tier.
+const PRIORITY: usize = 0;
+const WEIGHTED: usize = 1;
+const SCAVENGER: usize = 2;
+const TIERS: usize = 3;
 
 /// Which rule the next dequeue follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -185,12 +189,12 @@ impl<P, const CAP: usize> Queue<P, CAP> {
     }
 }
 
-/// Tier of a class, `None` for the priority queue.
-const fn tier_of(class: Class) -> Option<usize> {
+/// Active list of a class.
+const fn tier_of(class: Class) -> usize {
     match class {
-        Class::Weighted(_) => Some(WEIGHTED),
-        Class::Scavenger(_) => Some(SCAVENGER),
-        Class::Priority => None,
+        Class::Priority => PRIORITY,
+        Class::Weighted(_) => WEIGHTED,
+        Class::Scavenger(_) => SCAVENGER,
     }
 }
 
@@ -207,7 +211,7 @@ fn len_of<P: PacketLen>(packet: &P) -> u64 {
 #[derive(Clone, Debug)]
 pub struct Scheduler<P, const N: usize, const CAP: usize> {
     queues: [Queue<P, CAP>; N],
-    tiers: [u32; 2],
+    tiers: [u32; TIERS],
     arr_head: u32,
     arr_tail: u32,
     track: bool,
@@ -217,7 +221,6 @@ pub struct Scheduler<P, const N: usize, const CAP: usize> {
     peak_packets: u64,
     peak_bytes: u64,
     unknown: QueueStats,
-    priority: u32,
     byte_mode: bool,
     mtu: u64,
     /// Longest packet admitted: the MTU in byte mode, else `u64::MAX`.
@@ -248,7 +251,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 let qc = config.queues[i];
                 Queue::new(qc.class, qc.limit, quantum_of(qc.class, unit))
             }),
-            tiers: [NIL; 2],
+            tiers: [NIL; TIERS],
             arr_head: NIL,
             arr_tail: NIL,
             track: false,
@@ -258,7 +261,6 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             peak_packets: 0,
             peak_bytes: 0,
             unknown: QueueStats::default(),
-            priority: NIL,
             byte_mode: false,
             mtu: u64::MAX,
             max_len: u64::MAX,
@@ -324,11 +326,9 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             self.link_tail((queue * CAP + pos) as u32);
         }
         if joins {
-            if let Some(tier) = tier_of(class) {
-                let q = &mut self.queues[queue];
-                q.deficit = q.quantum;
-                self.push_tail(tier, queue);
-            }
+            let q = &mut self.queues[queue];
+            q.deficit = q.quantum;
+            self.push_tail(tier_of(class), queue);
         }
         self.total_packets += 1;
         self.total_bytes = self.total_bytes.saturating_add(len);
@@ -395,9 +395,6 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// The next packet to send with the index of the queue it came from.
     #[inline]
     pub fn dequeue_indexed(&mut self) -> Option<(usize, P)> {
-        if self.total_packets == 0 {
-            return None;
-        }
         let queue = match self.phase {
             Phase::Fifo => {
                 if self.arr_head == NIL {
@@ -438,7 +435,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         // Old round order, weighted tier first.
         let mut order = [NIL; N];
         let mut k = 0;
-        for tier in [WEIGHTED, SCAVENGER] {
+        for tier in [PRIORITY, WEIGHTED, SCAVENGER] {
             let head = self.tiers[tier];
             let mut cur = head;
             let mut steps = 0;
@@ -452,7 +449,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 }
             }
         }
-        self.tiers = [NIL; 2];
+        self.tiers = [NIL; TIERS];
         let unit = unit_of(config.fairness);
         for (q, qc) in self.queues.iter_mut().zip(config.queues.iter()) {
             q.listed = false;
@@ -471,17 +468,13 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         for &q in &order[..k] {
             let q = q as usize;
             if self.queues[q].len() > 0 && !self.queues[q].listed {
-                if let Some(tier) = tier_of(self.queues[q].class) {
-                    self.push_tail(tier, q);
-                }
+                self.push_tail(tier_of(self.queues[q].class), q);
             }
         }
         for q in 0..N {
             if self.queues[q].len() > 0 && !self.queues[q].listed {
-                if let Some(tier) = tier_of(self.queues[q].class) {
-                    self.queues[q].deficit = self.queues[q].quantum;
-                    self.push_tail(tier, q);
-                }
+                self.queues[q].deficit = self.queues[q].quantum;
+                self.push_tail(tier_of(self.queues[q].class), q);
             }
         }
         self.settle_phase();
@@ -610,10 +603,6 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             }
         }
         self.max_len = self.mtu;
-        self.priority = self
-            .config
-            .priority_queue()
-            .map_or(NIL, |p| u32::try_from(p).unwrap_or(NIL));
         let track = matches!(self.config.saturation, Saturation::WhenSaturated(_));
         self.set_tracking(track);
     }
@@ -751,9 +740,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// Priority, then a DRR step over the weighted tier, then the scavenger tier.
     #[inline]
     fn pick_wrr(&mut self) -> Option<usize> {
-        let p = self.priority;
-        if p != NIL && self.queues[p as usize].len() > 0 {
-            return Some(p as usize);
+        if self.tiers[PRIORITY] != NIL {
+            return Some(self.tiers[PRIORITY] as usize);
         }
         if self.tiers[WEIGHTED] != NIL {
             return Some(self.drr_step(WEIGHTED));
@@ -823,9 +811,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         if empties {
             self.queues[queue].deficit = 0;
             if listed {
-                if let Some(tier) = tier_of(class) {
-                    self.unlist(tier, queue);
-                }
+                self.unlist(tier_of(class), queue);
             }
         }
         Some((packet, len))
