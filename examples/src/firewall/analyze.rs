@@ -20,8 +20,9 @@
 //!   peer's segment echoing it; the two half-paths add up to the RTT.
 //! - The ceiling of each direction: the receiver's largest window over the
 //!   RTT (`bdp::ceiling`); the achieved throughput: payload bytes that
-//!   advanced the sequence, over the time between the first and the last
-//!   data segment.
+//!   advanced the sequence, over the time from the first data segment to one
+//!   RTT after the last (the last flight still has to be delivered and
+//!   acknowledged; without an RTT, to the last data segment).
 //! - Window-limited: the sender had a receive window's worth of data in
 //!   flight (within one segment of it) on at least 10 % of its data
 //!   segments, or achieved at least 70 % of the window's ceiling. The first
@@ -576,9 +577,14 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         };
         let ceiling_bps = max_window_bytes.and_then(|w| ceiling_of(w, rtt));
         let new_bytes = me.bytes - me.retransmitted_bytes.min(me.bytes);
+        // The last flight needs one more round trip to be delivered and
+        // acknowledged, so the transfer lasts from the first data segment to
+        // one RTT after the last (to the last, when the RTT is unknown).
+        let rtt_ns = rtt.map_or(0, |r| u64::try_from(r.as_nanos()).unwrap_or(u64::MAX));
         let throughput_bps = match (me.first_data, me.last_data) {
             (Some(a), Some(b)) => b
                 .nanos_since(&a)
+                .map(|ns| ns.saturating_add(rtt_ns))
                 .filter(|ns| *ns > 0)
                 .map(|ns| (u128::from(new_bytes) * 8 * 1_000_000_000 / u128::from(ns)) as u64),
             _ => None,
@@ -717,12 +723,20 @@ fn verdict(
         };
         if d.window_limited == Some(true) {
             let w = d.max_window_bytes.unwrap_or(0);
-            parts.push(format!(
-                "{} was window-limited: the {receiver} advertised at most {} bytes; {}",
+            let mut line = format!(
+                "{} was window-limited: achieved {} against a ceiling of {} (the {receiver} advertised at most {} bytes)",
                 dir.as_str().replace('_', "-"),
-                Thousands(w),
-                at_rtt(w, dir.as_str().replace('_', "-").as_str())
-            ));
+                d.throughput_bps.map_or("?".to_string(), rate_text),
+                d.ceiling_bps.map_or("?".to_string(), rate_text),
+                Thousands(w)
+            );
+            // The unscaled case already said what the target needs.
+            if n.wscale.is_some() || r.assumed_wscale.is_some() {
+                if let Some(need) = rtt.and_then(|rtt| need_text(target, rtt)) {
+                    line.push_str(&format!("; {need}"));
+                }
+            }
+            parts.push(line);
         }
     }
     parts.join("; ")

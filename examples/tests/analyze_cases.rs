@@ -1,0 +1,407 @@
+//! `firewall-check analyze` on generated captures: the campus incident of
+//! DESIGN.md ("The problem we solve", incident 1), a healthy scaled
+//! connection, the broken state where the endpoints disagree, a capture that
+//! starts mid-stream, retransmissions, the connection cap, a truncated file.
+
+mod dump_support;
+
+use std::time::Duration;
+
+use dump_support::*;
+use examples::firewall::analyze::{analyze, AnalyzeFormat, Settings};
+use serde_json::Value;
+
+const C: [u8; 4] = [198, 18, 0, 1];
+const S: [u8; 4] = [198, 19, 0, 1];
+const MS: u64 = 1_000_000;
+const T0: u64 = 1_700_000_000 * 1_000_000_000;
+
+/// A client-side capture of a bulk server-to-client transfer: handshake
+/// (`syn_ws` / `synack_ws` offered), then `rounds` round trips of `rtt_ms`
+/// each carrying `per_round` segments of 1448 bytes, acknowledged by the
+/// client every two segments with window field `client_win`. The server's
+/// window field after the handshake is `server_win`.
+struct Transfer {
+    syn_ws: Option<u8>,
+    synack_ws: Option<u8>,
+    rounds: u32,
+    per_round: u32,
+    rtt_ms: u64,
+    client_win: u16,
+    server_win: u16,
+}
+
+fn transfer(t: &Transfer) -> Vec<Pkt> {
+    let mut syn_opts = vec![2, 4, 0x05, 0xb4, 4, 2];
+    if let Some(s) = t.syn_ws {
+        syn_opts.extend_from_slice(&[1, 3, 3, s]);
+    }
+    let mut synack_opts = vec![2, 4, 0x05, 0xb4, 4, 2];
+    if let Some(s) = t.synack_ws {
+        synack_opts.extend_from_slice(&[1, 3, 3, s]);
+    }
+    let (cisn, sisn) = (1_000u32, 5_000_000u32);
+    let c =
+        |seq: u32, ack: u32, flags: u8| Seg::new(C, 40000, S, 5001).seq(seq).ack(ack).flags(flags);
+    let s =
+        |seq: u32, ack: u32, flags: u8| Seg::new(S, 5001, C, 40000).seq(seq).ack(ack).flags(flags);
+    let rtt = t.rtt_ms * MS;
+    let mut pkts = vec![
+        Pkt::new(T0, c(cisn, 0, SYN).win(64240).opts(&syn_opts).ipv4()),
+        Pkt::new(
+            T0 + rtt,
+            s(sisn, cisn + 1, SYN | ACK)
+                .win(65160)
+                .opts(&synack_opts)
+                .ipv4(),
+        ),
+        Pkt::new(
+            T0 + rtt,
+            c(cisn + 1, sisn + 1, ACK).win(t.client_win).ipv4(),
+        ),
+    ];
+    let mut next = sisn + 1;
+    let mut now = T0 + rtt + MS / 10;
+    for _ in 0..t.rounds {
+        let start = now;
+        for i in 0..t.per_round {
+            pkts.push(Pkt::new(
+                start + u64::from(i) * 10_000,
+                s(next, cisn + 1, ACK)
+                    .win(t.server_win)
+                    .payload(1448)
+                    .ipv4(),
+            ));
+            next = next.wrapping_add(1448);
+            if i % 2 == 1 || i + 1 == t.per_round {
+                pkts.push(Pkt::new(
+                    start + u64::from(i) * 10_000 + 1_000,
+                    c(cisn + 1, next, ACK).win(t.client_win).ipv4(),
+                ));
+            }
+        }
+        now = start + rtt;
+    }
+    pkts
+}
+
+fn run(pkts: &[Pkt], settings: &Settings) -> Value {
+    let file = pcap(101, true, pkts);
+    let mut out = Vec::new();
+    analyze(&file[..], &mut out, AnalyzeFormat::Json, settings).expect("analyze");
+    serde_json::from_slice(&out).expect("analyze --json is one JSON document")
+}
+
+fn campus() -> Transfer {
+    Transfer {
+        syn_ws: Some(7),
+        synack_ws: None,
+        rounds: 20,
+        per_round: 45,
+        rtt_ms: 10,
+        client_win: 65535,
+        server_win: 65535,
+    }
+}
+
+/// DESIGN.md incident 1 (the campus firewall): the SYN offers window
+/// scaling, the SYN-ACK does not answer; at 10 ms a 65,535-byte window caps
+/// throughput at 65535*8/0.010 = 52,428,000 bit/s (52.4 Mbit/s), and
+/// 1 Gbit/s at 10 ms needs 1,250,000 bytes (shift 5).
+#[test]
+fn campus_incident_ceiling_and_verdict() {
+    let v = run(&transfer(&campus()), &Settings::default());
+    let conns = v["connections"].as_array().unwrap();
+    assert_eq!(conns.len(), 1);
+    let c = &conns[0];
+    assert_eq!(c["client"], "198.18.0.1:40000");
+    assert_eq!(c["server"], "198.19.0.1:5001");
+    assert_eq!(c["handshake_seen"], true);
+    assert_eq!(c["rtt_source"], "handshake");
+    assert!((c["rtt_s"].as_f64().unwrap() - 0.010).abs() < 1e-12);
+    let n = &c["negotiated"];
+    assert!(n["wscale"].is_null());
+    assert_eq!(n["wscale_offered"]["client"], 7);
+    assert!(n["wscale_offered"]["server"].is_null());
+    assert_eq!(n["wscale_on"]["client"], false);
+    assert_eq!(n["wscale_mismatch"], false);
+    assert_eq!(n["mss"]["client"], 1460);
+    assert_eq!(n["sack"], true);
+    assert_eq!(n["timestamps"], false);
+    let s2c = &c["directions"]["server_to_client"];
+    assert_eq!(s2c["max_window_bytes"], 65535);
+    assert_eq!(s2c["ceiling_bps"], 52_428_000u64);
+    assert_eq!(s2c["bytes"], 20 * 45 * 1448);
+    assert_eq!(s2c["retransmissions"], 0);
+    assert_eq!(s2c["window_limited"], true);
+    let achieved = s2c["throughput_bps"].as_u64().unwrap();
+    assert!(
+        achieved > 45_000_000 && achieved <= 52_428_000,
+        "{achieved}"
+    );
+    let c2s = &c["directions"]["client_to_server"];
+    assert_eq!(c2s["max_window_bytes"], 65535);
+    assert_eq!(c2s["window_limited"], false, "the client sends no data");
+    let verdict = c["verdict"].as_str().unwrap();
+    assert!(
+        verdict.contains("window scaling was offered by the client but not answered: the client's receive window is capped at 65,535 bytes; at 10 ms that caps server-to-client throughput at 52.4 Mbit/s; 1 Gbit/s would need 1,250,000 bytes (shift 5)"),
+        "{verdict}"
+    );
+}
+
+#[test]
+fn campus_incident_from_the_command_line_with_given_rtt() {
+    let mut t = campus();
+    t.rtt_ms = 3; // the measured RTT is overridden by --rtt
+    let path = temp_file(
+        "campus.pcap",
+        &pcap(
+            1,
+            false,
+            &transfer(&t)
+                .into_iter()
+                .map(|p| Pkt::new(p.ts_ns, ethernet(0x0800, &p.data)))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    let (code, out, err) = run_cli(&["analyze", path.to_str().unwrap(), "--rtt", "10ms"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("at 10 ms that caps server-to-client throughput at 52.4 Mbit/s; 1 Gbit/s would need 1,250,000 bytes (shift 5)"), "{out}");
+    let (code, out, _) = run_cli(&[
+        "analyze",
+        "--json",
+        path.to_str().unwrap(),
+        "--rtt",
+        "10ms",
+        "--target-rate",
+        "10Gbps",
+    ]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let c = &v["connections"][0];
+    assert_eq!(c["rtt_source"], "given");
+    assert_eq!(
+        c["directions"]["server_to_client"]["ceiling_bps"],
+        52_428_000u64
+    );
+    // 10 Gbit/s at 10 ms: 12,500,000 bytes, shift 8 (65535 << 8 = 16,776,960).
+    assert!(c["verdict"]
+        .as_str()
+        .unwrap()
+        .contains("10 Gbit/s would need 12,500,000 bytes (shift 8)"));
+}
+
+#[test]
+fn healthy_scaled_connection() {
+    let t = Transfer {
+        syn_ws: Some(7),
+        synack_ws: Some(9),
+        rounds: 5,
+        per_round: 20,
+        rtt_ms: 20,
+        client_win: 20_000,
+        server_win: 500,
+    };
+    let v = run(&transfer(&t), &Settings::default());
+    let c = &v["connections"][0];
+    let n = &c["negotiated"];
+    assert_eq!(n["wscale"], serde_json::json!({"client": 7, "server": 9}));
+    assert_eq!(n["wscale_mismatch"], false);
+    // The server reads the client's fields with the client's shift 7, and the other way round.
+    assert_eq!(
+        c["directions"]["server_to_client"]["max_window_bytes"],
+        20_000u64 << 7
+    );
+    assert_eq!(
+        c["directions"]["client_to_server"]["max_window_bytes"],
+        500u64 << 9
+    );
+    // 2,560,000 bytes at 20 ms: 1,024,000,000 bit/s.
+    assert_eq!(
+        c["directions"]["server_to_client"]["ceiling_bps"],
+        1_024_000_000u64
+    );
+    assert_eq!(c["directions"]["server_to_client"]["window_limited"], false);
+    let verdict = c["verdict"].as_str().unwrap();
+    assert!(
+        verdict.starts_with("window scaling on (client shift 7, server shift 9)"),
+        "{verdict}"
+    );
+    assert!(!verdict.contains("window-limited"), "{verdict}");
+}
+
+#[test]
+fn endpoints_disagreeing_about_scaling_is_flagged() {
+    // The SYN-ACK seen here has no window scale, yet the server's windows
+    // after the handshake are tiny: it scales them (a box between it and
+    // this capture point stripped its option).
+    let mut t = campus();
+    t.server_win = 502;
+    t.rounds = 2;
+    let v = run(&transfer(&t), &Settings::default());
+    let c = &v["connections"][0];
+    assert_eq!(c["negotiated"]["wscale_mismatch"], true);
+    assert_eq!(c["negotiated"]["wscale_on"]["server"], true);
+    assert_eq!(c["negotiated"]["wscale_on"]["client"], false);
+    let verdict = c["verdict"].as_str().unwrap();
+    assert!(
+        verdict.contains("BROKEN: the endpoints disagree about window scaling"),
+        "{verdict}"
+    );
+    // The client reads the server's 502 unscaled.
+    assert_eq!(c["directions"]["client_to_server"]["max_window_bytes"], 502);
+    // The server reads the client's 65535 with the client's shift 7.
+    assert_eq!(
+        c["directions"]["server_to_client"]["max_window_bytes"],
+        65535u64 << 7
+    );
+}
+
+/// Mid-stream: no handshake; timestamps give the RTT.
+fn mid_stream() -> Vec<Pkt> {
+    let c = |seq: u32, ack: u32| Seg::new(C, 40000, S, 443).seq(seq).ack(ack).flags(ACK);
+    let s = |seq: u32, ack: u32| Seg::new(S, 443, C, 40000).seq(seq).ack(ack).flags(ACK);
+    let mut pkts = Vec::new();
+    let mut t = T0;
+    for i in 0..10u32 {
+        // Client data with TSval i; the server echoes it 4 ms later and the
+        // client echoes the server's TSval 6 ms after that: RTT 10 ms.
+        pkts.push(Pkt::new(
+            t,
+            c(100 + i * 1000, 7000)
+                .win(300)
+                .payload(1000)
+                .opts(&ts_options(i, 1000 + i))
+                .ipv4(),
+        ));
+        pkts.push(Pkt::new(
+            t + 4 * MS,
+            s(7000, 100 + (i + 1) * 1000)
+                .win(4000)
+                .opts(&ts_options(2000 + i, i))
+                .ipv4(),
+        ));
+        pkts.push(Pkt::new(
+            t + 10 * MS,
+            c(100 + (i + 1) * 1000, 7000)
+                .win(300)
+                .opts(&ts_options(i + 100, 2000 + i))
+                .ipv4(),
+        ));
+        t += 20 * MS;
+    }
+    pkts
+}
+
+#[test]
+fn mid_stream_scale_unknown_unless_assumed() {
+    let v = run(&mid_stream(), &Settings::default());
+    let c = &v["connections"][0];
+    assert_eq!(c["handshake_seen"], false);
+    assert_eq!(
+        c["client"], "198.18.0.1:40000",
+        "the higher port is taken as the client"
+    );
+    assert!(c["directions"]["client_to_server"]["max_window_bytes"].is_null());
+    assert!(c["directions"]["client_to_server"]["window_limited"].is_null());
+    assert_eq!(c["rtt_source"], "timestamps");
+    assert!(
+        (c["rtt_s"].as_f64().unwrap() - 0.010).abs() < 1e-9,
+        "{}",
+        c["rtt_s"]
+    );
+    assert!(c["verdict"]
+        .as_str()
+        .unwrap()
+        .contains("window scaling is unknown"));
+    let settings = Settings {
+        assume_wscale: Some(7),
+        ..Settings::default()
+    };
+    let v = run(&mid_stream(), &settings);
+    let c = &v["connections"][0];
+    assert_eq!(c["assumed_wscale"], 7);
+    assert_eq!(
+        c["directions"]["client_to_server"]["max_window_bytes"],
+        4000u64 << 7
+    );
+    assert_eq!(
+        c["directions"]["server_to_client"]["max_window_bytes"],
+        300u64 << 7
+    );
+    assert_eq!(c["directions"]["client_to_server"]["bytes"], 10_000);
+}
+
+#[test]
+fn retransmissions_are_counted() {
+    let mut pkts = transfer(&Transfer {
+        syn_ws: Some(7),
+        synack_ws: Some(7),
+        rounds: 1,
+        per_round: 4,
+        rtt_ms: 10,
+        client_win: 1000,
+        server_win: 1000,
+    });
+    // Resend the second data segment (frame 5) later.
+    let again = Pkt::new(pkts.last().unwrap().ts_ns + MS, pkts[4].data.clone());
+    pkts.push(again);
+    let v = run(&pkts, &Settings::default());
+    let s2c = &v["connections"][0]["directions"]["server_to_client"];
+    assert_eq!(s2c["retransmissions"], 1);
+    assert_eq!(s2c["retransmitted_bytes"], 1448);
+    assert_eq!(s2c["bytes"], 5 * 1448);
+}
+
+#[test]
+fn connection_cap_evicts_and_reports_everything() {
+    // Eight connections on different client ports, all left open.
+    let mut pkts = Vec::new();
+    for i in 0..8u16 {
+        let syn = Seg::new(C, 41000 + i, S, 80)
+            .seq(1)
+            .flags(SYN)
+            .opts(&[2, 4, 5, 0xb4]);
+        pkts.push(Pkt::new(T0 + u64::from(i) * MS, syn.ipv4()));
+    }
+    let settings = Settings {
+        capacity: 3,
+        ..Settings::default()
+    };
+    let v = run(&pkts, &settings);
+    let conns = v["connections"].as_array().unwrap();
+    assert_eq!(conns.len(), 8, "every connection is reported once");
+    let mut ports: Vec<String> = conns
+        .iter()
+        .map(|c| c["client"].as_str().unwrap().to_string())
+        .collect();
+    ports.sort();
+    ports.dedup();
+    assert_eq!(ports.len(), 8);
+    assert!(conns
+        .iter()
+        .all(|c| c["verdict"].as_str().unwrap().contains("SYN-ACK not seen")));
+}
+
+#[test]
+fn truncated_capture_reports_what_was_seen_and_fails() {
+    let mut file = pcap(101, false, &transfer(&campus())[..20]);
+    file.truncate(file.len() - 7);
+    let mut out = Vec::new();
+    let err = analyze(
+        &file[..],
+        &mut out,
+        AnalyzeFormat::Json,
+        &Settings::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("truncated"), "{err}");
+    let v: Value = serde_json::from_slice(&out).expect("the JSON document is still complete");
+    assert_eq!(v["connections"].as_array().unwrap().len(), 1);
+    let path = temp_file("analyze-trunc.pcap", &file);
+    let (code, out, err) = run_cli(&["analyze", path.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(out.contains("verdict:"), "{out}");
+    assert!(err.contains("truncated"), "{err}");
+    let _ = Duration::ZERO;
+}
