@@ -405,3 +405,42 @@ fn truncated_capture_reports_what_was_seen_and_fails() {
     assert!(err.contains("truncated"), "{err}");
     let _ = Duration::ZERO;
 }
+
+#[test]
+fn every_tcpdump_corpus_capture_analyzes_cleanly() {
+    let dir = std::env::var_os("TCP_PERF_TCPDUMP_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/tcpdump")
+        });
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        assert!(!required(), "tcpdump corpus missing at {}", dir.display());
+        eprintln!("skipping: tcpdump corpus not found at {}", dir.display());
+        return;
+    };
+    let mut connections = 0;
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if !matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("pcap" | "pcapng")
+        ) {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        for format in [AnalyzeFormat::Json, AnalyzeFormat::Text] {
+            let mut out = Vec::new();
+            let n = analyze(&bytes[..], &mut out, format, &Settings::default())
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            if format == AnalyzeFormat::Json {
+                let v: Value = serde_json::from_slice(&out).unwrap();
+                assert_eq!(v["connections"].as_array().unwrap().len(), n);
+                connections += n;
+            }
+        }
+    }
+    assert!(
+        connections >= 20,
+        "only {connections} connections in the corpus"
+    );
+}
