@@ -160,8 +160,8 @@ fn presets_are_deterministic() {
         let (sc, a) = run(name);
         let (_, b) = run(name);
         assert_eq!(a, b, "{name}");
-        let ja = examples::qbss::report::to_json(&sc, &a).to_string();
-        let jb = examples::qbss::report::to_json(&sc, &b).to_string();
+        let ja = serde_json::to_string(&examples::qbss::report::to_json(&sc, &a)).unwrap();
+        let jb = serde_json::to_string(&examples::qbss::report::to_json(&sc, &b)).unwrap();
         assert_eq!(ja, jb);
     }
 }

@@ -43,7 +43,7 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
     if args.list_presets {
         for p in PRESETS {
             let desc = Scenario::from_toml(p.toml)
-                .map(|s| s.description.lines().next().unwrap_or("").to_string())
+                .map(|s| first_sentence(&s.description))
                 .unwrap_or_default();
             let _ = writeln!(stdout, "{:<20} {desc}", p.name);
         }
@@ -135,4 +135,13 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
         }
     }
     status
+}
+
+/// The description's first sentence, on one line.
+fn first_sentence(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.find(". ") {
+        Some(i) => flat[..=i].to_string(),
+        None => flat,
+    }
 }

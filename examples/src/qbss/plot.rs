@@ -1,5 +1,6 @@
 //! The throughput-against-time plot, drawn as SVG with `plotters`: one line per stream
-//! (per-second figures drawn as steps), the link goodput as a dashed reference line,
+//! (per-second figures drawn as steps), the link's (or the VC's) goodput as a dashed
+//! reference line,
 //! like the graphs the TransPAC engineers published.
 
 use plotters::prelude::*;
@@ -38,7 +39,14 @@ fn draw(
     let root = backend.into_drawing_area();
     root.fill(&WHITE)?;
     let n = res.intervals.len();
-    let goodput = link_goodput(sc) as f64 / 1e6;
+    let (goodput, what) = match sc.vc {
+        Some(vc) => {
+            let size = sc.reference_packet_bytes();
+            let v = vc.rate_bps as f64 * f64::from(size) / sc.link.wire_bytes(size) as f64;
+            (v.min(link_goodput(sc) as f64) / 1e6, "VC goodput")
+        }
+        None => (link_goodput(sc) as f64 / 1e6, "link goodput"),
+    };
     let peak = (0..sc.streams.len())
         .flat_map(|k| (0..n).map(move |i| (i, k)))
         .map(|(i, k)| res.intervals.cell(i, k).bytes as f64 * 8.0 / 1e6)
@@ -61,6 +69,8 @@ fn draw(
         .light_line_style(RGBColor(0xee, 0xee, 0xee))
         .x_labels(13)
         .y_labels(10)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
         .draw()?;
     let grey = RGBColor(0x70, 0x70, 0x70);
     chart
@@ -70,10 +80,14 @@ fn draw(
             5,
             grey.stroke_width(1),
         ))?
-        .label(format!("link goodput {goodput:.2} Mbit/s"))
+        .label(format!("{what} {goodput:.2} Mbit/s"))
         .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey.stroke_width(1)));
+    let count = sc.streams.len() as u32;
     for (k, s) in sc.streams.iter().enumerate() {
         let colour = PALETTE[k % PALETTE.len()];
+        // Earlier streams are drawn wider, so a line hidden under a later one with the
+        // same figures still shows as a border.
+        let width = 2 + 2 * (count - 1 - (k as u32).min(count - 1)).min(3);
         let points: Vec<(f64, f64)> = (0..n)
             .flat_map(|i| {
                 let v = res.intervals.cell(i, k).bytes as f64 * 8.0 / 1e6;
@@ -81,8 +95,13 @@ fn draw(
             })
             .collect();
         chart
-            .draw_series(LineSeries::new(points, colour.stroke_width(2)))?
-            .label(s.name.clone())
+            .draw_series(LineSeries::new(points, colour.stroke_width(width)))?
+            .label(format!(
+                "{} ({}, queue {})",
+                s.name,
+                dscp::DsField::new(s.ds).dscp(),
+                sc.classifier.queue(s.ds)
+            ))
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(3)));
     }
     chart

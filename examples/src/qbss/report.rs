@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::scenario::{Scenario, StreamKind};
 use super::sched::{ClassSpec, SaturationSpec};
@@ -232,11 +232,100 @@ pub fn write_text(w: &mut dyn Write, sc: &Scenario, res: &RunResult) -> io::Resu
     Ok(())
 }
 
+/// The `--json` object. Field order is the order of the schema.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JsonReport {
+    /// Scenario name.
+    pub scenario: String,
+    /// The link and its goodput.
+    pub link: JsonLink,
+    /// The streams.
+    pub streams: Vec<JsonStream>,
+    /// One-second intervals from 0.
+    pub intervals: Vec<JsonInterval>,
+}
+
+/// The link in the JSON report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JsonLink {
+    /// Link name.
+    pub name: String,
+    /// IP goodput for the scenario's packet size.
+    pub bits_per_second: u64,
+}
+
+/// A stream in the JSON report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JsonStream {
+    /// Stream name.
+    pub name: String,
+    /// DSCP value (0-63).
+    pub dscp: u8,
+    /// Output queue the classifier chose.
+    pub queue: u8,
+    /// DSCP short name (`CS1`).
+    pub dscp_name: String,
+    /// IP precedence (0-7).
+    pub precedence: u8,
+    /// The whole DS field / TOS byte.
+    pub tos: u8,
+    /// `udp` or `tcp`.
+    pub kind: &'static str,
+    /// IP packet length.
+    pub packet_bytes: u32,
+    /// Start time.
+    pub start_s: f64,
+    /// Stop time.
+    pub stop_s: f64,
+    /// UDP: offered rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offered_bits_per_second: Option<u64>,
+    /// TCP: base RTT.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_ms: Option<f64>,
+    /// Packets sent.
+    pub sent_packets: u64,
+    /// Packets received (new data).
+    pub received_packets: u64,
+    /// Packets dropped.
+    pub dropped_packets: u64,
+    /// TCP: retransmissions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retransmits: Option<u64>,
+    /// TCP: retransmission timeouts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeouts: Option<u64>,
+}
+
+/// One interval in the JSON report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JsonInterval {
+    /// Start, seconds.
+    pub start_s: u64,
+    /// End, seconds.
+    pub end_s: u64,
+    /// Per-stream figures.
+    pub streams: Vec<JsonIntervalStream>,
+}
+
+/// A stream's figures in one interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JsonIntervalStream {
+    /// Stream name.
+    pub name: String,
+    /// Received bit/s (IP packets of new data).
+    pub bits_per_second: u64,
+    /// Packets received.
+    pub packets: u64,
+    /// Packets dropped.
+    pub drops: u64,
+}
+
 /// The JSON object: `{"scenario", "link": {"name", "bits_per_second"}, "streams": [...],
 /// "intervals": [{"start_s", "end_s", "streams": [{"name", "bits_per_second", "packets",
 /// "drops"}]}]}`.
-pub fn to_json(sc: &Scenario, res: &RunResult) -> Value {
-    let streams: Vec<Value> = sc
+pub fn to_json(sc: &Scenario, res: &RunResult) -> JsonReport {
+    let streams = sc
         .streams
         .iter()
         .enumerate()
@@ -244,59 +333,65 @@ pub fn to_json(sc: &Scenario, res: &RunResult) -> Value {
             let ds = dscp::DsField::new(s.ds);
             let tot = res.totals[k];
             let t = res.intervals.total(k, 0, res.intervals.len());
-            let mut v = json!({
-                "name": s.name,
-                "dscp": ds.dscp().value(),
-                "dscp_name": dscp_name(s.ds),
-                "precedence": ds.precedence().value(),
-                "tos": s.ds,
-                "queue": sc.classifier.queue(s.ds),
-                "kind": kind_name(&s.kind),
-                "packet_bytes": s.packet_bytes,
-                "start_s": s.start_ns as f64 / 1e9,
-                "stop_s": s.stop_ns as f64 / 1e9,
-                "sent_packets": tot.sent,
-                "received_packets": t.packets,
-                "dropped_packets": t.drops,
-            });
-            match s.kind {
-                StreamKind::Udp { rate_bps } => {
-                    v["offered_bits_per_second"] = json!(rate_bps);
-                }
-                StreamKind::Tcp { rtt_ns, .. } => {
-                    v["rtt_ms"] = json!(rtt_ns as f64 / 1e6);
-                    v["retransmits"] = json!(tot.retransmits);
-                    v["timeouts"] = json!(tot.timeouts);
-                }
+            let (offered, rtt, retx, rto) = match s.kind {
+                StreamKind::Udp { rate_bps } => (Some(rate_bps), None, None, None),
+                StreamKind::Tcp { rtt_ns, .. } => (
+                    None,
+                    Some(rtt_ns as f64 / 1e6),
+                    Some(tot.retransmits),
+                    Some(tot.timeouts),
+                ),
+            };
+            JsonStream {
+                name: s.name.clone(),
+                dscp: ds.dscp().value(),
+                queue: sc.classifier.queue(s.ds),
+                dscp_name: dscp_name(s.ds),
+                precedence: ds.precedence().value(),
+                tos: s.ds,
+                kind: kind_name(&s.kind),
+                packet_bytes: s.packet_bytes,
+                start_s: s.start_ns as f64 / 1e9,
+                stop_s: s.stop_ns as f64 / 1e9,
+                offered_bits_per_second: offered,
+                rtt_ms: rtt,
+                sent_packets: tot.sent,
+                received_packets: t.packets,
+                dropped_packets: t.drops,
+                retransmits: retx,
+                timeouts: rto,
             }
-            v
         })
         .collect();
-    let intervals: Vec<Value> = (0..res.intervals.len())
-        .map(|i| {
-            let streams: Vec<Value> = sc
+    let intervals = (0..res.intervals.len())
+        .map(|i| JsonInterval {
+            start_s: i as u64,
+            end_s: i as u64 + 1,
+            streams: sc
                 .streams
                 .iter()
                 .enumerate()
                 .map(|(k, s)| {
                     let c = res.intervals.cell(i, k);
-                    json!({
-                        "name": s.name,
-                        "bits_per_second": c.bytes * 8,
-                        "packets": c.packets,
-                        "drops": c.drops,
-                    })
+                    JsonIntervalStream {
+                        name: s.name.clone(),
+                        bits_per_second: c.bytes * 8,
+                        packets: c.packets,
+                        drops: c.drops,
+                    }
                 })
-                .collect();
-            json!({"start_s": i, "end_s": i + 1, "streams": streams})
+                .collect(),
         })
         .collect();
-    json!({
-        "scenario": sc.name,
-        "link": {"name": sc.link.name, "bits_per_second": link_goodput(sc)},
-        "streams": streams,
-        "intervals": intervals,
-    })
+    JsonReport {
+        scenario: sc.name.clone(),
+        link: JsonLink {
+            name: sc.link.name.clone(),
+            bits_per_second: link_goodput(sc),
+        },
+        streams,
+        intervals,
+    }
 }
 
 /// Writes the CSV table: one row per interval and stream, with its queue's backlog at
