@@ -12,7 +12,7 @@
 //!   holds one caller-defined state value per open connection, caps the
 //!   number of open connections and evicts closed ones first (then the
 //!   least recently active), handing each finished connection back.
-//! - [`format`]: allocation-free hex, UTC time, tcpdump flag letters, JSON
+//! - [`format`](mod@format): allocation-free hex, UTC time, tcpdump flag letters, JSON
 //!   string escaping.
 //!
 //! # Subcommands
