@@ -1,0 +1,510 @@
+//! The network lab, end to end: for each case `examples/lab/lab.sh` builds a
+//! client, a middlebox and a server as network namespaces, runs a real Linux
+//! TCP transfer through real netfilter rules on the middlebox and captures
+//! both sides with tcpdump; then `firewall-check compare` must name exactly
+//! what the rules did, and `firewall-check analyze` must report what each
+//! endpoint negotiated.
+//!
+//! Needs root, iproute2, iptables, tcpdump and python3. Without them each
+//! test says why and passes as skipped, unless `TCP_PERF_LAB_REQUIRED=1`
+//! (set by `.ci/run`), where a skip is a failure. Cases run one at a time.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// One lab case at a time: they share the machine's CPUs and timing matters.
+static LAB: Mutex<()> = Mutex::new(());
+/// Longest a single lab run may take.
+const LAB_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn lab_script() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("lab")
+        .join("lab.sh")
+}
+
+/// Whether the lab can run here, checked once.
+fn lab_available() -> Result<(), String> {
+    static CHECK: OnceLock<Result<(), String>> = OnceLock::new();
+    CHECK
+        .get_or_init(|| {
+            let out = Command::new("bash")
+                .arg(lab_script())
+                .arg("--check")
+                .output()
+                .map_err(|e| format!("cannot run bash: {e}"))?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+            }
+        })
+        .clone()
+}
+
+/// Runs a lab case; `None` when the lab cannot run here (and that is allowed).
+fn run_lab(case: &str, extra: &[&str]) -> Option<PathBuf> {
+    if let Err(why) = lab_available() {
+        if std::env::var("TCP_PERF_LAB_REQUIRED").as_deref() == Ok("1") {
+            panic!("TCP_PERF_LAB_REQUIRED=1 but the lab cannot run: {why}");
+        }
+        eprintln!("skipping lab case {case}: {why}");
+        return None;
+    }
+    let _guard = LAB.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = std::env::temp_dir().join(format!("tcp-perf-lab-{}-{case}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut child = Command::new("bash")
+        .arg(lab_script())
+        .arg(case)
+        .arg(&dir)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start lab.sh");
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("wait for lab.sh").is_some() {
+            break;
+        }
+        if start.elapsed() > LAB_TIMEOUT {
+            let _ = child.kill();
+            panic!("lab case {case} did not finish within {LAB_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("lab.sh output");
+    assert!(
+        out.status.success(),
+        "lab case {case} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(dir)
+}
+
+fn firewall_check(args: &[&str], files: &[&Path]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_firewall-check"))
+        .args(args)
+        .args(files)
+        .output()
+        .expect("run firewall-check");
+    assert!(
+        out.status.success(),
+        "firewall-check {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
+
+/// What one lab case produced.
+struct Run {
+    dir: PathBuf,
+    compare: Value,
+    inside: Value,
+    outside: Value,
+}
+
+impl Run {
+    fn findings(&self) -> BTreeSet<(String, String)> {
+        self.compare["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| {
+                (
+                    f["kind"].as_str().unwrap_or("").to_string(),
+                    f["direction"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    }
+    fn finding(&self, kind: &str, dir: &str) -> &Value {
+        self.compare["findings"]
+            .as_array()
+            .and_then(|v| {
+                v.iter()
+                    .find(|f| f["kind"] == kind && f["direction"] == dir)
+            })
+            .unwrap_or_else(|| panic!("no {kind} {dir} in {}", self.compare["findings"]))
+    }
+    /// The one connection `analyze` found on the client's (inside) or server's side.
+    fn conn<'a>(&'a self, side: &'a Value) -> &'a Value {
+        let conns = side["connections"].as_array().expect("connections");
+        assert_eq!(conns.len(), 1, "{side}");
+        &conns[0]
+    }
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Runs a case, compares both orders and analyzes each side.
+fn lab(case: &str, extra: &[&str]) -> Option<Run> {
+    let dir = run_lab(case, extra)?;
+    let (inside, outside) = (dir.join("inside.pcap"), dir.join("outside.pcap"));
+    let compare = firewall_check(&["compare", "--json"], &[&inside, &outside]);
+    let reversed = firewall_check(&["compare", "--json"], &[&outside, &inside]);
+    assert_eq!(
+        compare["findings"], reversed["findings"],
+        "order matters in {case}"
+    );
+    assert_eq!(
+        compare["connections"].as_array().map(Vec::len),
+        Some(1),
+        "{case}: {compare}"
+    );
+    let inside_a = firewall_check(&["analyze", "--json"], &[&inside]);
+    let outside_a = firewall_check(&["analyze", "--json"], &[&outside]);
+    Some(Run {
+        dir,
+        compare,
+        inside: inside_a,
+        outside: outside_a,
+    })
+}
+
+fn set(items: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    items
+        .iter()
+        .map(|(k, d)| (k.to_string(), d.to_string()))
+        .collect()
+}
+
+const C2S: &str = "client_to_server";
+const S2C: &str = "server_to_client";
+/// Bytes each way in the lab's default transfer (lab.sh --bytes).
+const BYTES: u64 = 150_000;
+
+/// Both directions moved the whole transfer.
+fn assert_bytes(run: &Run, up: u64, down: u64) {
+    for side in [&run.inside, &run.outside] {
+        let d = &run.conn(side)["directions"];
+        assert!(d[C2S]["bytes"].as_u64().unwrap_or(0) >= up, "{d}");
+        assert!(d[S2C]["bytes"].as_u64().unwrap_or(0) >= down, "{d}");
+    }
+}
+
+fn assert_clean_negotiation(side: &Value) {
+    let n = &side["connections"][0]["negotiated"];
+    assert!(n["wscale"].is_object(), "{n}");
+    assert_eq!(n["sack"], true, "{n}");
+    assert_eq!(n["timestamps"], true, "{n}");
+}
+
+#[test]
+fn lab_clean_ipv4_has_no_findings() {
+    let Some(run) = lab("clean4", &[]) else {
+        return;
+    };
+    assert_eq!(run.findings(), set(&[]), "{}", run.compare["findings"]);
+    assert_eq!(run.compare["notes"].as_array().map(Vec::len), Some(0));
+    assert_eq!(run.compare["connections"][0]["sides_by"], "ttl");
+    assert_clean_negotiation(&run.inside);
+    assert_clean_negotiation(&run.outside);
+    assert_bytes(&run, BYTES, BYTES);
+}
+
+#[test]
+fn lab_clean_ipv6_has_no_findings() {
+    let Some(run) = lab("clean6", &[]) else {
+        return;
+    };
+    assert_eq!(run.findings(), set(&[]), "{}", run.compare["findings"]);
+    assert!(run.compare["connections"][0]["client"]
+        .as_str()
+        .unwrap()
+        .starts_with("[2001:db8:1::2]:"));
+    assert_clean_negotiation(&run.inside);
+    assert_bytes(&run, BYTES, BYTES);
+}
+
+#[test]
+fn lab_window_scale_stripped_from_syn() {
+    let Some(run) = lab("wscale-syn4", &[]) else {
+        return;
+    };
+    assert_eq!(run.findings(), set(&[("wscale_stripped", C2S)]));
+    let f = run.finding("wscale_stripped", C2S);
+    assert_eq!(f["count"], 1);
+    assert_eq!(f["after"], "absent");
+    // Neither endpoint scales: both agree, both are capped at 65,535 bytes.
+    for side in [&run.inside, &run.outside] {
+        let c = run.conn(side);
+        assert!(c["negotiated"]["wscale"].is_null(), "{c}");
+        for d in [C2S, S2C] {
+            assert!(
+                c["directions"][d]["max_window_bytes"].as_u64().unwrap() <= 65_535,
+                "{c}"
+            );
+        }
+    }
+    assert_bytes(&run, BYTES, BYTES);
+    // At 10 ms each direction is capped by its unscaled window (at most
+    // 65,535 bytes: 52.4 Mbit/s, the campus incident's figure).
+    let a = firewall_check(
+        &["analyze", "--json", "--rtt", "10ms"],
+        &[&run.dir.join("inside.pcap")],
+    );
+    for d in [C2S, S2C] {
+        let dir = &a["connections"][0]["directions"][d];
+        let w = dir["max_window_bytes"].as_u64().unwrap();
+        assert!(w <= 65_535, "{dir}");
+        assert_eq!(dir["ceiling_bps"].as_u64().unwrap(), w * 8 * 100, "{dir}");
+    }
+}
+
+/// Window scale stripped from the SYN-ACK: the client does not scale, the server does.
+fn check_wscale_synack(run: &Run) {
+    assert_eq!(
+        run.findings(),
+        set(&[("wscale_stripped", S2C)]),
+        "{}",
+        run.compare["findings"]
+    );
+    let f = run.finding("wscale_stripped", S2C);
+    assert_eq!(f["count"], 1);
+    assert_eq!(f["after"], "absent");
+    assert!(f["impact"]["summary"]
+        .as_str()
+        .unwrap()
+        .contains("65,535 bytes"));
+    // The client saw no answer; the server answered and believes scaling is on.
+    assert!(run.conn(&run.inside)["negotiated"]["wscale"].is_null());
+    assert!(run.conn(&run.outside)["negotiated"]["wscale"].is_object());
+    assert_bytes(&run, 4_000, BYTES);
+}
+
+#[test]
+fn lab_window_scale_stripped_from_syn_ack() {
+    let Some(run) = lab("wscale-synack4", &[]) else {
+        return;
+    };
+    check_wscale_synack(&run);
+}
+
+#[test]
+fn lab_window_scale_stripped_from_syn_ack_ipv6() {
+    let Some(run) = lab("wscale-synack6", &[]) else {
+        return;
+    };
+    check_wscale_synack(&run);
+}
+
+#[test]
+fn lab_campus_firewall_at_10ms() {
+    // The campus incident on a path delayed to about 10 ms.
+    let Some(run) = lab("campus", &["--delay-ms", "9"]) else {
+        return;
+    };
+    check_wscale_synack(&run);
+    let rtt = run.compare["connections"][0]["rtt_s"].as_f64().unwrap();
+    assert!((0.009..0.1).contains(&rtt), "measured RTT {rtt}");
+    let ceiling = run.finding("wscale_stripped", S2C)["impact"]["ceiling_bps_after"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (ceiling - 65_535.0 * 8.0 / rtt).abs() < 1_000.0,
+        "{ceiling} at {rtt}"
+    );
+    // analyze on the client's capture at exactly 10 ms: the client never
+    // scales, its receive window field tops out at 65,535 bytes, and the
+    // verdict names the 52.4 Mbit/s ceiling of the incident
+    // (65535 * 8 / 0.010 = 52,428,000 bit/s).
+    let a = firewall_check(
+        &["analyze", "--json", "--rtt", "10ms"],
+        &[&run.dir.join("inside.pcap")],
+    );
+    let c = &a["connections"][0];
+    assert!(c["negotiated"]["wscale"].is_null(), "{c}");
+    assert_eq!(c["directions"][S2C]["max_window_field"], 65_535, "{c}");
+    let verdict = c["verdict"].as_str().unwrap();
+    assert!(
+        verdict.contains("65,535 bytes") && verdict.contains("52.4 Mbit/s"),
+        "{verdict}"
+    );
+    // And the RTT analyze measures itself is the lab's ~10 ms.
+    let own = run.conn(&run.inside)["rtt_s"].as_f64().unwrap();
+    assert!((0.009..0.1).contains(&own), "analyze RTT {own}");
+}
+
+#[test]
+fn lab_sack_permitted_and_timestamps_stripped() {
+    let Some(run) = lab("sack-ts4", &[]) else {
+        return;
+    };
+    assert_eq!(
+        run.findings(),
+        set(&[("sackperm_stripped", C2S), ("timestamps_stripped", C2S)])
+    );
+    let n = &run.conn(&run.outside)["negotiated"];
+    assert_eq!(n["sack"], false, "{n}");
+    assert_eq!(n["timestamps"], false, "{n}");
+    assert_bytes(&run, BYTES, BYTES);
+}
+
+#[test]
+fn lab_timestamps_stripped_from_data_segments_only() {
+    let Some(run) = lab("ts-data4", &[]) else {
+        return;
+    };
+    assert_eq!(
+        run.findings(),
+        set(&[("timestamps_stripped", C2S), ("timestamps_stripped", S2C)])
+    );
+    // Every segment but the SYNs: the transfer is ~100 full segments each way.
+    for d in [C2S, S2C] {
+        assert!(
+            run.finding("timestamps_stripped", d)["count"]
+                .as_u64()
+                .unwrap()
+                > 100
+        );
+    }
+    // The handshake negotiated timestamps on both sides.
+    assert_eq!(run.conn(&run.inside)["negotiated"]["timestamps"], true);
+    assert_eq!(run.conn(&run.outside)["negotiated"]["timestamps"], true);
+}
+
+fn check_mss(run: &Run, original: u64) {
+    assert_eq!(
+        run.findings(),
+        set(&[("mss_clamped", C2S), ("mss_clamped", S2C)])
+    );
+    for d in [C2S, S2C] {
+        let f = run.finding("mss_clamped", d);
+        assert_eq!(f["before"], original.to_string());
+        assert_eq!(f["after"], "1200");
+    }
+    // Each endpoint believes its peer announced 1200.
+    assert_eq!(run.conn(&run.inside)["negotiated"]["mss"]["server"], 1200);
+    assert_eq!(run.conn(&run.outside)["negotiated"]["mss"]["client"], 1200);
+    assert_bytes(run, BYTES, BYTES);
+}
+
+#[test]
+fn lab_mss_clamped() {
+    let Some(run) = lab("mss4", &[]) else { return };
+    check_mss(&run, 1460);
+}
+
+#[test]
+fn lab_mss_clamped_ipv6() {
+    let Some(run) = lab("mss6", &[]) else { return };
+    check_mss(&run, 1440);
+}
+
+#[test]
+fn lab_dscp_bleached() {
+    let Some(run) = lab("dscp-bleach4", &[]) else {
+        return;
+    };
+    assert_eq!(run.findings(), set(&[("dscp_changed", C2S)]));
+    let f = run.finding("dscp_changed", C2S);
+    assert_eq!(f["before"], "AF11 (10)");
+    assert_eq!(f["after"], "CS0 (0)");
+    assert!(f["count"].as_u64().unwrap() > 100);
+}
+
+#[test]
+fn lab_dscp_remarked() {
+    let Some(run) = lab("dscp-remark4", &[]) else {
+        return;
+    };
+    assert_eq!(
+        run.findings(),
+        set(&[("dscp_changed", C2S), ("dscp_changed", S2C)])
+    );
+    assert_eq!(run.finding("dscp_changed", C2S)["after"], "CS1 (8)");
+    assert_eq!(run.finding("dscp_changed", S2C)["before"], "CS0 (0)");
+    assert!(run.finding("dscp_changed", C2S)["impact"]["summary"]
+        .as_str()
+        .unwrap()
+        .contains("scavenger"));
+}
+
+#[test]
+fn lab_dscp_bleached_ipv6() {
+    let Some(run) = lab("dscp-bleach6", &[]) else {
+        return;
+    };
+    assert_eq!(run.findings(), set(&[("dscp_changed", C2S)]));
+    assert_eq!(run.finding("dscp_changed", C2S)["before"], "EF (46)");
+}
+
+fn check_nat(run: &Run, third: (&str, &str)) {
+    assert_eq!(run.findings(), set(&[("nat", C2S), ("nat", S2C), third]));
+    let c = &run.compare["connections"][0];
+    assert_ne!(c["client_side"]["client"], c["server_side"]["client"]);
+    assert_ne!(c["client_side"]["server"], c["server_side"]["server"]);
+    let port: u16 = run.finding("nat", C2S)["after"]
+        .as_str()
+        .unwrap()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((40_000..=40_999).contains(&port));
+    assert_bytes(run, BYTES, BYTES);
+}
+
+#[test]
+fn lab_nat_with_port_translation_and_option_stripping() {
+    let Some(run) = lab("nat4", &[]) else { return };
+    check_nat(&run, ("timestamps_stripped", C2S));
+    assert_eq!(run.finding("nat", S2C)["after"], "198.19.0.80:80");
+}
+
+#[test]
+fn lab_nat_ipv6() {
+    let Some(run) = lab("nat6", &[]) else { return };
+    check_nat(&run, ("sackperm_stripped", C2S));
+    assert_eq!(run.finding("nat", S2C)["after"], "[2001:db8:ffff::80]:80");
+}
+
+fn check_synproxy(run: &Run, extra: &[(&str, &str)]) {
+    let mut want = vec![
+        ("handshake_proxied", S2C),
+        ("seq_rewritten", S2C),
+        ("ack_rewritten", C2S),
+        ("wscale_changed", S2C),
+        ("timestamps_changed", S2C),
+        ("timestamps_changed", C2S),
+    ];
+    want.extend_from_slice(extra);
+    assert_eq!(run.findings(), set(&want), "{}", run.compare["findings"]);
+    let ws = run.finding("wscale_changed", S2C);
+    assert_eq!(
+        ws["after"], "shift 7",
+        "SYNPROXY was configured with --wscale 7"
+    );
+    assert_bytes(run, BYTES, BYTES);
+}
+
+#[test]
+fn lab_sequence_rewritten_by_handshake_proxy() {
+    let Some(run) = lab("synproxy4", &[]) else {
+        return;
+    };
+    check_synproxy(&run, &[]);
+}
+
+#[test]
+fn lab_sequence_rewritten_by_handshake_proxy_ipv6() {
+    let Some(run) = lab("synproxy6", &[]) else {
+        return;
+    };
+    // SYNPROXY announces its configured MSS 1460 where the IPv6 server said 1440.
+    check_synproxy(&run, &[("mss_changed", S2C)]);
+}
