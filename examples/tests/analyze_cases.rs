@@ -444,3 +444,38 @@ fn every_tcpdump_corpus_capture_analyzes_cleanly() {
         "only {connections} connections in the corpus"
     );
 }
+
+/// The lab's campus sample (examples/data/README.md): the middlebox strips
+/// window scale from the SYN-ACK. Seen from the client's side the endpoints
+/// disagree; seen from the server's side both scale.
+#[test]
+fn shipped_campus_sample_shows_the_broken_state_inside_only() {
+    let data = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data");
+    let read = |name: &str| std::fs::read(data.join(name)).expect("shipped sample capture");
+    let settings = Settings {
+        rtt: Some(Duration::from_millis(10)),
+        ..Settings::default()
+    };
+    let report = |bytes: Vec<u8>| -> Value {
+        let mut out = Vec::new();
+        analyze(&bytes[..], &mut out, AnalyzeFormat::Json, &settings).expect("analyze");
+        serde_json::from_slice(&out).unwrap()
+    };
+    let inside = report(read("campus-inside.pcap"));
+    let c = &inside["connections"][0];
+    assert_eq!(c["negotiated"]["wscale_mismatch"], true);
+    assert!(c["negotiated"]["wscale_offered"]["server"].is_null());
+    assert_eq!(
+        c["directions"]["server_to_client"]["ceiling_bps"]
+            .as_u64()
+            .map(|_| ()),
+        Some(())
+    );
+    let verdict = c["verdict"].as_str().unwrap();
+    assert!(verdict.starts_with("window scaling was offered by the client but not answered: the client's receive window is capped at 65,535 bytes; at 10 ms that caps server-to-client throughput at 52.4 Mbit/s; 1 Gbit/s would need 1,250,000 bytes (shift 5)"), "{verdict}");
+    assert!(verdict.contains("BROKEN"), "{verdict}");
+    let outside = report(read("campus-outside.pcap"));
+    let c = &outside["connections"][0];
+    assert_eq!(c["negotiated"]["wscale_mismatch"], false);
+    assert!(c["negotiated"]["wscale"].is_object());
+}

@@ -25,8 +25,9 @@
 //!   acknowledged; without an RTT, to the last data segment).
 //! - Window-limited: the sender had a receive window's worth of data in
 //!   flight (within one segment of it) on at least 10 % of its data
-//!   segments, or achieved at least 70 % of the window's ceiling. The first
-//!   test needs a capture near the sender; the second catches the rest.
+//!   segments, or achieved 70 % to 120 % of the window's ceiling. The first
+//!   test needs a capture near the sender; the second catches the rest (far
+//!   above the ceiling, the data was sent under an earlier, larger window).
 //!
 //! # Mid-stream captures
 //!
@@ -68,6 +69,9 @@ const SCALED_WINDOW_DIVISOR: u32 = 16;
 const WINDOW_FULL_PERCENT: u64 = 10;
 /// Fraction (in percent) of the ceiling achieved that marks a flow window-limited.
 const CEILING_PERCENT: u128 = 70;
+/// Above this fraction (in percent) of the ceiling, the largest window seen was
+/// not in force while the data was sent.
+const CEILING_MAX_PERCENT: u128 = 120;
 /// Default target rate for the verdict: 1 Gbit/s (the campus path of DESIGN.md incident 1).
 pub const DEFAULT_TARGET_RATE: BitsPerSecond = BitsPerSecond::new(1_000_000_000);
 /// The largest window without scaling.
@@ -592,7 +596,12 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         let filled =
             me.data_segments > 0 && me.window_full * 100 >= me.data_segments * WINDOW_FULL_PERCENT;
         let near_ceiling = match (throughput_bps, ceiling_bps) {
-            (Some(t), Some(c)) if c > 0 => u128::from(t) * 100 >= u128::from(c) * CEILING_PERCENT,
+            // Far above the ceiling, the largest window was not what the
+            // data was sent under: not evidence of a window limit.
+            (Some(t), Some(c)) if c > 0 => {
+                u128::from(t) * 100 >= u128::from(c) * CEILING_PERCENT
+                    && u128::from(t) * 100 <= u128::from(c) * CEILING_MAX_PERCENT
+            }
             _ => false,
         };
         let window_limited = if me.data_segments == 0 {
@@ -688,11 +697,25 @@ fn verdict(
                     at_rtt(MAX_UNSCALED, "server-to-client")
                 ));
                 if n.wscale_mismatch {
-                    parts.push(format!(
-                        "BROKEN: the endpoints disagree about window scaling: the server's windows after the handshake look scaled (largest field {} after a SYN-ACK window of {}), so something between the server and this capture point removed its window-scale option; the client reads those fields unscaled",
-                        r.directions.client_to_server.max_window_field.unwrap_or(0),
-                        st.synack_window.unwrap_or(0)
-                    ));
+                    let c2s = &r.directions.client_to_server;
+                    let s2c = &r.directions.server_to_client;
+                    let mut line = format!(
+                        "BROKEN: the endpoints disagree about window scaling: the server's windows after the handshake look scaled (largest field {} after a SYN-ACK window of {}), so something between the server and this capture point removed its window-scale option; the client reads those fields unscaled (at most {} bytes",
+                        c2s.max_window_field.unwrap_or(0),
+                        st.synack_window.unwrap_or(0),
+                        Thousands(c2s.max_window_bytes.unwrap_or(0)),
+                    );
+                    if let Some(c) = c2s.ceiling_bps {
+                        line.push_str(&format!(", a client-to-server ceiling of {}", rate_text(c)));
+                    }
+                    line.push(')');
+                    if let (Some(shift), Some(bytes)) = (n.wscale_offered.client, s2c.max_window_bytes) {
+                        line.push_str(&format!(
+                            ", while the server reads the client's unscaled fields with shift {shift} (up to {} bytes, more than the client offers)",
+                            Thousands(bytes)
+                        ));
+                    }
+                    parts.push(line);
                 } else {
                     parts.push(format!(
                         "the server's receive window is capped at {} bytes as well (client-to-server)",
