@@ -165,3 +165,34 @@ fn presets_are_deterministic() {
         assert_eq!(ja, jb);
     }
 }
+
+#[test]
+fn transpac_tcp_scavenger_tcp_yields_then_climbs_back() {
+    let (sc, res) = run("transpac-tcp");
+    let g = link_goodput(&sc) as f64;
+    let (q, be) = (stream(&sc, "qbss-tcp"), stream(&sc, "be-tcp"));
+    let mean = |k: usize, from: usize, to: usize| {
+        res.intervals.total(k, from, to).bytes as f64 * 8.0 / (to - from) as f64
+    };
+    // Alone, after slow start (2-10 s), QBSS TCP fills the link, within 0.5%.
+    assert_each_within("qbss alone", &rates(&res, q, 2, 10), 0.995 * g, 1.001 * g);
+    // While best effort runs (12-40 s): best effort at least 97% of the link on
+    // average, QBSS at most its WRR share 1/99 per second (plus 0.2% for rounding).
+    assert!(mean(be, 12, 40) >= 0.97 * g, "{}", mean(be, 12, 40));
+    assert_each_within("qbss squeezed", &rates(&res, q, 12, 40), 0.0, 0.012 * g);
+    assert!(mean(q, 12, 40) > 0.0, "QBSS keeps its share");
+    // After best effort leaves (41-60 s): QBSS climbs back, to at least a fifth of the
+    // link on average, more in the second half than in the first (additive increase).
+    assert!(mean(q, 41, 60) >= 0.2 * g, "{}", mean(q, 41, 60));
+    assert!(mean(q, 51, 60) > mean(q, 41, 50));
+    assert_eq!(res.intervals.total(be, 41, 60).packets, 0);
+    // Losses come only from the router's queues, and TCP repaired them all: everything
+    // sent was delivered, dropped, or still in flight at the end (at most a window).
+    let t = res.totals[q];
+    let got = res.intervals.total(q, 0, 60);
+    assert!(t.sent >= got.packets + got.drops);
+    assert!(
+        t.sent - got.packets - got.drops <= 2048 + t.retransmits,
+        "{t:?} {got:?}"
+    );
+}

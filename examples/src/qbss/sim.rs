@@ -24,7 +24,7 @@ use super::scenario::{Scenario, StreamKind};
 use super::sched::{build_port, Port, MAX_QUEUES};
 use super::source::CbrSource;
 use super::stats::{Backlog, Intervals};
-use super::tcp::TcpFlow;
+use super::tcp::{Ack, TcpFlow};
 use super::time::{Nanos, Pacer, NS_PER_S};
 use super::vc::{Policer, VcKind};
 
@@ -36,7 +36,7 @@ struct TcpSource {
     nic: Pacer,
     nic_free: Nanos,
     send_pending: bool,
-    acks: VecDeque<(Nanos, u32, u32)>,
+    acks: VecDeque<(Nanos, Ack)>,
     timer_at: Option<Nanos>,
 }
 
@@ -287,12 +287,12 @@ impl<'a> Engine<'a> {
         let new = match &mut self.sources[s] {
             Source::Cbr(_) => true,
             Source::Tcp(tcp) => {
-                let (new, ack, echo) = tcp.flow.receive(p.seq, p.ts_us);
+                let (new, ack) = tcp.flow.receive(p.seq, p.ts_us);
                 let at = now + tcp.rtt;
                 if tcp.acks.is_empty() {
                     self.events.schedule(at, EventKind::Ack(p.stream));
                 }
-                tcp.acks.push_back((at, ack, echo));
+                tcp.acks.push_back((at, ack));
                 new
             }
         };
@@ -333,13 +333,13 @@ impl<'a> Engine<'a> {
         let Source::Tcp(tcp) = &mut self.sources[usize::from(s)] else {
             return;
         };
-        while let Some(&(t, ack, echo)) = tcp.acks.front() {
+        while let Some(&(t, ack)) = tcp.acks.front() {
             if t > now {
                 self.events.schedule(t, EventKind::Ack(s));
                 break;
             }
             tcp.acks.pop_front();
-            tcp.flow.on_ack(now, ack, echo);
+            tcp.flow.on_ack(now, ack);
         }
         self.tcp_kick(now, s);
     }

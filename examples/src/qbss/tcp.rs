@@ -1,21 +1,31 @@
-//! A TCP bulk sender and its receiver, NewReno style, counted in whole packets.
+//! A TCP bulk sender and its receiver, counted in whole packets.
 //!
-//! The sender starts in slow start with an initial window of `INITIAL_WINDOW` packets
-//! (RFC 6928), grows the congestion window by one packet per packet acknowledged below
-//! `ssthresh` and by one packet per window above it (AIMD, RFC 5681). Three duplicate
-//! ACKs trigger fast retransmit and NewReno fast recovery (RFC 6582): `ssthresh` becomes
-//! half the flight size, the window is inflated by each further duplicate, a partial ACK
-//! retransmits the next hole, and a full ACK ends recovery at `ssthresh`. A retransmission
-//! timeout (RFC 6298 estimator, 200 ms minimum as in Linux, doubled on each back-off)
-//! resets the window to one packet and goes back to the first unacknowledged packet.
+//! * **Window growth**: slow start from an initial window of [`INITIAL_WINDOW`] packets
+//!   (RFC 6928), one packet per packet acknowledged below `ssthresh`, then one packet per
+//!   window (AIMD congestion avoidance, RFC 5681).
+//! * **Loss recovery**: SACK-based, after RFC 6675, the way Reno-family stacks with SACK
+//!   recover. Each ACK carries the cumulative next-expected sequence number and, when the
+//!   packet that triggered it arrived above a hole, that packet as its first SACK block
+//!   (RFC 2018). The sender keeps a scoreboard of SACKed packets. Three duplicate ACKs
+//!   start recovery: `ssthresh = cwnd = max(flight / 2, 2)` and `recover = snd_nxt - 1`
+//!   (NewReno's guard, RFC 6582: one reduction per window of data). While in recovery the
+//!   sender keeps `pipe` (packets it believes in the network: those sent above the highest
+//!   SACKed one, plus retransmissions not yet SACKed or acknowledged) below `cwnd`, and
+//!   sends the lowest un-SACKed hole below the highest SACKed packet first, then new data.
+//!   Packets of one stream stay in one FIFO queue and are never reordered, so every hole
+//!   below a SACKed packet is a loss. An ACK beyond `recover` ends recovery at `ssthresh`.
+//! * **Timeout**: RFC 6298 estimator (200 ms minimum as in Linux, 60 s maximum, doubled
+//!   on each back-off); on expiry the window drops to one packet and sending resumes from
+//!   the first unacknowledged packet, skipping what the scoreboard shows as received.
+//! * **RTT samples**: the receiver echoes the timestamp (RFC 7323) of the last packet that
+//!   advanced its cumulative ACK, and the sender samples on every ACK of new data, so a
+//!   sample never spans a repaired hole.
 //!
-//! The receiver acknowledges every packet with its cumulative next-expected sequence
-//! number (no delayed ACKs, no SACK), echoes the timestamp (RFC 7323) of the last packet
-//! that advanced it, from which the sender takes an RTT sample on every ACK of new data
-//! (so a sample never spans a repaired hole), and remembers out-of-order packets in a bitmap the
-//! size of the receive window, allocated once. Losses come only from the router: its tail
-//! drops and the VC policer. ACKs travel back after the stream's base RTT and are never
-//! lost, so they clock the sender exactly as the bottleneck delivers.
+//! The receiver acknowledges every packet (no delayed ACKs) and remembers out-of-order
+//! packets in a bitmap the size of the receive window, allocated once. Losses come only
+//! from the router (tail drops, a weight-0 queue, the VC policer); ACKs travel back after
+//! the stream's base RTT and are never lost, so they clock the sender exactly as the
+//! bottleneck delivers.
 
 use super::packet::Packet;
 use super::time::{Nanos, NS_PER_S};
@@ -28,8 +38,69 @@ pub const RTO_MIN: Nanos = 200_000_000;
 pub const RTO_MAX: Nanos = 60 * NS_PER_S;
 /// Retransmission timeout before the first RTT sample (RFC 6298).
 pub const RTO_INITIAL: Nanos = NS_PER_S;
-/// Duplicate ACKs that trigger fast retransmit.
+/// Duplicate ACKs that start loss recovery (RFC 5681 / RFC 6675 DupThresh).
 pub const DUPACK_THRESHOLD: u32 = 3;
+
+/// One bit per sequence number over a window of consecutive sequence numbers, as a ring.
+#[derive(Clone, Debug)]
+struct SeqBits {
+    words: Vec<u64>,
+    size: u32,
+}
+
+impl SeqBits {
+    fn new(size: u32) -> Self {
+        SeqBits {
+            words: vec![0; (size as usize).div_ceil(64)],
+            size,
+        }
+    }
+
+    #[inline]
+    fn at(&self, seq: u32) -> (usize, u64) {
+        let i = (seq % self.size) as usize;
+        (i / 64, 1u64 << (i % 64))
+    }
+
+    #[inline]
+    fn get(&self, seq: u32) -> bool {
+        let (w, b) = self.at(seq);
+        self.words[w] & b != 0
+    }
+
+    /// Sets the bit; returns whether it was clear.
+    #[inline]
+    fn set(&mut self, seq: u32) -> bool {
+        let (w, b) = self.at(seq);
+        let was_clear = self.words[w] & b == 0;
+        self.words[w] |= b;
+        was_clear
+    }
+
+    /// Clears the bit; returns whether it was set.
+    #[inline]
+    fn clear(&mut self, seq: u32) -> bool {
+        let (w, b) = self.at(seq);
+        let was_set = self.words[w] & b != 0;
+        self.words[w] &= !b;
+        was_set
+    }
+
+    fn clear_all(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+}
+
+/// What the receiver sends back for one packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ack {
+    /// Cumulative ACK: the next sequence number expected.
+    pub ack: u32,
+    /// Echoed timestamp (TSecr).
+    pub echo: u32,
+    /// First SACK block: the packet that triggered this ACK, if it is above `ack`.
+    pub sack: Option<u32>,
+}
 
 /// One TCP connection: sender state, receiver state and the counters a report needs.
 #[derive(Clone, Debug)]
@@ -48,7 +119,12 @@ pub struct TcpFlow {
     dupacks: u32,
     in_recovery: bool,
     recover: Option<u32>,
-    retransmit: Option<u32>,
+    sacked: SeqBits,
+    sacked_count: u32,
+    high_sacked: Option<u32>,
+    retx: SeqBits,
+    retx_count: u32,
+    rexmit_next: u32,
     srtt: Option<Nanos>,
     rttvar: Nanos,
     rto: Nanos,
@@ -57,8 +133,8 @@ pub struct TcpFlow {
     // Receiver.
     rcv_nxt: u32,
     ts_recent: u32,
-    ooo: Vec<u64>,
-    /// Retransmissions sent (fast and timeout).
+    ooo: SeqBits,
+    /// Retransmissions sent (recovery and timeout).
     pub retransmits: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
@@ -83,14 +159,19 @@ impl TcpFlow {
             dupacks: 0,
             in_recovery: false,
             recover: None,
-            retransmit: None,
+            sacked: SeqBits::new(max_window),
+            sacked_count: 0,
+            high_sacked: None,
+            retx: SeqBits::new(max_window),
+            retx_count: 0,
+            rexmit_next: 0,
             srtt: None,
             rttvar: 0,
             rto: RTO_INITIAL,
             rto_deadline: None,
             rcv_nxt: 0,
             ts_recent: 0,
-            ooo: vec![0; (max_window as usize).div_ceil(64)],
+            ooo: SeqBits::new(max_window),
             retransmits: 0,
             timeouts: 0,
         }
@@ -101,34 +182,76 @@ impl TcpFlow {
         self.cwnd
     }
 
+    /// Whether the flow is in loss recovery.
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
     fn flight(&self) -> u32 {
         self.snd_nxt - self.snd_una
     }
 
+    /// RFC 6675 `pipe`: packets sent above the highest SACKed one, plus retransmissions
+    /// still out. Every un-SACKed packet below the highest SACKed one is lost (no reordering).
+    fn pipe(&self) -> u32 {
+        let above = match self.high_sacked {
+            Some(h) => self.snd_nxt.saturating_sub(h + 1),
+            None => self.flight(),
+        };
+        above + self.retx_count
+    }
+
+    /// The lowest hole below the highest SACKed packet not yet retransmitted.
+    fn next_hole(&mut self) -> Option<u32> {
+        let hi = self.high_sacked?;
+        let mut s = self.rexmit_next.max(self.snd_una);
+        while s < hi && (self.sacked.get(s) || self.retx.get(s)) {
+            s += 1;
+        }
+        self.rexmit_next = s;
+        (s < hi).then_some(s)
+    }
+
+    fn room_for_new_data(&self) -> bool {
+        self.snd_nxt - self.snd_una < self.max_window && self.snd_nxt < u32::MAX
+    }
+
     /// Whether the sender has something it may send at `now`.
-    pub fn can_send(&self, now: Nanos) -> bool {
+    pub fn can_send(&mut self, now: Nanos) -> bool {
         if now >= self.stop {
             return false;
         }
-        if self.retransmit.is_some() {
-            return true;
+        if self.in_recovery {
+            self.pipe() < self.cwnd && (self.next_hole().is_some() || self.room_for_new_data())
+        } else {
+            self.flight() < self.cwnd && self.room_for_new_data()
         }
-        let flight = self.flight();
-        flight < self.cwnd && flight < self.max_window && self.snd_nxt < u32::MAX
     }
 
     /// Takes the next packet to send at `now` (call only when [`can_send`](Self::can_send)).
     pub fn send(&mut self, now: Nanos, stream: u16) -> Packet {
-        let seq = match self.retransmit.take() {
-            Some(s) => {
+        let hole = if self.in_recovery {
+            self.next_hole()
+        } else {
+            None
+        };
+        let seq = match hole {
+            Some(h) => {
+                self.retx.set(h);
+                self.retx_count += 1;
+                self.rexmit_next = h + 1;
                 self.retransmits += 1;
-                s
+                h
             }
             None => {
+                // After a timeout, skip what the receiver is known to hold.
+                while self.snd_nxt < self.snd_max && self.sacked.get(self.snd_nxt) {
+                    self.snd_nxt += 1;
+                }
                 let s = self.snd_nxt;
                 self.snd_nxt += 1;
                 if s < self.snd_max {
-                    self.retransmits += 1; // going back after a timeout
+                    self.retransmits += 1;
                 } else {
                     self.snd_max = self.snd_nxt;
                 }
@@ -148,86 +271,95 @@ impl TcpFlow {
         }
     }
 
-    /// The receiver gets packet `seq` stamped `ts`; returns whether it carried new data,
-    /// the cumulative ACK to send back and the timestamp it echoes.
-    pub fn receive(&mut self, seq: u32, ts: u32) -> (bool, u32, u32) {
-        if seq < self.rcv_nxt {
-            return (false, self.rcv_nxt, self.ts_recent);
-        }
+    /// The receiver gets packet `seq` stamped `ts`; returns whether it carried new data
+    /// and the ACK to send back.
+    pub fn receive(&mut self, seq: u32, ts: u32) -> (bool, Ack) {
         let w = self.max_window;
-        if seq - self.rcv_nxt >= w {
-            // Cannot happen while the sender respects the window; ignore defensively.
-            return (false, self.rcv_nxt, self.ts_recent);
+        if seq < self.rcv_nxt || seq - self.rcv_nxt >= w {
+            // A duplicate (or, defensively, beyond the window the sender respects).
+            return (false, self.ack(None));
         }
-        let new = if seq == self.rcv_nxt {
+        if seq == self.rcv_nxt {
             self.ts_recent = ts;
             self.rcv_nxt += 1;
-            loop {
-                let i = (self.rcv_nxt % w) as usize;
-                let (word, bit) = (i / 64, 1u64 << (i % 64));
-                if self.ooo[word] & bit == 0 {
-                    break;
-                }
-                self.ooo[word] &= !bit;
+            while self.ooo.clear(self.rcv_nxt) {
                 self.rcv_nxt += 1;
             }
-            true
+            (true, self.ack(None))
         } else {
-            let i = (seq % w) as usize;
-            let (word, bit) = (i / 64, 1u64 << (i % 64));
-            let new = self.ooo[word] & bit == 0;
-            self.ooo[word] |= bit;
-            new
-        };
-        (new, self.rcv_nxt, self.ts_recent)
+            let new = self.ooo.set(seq);
+            (new, self.ack(Some(seq)))
+        }
     }
 
-    /// The sender gets cumulative ACK `ack` echoing timestamp `echo` at `now`.
-    pub fn on_ack(&mut self, now: Nanos, ack: u32, echo: u32) {
+    fn ack(&self, sack: Option<u32>) -> Ack {
+        Ack {
+            ack: self.rcv_nxt,
+            echo: self.ts_recent,
+            sack,
+        }
+    }
+
+    /// The sender gets `ack` at `now`.
+    pub fn on_ack(&mut self, now: Nanos, a: Ack) {
+        if let Some(s) = a.sack {
+            if s >= a.ack.max(self.snd_una) && s < self.snd_max && self.sacked.set(s) {
+                self.sacked_count += 1;
+                if self.retx.clear(s) {
+                    self.retx_count -= 1;
+                }
+                self.high_sacked = Some(self.high_sacked.map_or(s, |h| h.max(s)));
+            }
+        }
+        let ack = a.ack.min(self.snd_max);
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
+            for s in self.snd_una..ack {
+                if self.sacked.clear(s) {
+                    self.sacked_count -= 1;
+                }
+                if self.retx.clear(s) {
+                    self.retx_count -= 1;
+                }
+            }
             self.snd_una = ack;
             if self.snd_nxt < ack {
                 self.snd_nxt = ack; // after a timeout rewound snd_nxt
             }
-            let rtt_us = ts_us(now).wrapping_sub(echo);
+            if self.high_sacked.is_some_and(|h| h < ack) {
+                self.high_sacked = None;
+            }
+            let rtt_us = ts_us(now).wrapping_sub(a.echo);
             self.sample_rtt(u64::from(rtt_us) * 1000);
+            self.dupacks = 0;
             if self.in_recovery {
                 if self.recover.is_none_or(|r| ack > r) {
                     self.in_recovery = false;
                     self.cwnd = self.ssthresh;
-                    self.dupacks = 0;
-                } else {
-                    // Partial ACK: retransmit the next hole, deflate by what was acked.
-                    self.retransmit = Some(self.snd_una);
-                    self.cwnd = self.cwnd.saturating_sub(acked).saturating_add(1).max(1);
                 }
+            } else if self.cwnd < self.ssthresh {
+                self.cwnd = self.cwnd.saturating_add(acked).min(self.max_window);
             } else {
-                self.dupacks = 0;
-                if self.cwnd < self.ssthresh {
-                    self.cwnd = self.cwnd.saturating_add(acked);
-                } else {
-                    self.cwnd_cnt = self.cwnd_cnt.saturating_add(acked);
-                    while self.cwnd_cnt >= self.cwnd {
-                        self.cwnd_cnt -= self.cwnd;
-                        self.cwnd += 1;
-                    }
+                self.cwnd_cnt = self.cwnd_cnt.saturating_add(acked);
+                while self.cwnd_cnt >= self.cwnd {
+                    self.cwnd_cnt -= self.cwnd;
+                    self.cwnd += 1;
                 }
                 self.cwnd = self.cwnd.min(self.max_window);
             }
             self.rto_deadline = (self.snd_una < self.snd_max).then(|| now.saturating_add(self.rto));
         } else if ack == self.snd_una && self.snd_una < self.snd_max {
             self.dupacks += 1;
-            if self.in_recovery {
-                self.cwnd = self.cwnd.saturating_add(1);
-            } else if self.dupacks == DUPACK_THRESHOLD
+            if !self.in_recovery
+                && self.dupacks >= DUPACK_THRESHOLD
                 && self.recover.is_none_or(|r| self.snd_una > r)
             {
                 self.ssthresh = (self.flight() / 2).max(2);
-                self.cwnd = self.ssthresh + DUPACK_THRESHOLD;
+                self.cwnd = self.ssthresh;
+                self.cwnd_cnt = 0;
                 self.recover = Some(self.snd_nxt - 1);
                 self.in_recovery = true;
-                self.retransmit = Some(self.snd_una);
+                self.rexmit_next = self.snd_una;
             }
         }
     }
@@ -257,9 +389,10 @@ impl TcpFlow {
                 self.cwnd_cnt = 0;
                 self.dupacks = 0;
                 self.in_recovery = false;
-                self.recover = Some(self.snd_max.saturating_sub(1));
+                self.recover = Some(self.snd_max - 1);
                 self.snd_nxt = self.snd_una;
-                self.retransmit = None;
+                self.retx.clear_all();
+                self.retx_count = 0;
                 self.rto = (self.rto * 2).min(RTO_MAX);
                 self.rto_deadline = Some(now.saturating_add(self.rto));
                 true
@@ -289,36 +422,47 @@ mod tests {
         }
         assert_eq!(sent.len(), INITIAL_WINDOW as usize);
         for s in sent {
-            let (new, ack, echo) = f.receive(s, 0);
+            let (new, ack) = f.receive(s, 0);
             assert!(new);
-            f.on_ack(1_000_000, ack, echo);
+            f.on_ack(1_000_000, ack);
         }
         assert_eq!(f.cwnd(), 2 * INITIAL_WINDOW);
     }
 
     #[test]
-    fn three_dupacks_halve_the_window_and_retransmit_the_hole() {
+    fn sack_recovery_repairs_every_hole_in_one_round_trip() {
         let mut f = TcpFlow::new(1500, 0, 1000, u64::MAX);
         let sent: Vec<u32> = (0..10).map(|_| f.send(0, 0).seq).collect();
-        // Packet 0 is lost; 1..=9 arrive out of order.
-        let mut acks = Vec::new();
-        for &s in &sent[1..] {
-            let (new, ack, _) = f.receive(s, 0);
-            assert!(new);
-            acks.push(ack);
-        }
-        assert!(acks.iter().all(|&a| a == 0));
+        // Packets 0, 3 and 4 are lost; the other seven arrive, each SACKed.
+        let acks: Vec<Ack> = sent
+            .iter()
+            .filter(|s| ![0, 3, 4].contains(*s))
+            .map(|&s| {
+                let (new, ack) = f.receive(s, 0);
+                assert!(new);
+                ack
+            })
+            .collect();
+        assert!(acks.iter().all(|a| a.ack == 0 && a.sack.is_some()));
         for a in acks {
-            f.on_ack(1, a, 0);
+            f.on_ack(1, a);
         }
-        // ssthresh = 10 / 2 = 5, inflated by 3 at entry and 6 further dupacks.
-        assert_eq!(f.cwnd(), 5 + 3 + 6);
-        assert!(f.can_send(1));
-        assert_eq!(f.send(1, 0).seq, 0);
-        let (new, ack, _) = f.receive(0, 0);
-        assert!(new);
-        assert_eq!(ack, 10); // the out-of-order bitmap fills the hole
-        f.on_ack(2, ack, 0);
+        assert!(f.in_recovery());
+        // ssthresh = cwnd = 10 / 2; pipe = 0 (everything above the last SACK arrived).
+        assert_eq!(f.cwnd(), 5);
+        let mut resent = Vec::new();
+        while f.can_send(1) {
+            resent.push(f.send(1, 0).seq);
+        }
+        // All three holes first, then new data up to cwnd.
+        assert_eq!(resent, [0, 3, 4, 10, 11]);
+        for s in [0, 3, 4] {
+            let (new, ack) = f.receive(s, 0);
+            assert!(new);
+            f.on_ack(2, ack);
+        }
+        assert_eq!(f.snd_una, 10);
+        assert!(!f.in_recovery());
         assert_eq!(f.cwnd(), 5);
     }
 
