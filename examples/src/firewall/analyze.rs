@@ -590,7 +590,10 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
                 .nanos_since(&a)
                 .map(|ns| ns.saturating_add(rtt_ns))
                 .filter(|ns| *ns > 0)
-                .map(|ns| (u128::from(new_bytes) * 8 * 1_000_000_000 / u128::from(ns)) as u64),
+                .map(|ns| {
+                    let bps = u128::from(new_bytes) * 8 * 1_000_000_000 / u128::from(ns);
+                    u64::try_from(bps).unwrap_or(u64::MAX)
+                }),
             _ => None,
         };
         let filled =
