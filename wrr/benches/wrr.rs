@@ -172,21 +172,55 @@ fn check_same_order<const N: usize>(bytes: bool) {
     }
 }
 
-/// Median ns/packet over `runs` runs of `per_run` packets.
-fn median_ns<S: Sched>(mut make: impl FnMut() -> S, n: usize, runs: usize, per_run: usize) -> f64 {
-    let table = arrivals(n);
-    let mut s = make();
-    prefill(&mut s, n, &table);
-    black_box(steps(&mut s, &table, 0, per_run / 4));
-    let mut v: Vec<f64> = (0..runs)
-        .map(|r| {
-            let t = Instant::now();
-            black_box(steps(&mut s, &table, r * 7, per_run));
-            t.elapsed().as_nanos() as f64 / per_run as f64
-        })
-        .collect();
+/// A workload ready to time: a scheduler after prefill and warm-up.
+struct Timed<S> {
+    s: S,
+    table: Vec<(usize, u32)>,
+    at: usize,
+}
+
+impl<S: Sched> Timed<S> {
+    fn new(mut s: S, n: usize, warm: usize) -> Self {
+        let table = arrivals(n);
+        prefill(&mut s, n, &table);
+        black_box(steps(&mut s, &table, 0, warm));
+        Timed { s, table, at: warm }
+    }
+
+    /// ns per packet for `count` packets.
+    fn time(&mut self, count: usize) -> f64 {
+        let t = Instant::now();
+        black_box(steps(&mut self.s, &self.table, self.at, count));
+        self.at += count;
+        t.elapsed().as_nanos() as f64 / count as f64
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// Times `a` and `b` alternately, `runs` times each: the medians of each and
+/// the median of the per-pair ratios `a / b` (robust against load from other
+/// processes, which hits both sides of a pair alike).
+fn paired<A: Sched, B: Sched>(
+    a: &mut Timed<A>,
+    b: &mut Timed<B>,
+    runs: usize,
+    per_run: usize,
+) -> (f64, f64, f64) {
+    let mut ta = Vec::with_capacity(runs);
+    let mut tb = Vec::with_capacity(runs);
+    let mut ratio = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let x = a.time(per_run);
+        let y = b.time(per_run);
+        ta.push(x);
+        tb.push(y);
+        ratio.push(x / y);
+    }
+    (median(ta), median(tb), median(ratio))
 }
 
 fn criterion_group<const N: usize>(c: &mut Criterion) {
@@ -261,44 +295,43 @@ fn main() {
     criterion_group::<64>(&mut c);
     c.final_summary();
 
-    let (runs, per_run) = if quick { (3, 10_000) } else { (21, 400_000) };
+    let (runs, per_run) = if quick { (3, 10_000) } else { (31, 200_000) };
+    let warm = per_run / 4;
     println!();
-    println!("summary: enqueue+dequeue per packet, median of {runs} runs of {per_run} packets");
     println!(
-        "{:<10} {:>7} {:>12} {:>10} {:>12} {:>10} {:>10}",
+        "summary: enqueue+dequeue per packet; medians of {runs} alternating runs of {per_run} packets"
+    );
+    println!(
+        "{:<8} {:>6} {:>11} {:>9} {:>11} {:>9} {:>8}",
         "mode", "queues", "wrr ns/pkt", "wrr Mpps", "ref ns/pkt", "ref Mpps", "wrr/ref"
     );
-    let mut by_mode = Vec::new();
+    let mut scale = Vec::new();
     for bytes in [true, false] {
         let mode = if bytes { "bytes" } else { "packets" };
-        let o4 = median_ns(|| ours::<4>(bytes), 4, runs, per_run);
-        let r4 = median_ns(|| Reference::new(&weights::<4>(), bytes), 4, runs, per_run);
-        let o64 = median_ns(|| ours::<64>(bytes), 64, runs, per_run);
-        let r64 = median_ns(
-            || Reference::new(&weights::<64>(), bytes),
-            64,
-            runs,
-            per_run,
-        );
-        for (n, o, r) in [(4, o4, r4), (64, o64, r64)] {
+        let mut o4 = Timed::new(ours::<4>(bytes), 4, warm);
+        let mut r4 = Timed::new(Reference::new(&weights::<4>(), bytes), 4, warm);
+        let mut o64 = Timed::new(ours::<64>(bytes), 64, warm);
+        let mut r64 = Timed::new(Reference::new(&weights::<64>(), bytes), 64, warm);
+        for (n, (o, r, ratio)) in [
+            (4, paired(&mut o4, &mut r4, runs, per_run)),
+            (64, paired(&mut o64, &mut r64, runs, per_run)),
+        ] {
             println!(
-                "{:<10} {:>7} {:>12.2} {:>10.1} {:>12.2} {:>10.1} {:>10.2}",
+                "{:<8} {:>6} {:>11.2} {:>9.1} {:>11.2} {:>9.1} {:>8.2}",
                 mode,
                 n,
                 o,
                 1e3 / o,
                 r,
                 1e3 / r,
-                o / r
+                ratio
             );
         }
-        by_mode.push((mode, o4, o64));
+        let (_, _, ratio) = paired(&mut o64, &mut o4, runs, per_run);
+        scale.push((mode, ratio));
     }
-    for (mode, o4, o64) in by_mode {
-        println!(
-            "{mode}: wrr 64 queues / 4 queues = {:.2} (goal <= 1.2)",
-            o64 / o4
-        );
+    for (mode, ratio) in scale {
+        println!("{mode}: wrr 64 queues / 4 queues = {ratio:.2} (goal <= 1.2)");
     }
 }
 
