@@ -104,6 +104,44 @@ fn draw(
             ))
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(3)));
     }
+    // A stream squeezed close to the axis (the QBSS share under WRR) would be invisible at
+    // this scale: label its longest such run with its mean rate and share of the link.
+    for (k, s) in sc.streams.iter().enumerate() {
+        let low = |i: usize| {
+            let v = res.intervals.cell(i, k).bytes as f64 * 8.0 / 1e6;
+            v > 0.0 && v < 0.05 * y_max
+        };
+        let (mut best, mut run_start) = ((0, 0), None);
+        for i in 0..=n {
+            match (i < n && low(i), run_start) {
+                (true, None) => run_start = Some(i),
+                (false, Some(a)) => {
+                    if i - a > best.1 - best.0 {
+                        best = (a, i);
+                    }
+                    run_start = None;
+                }
+                _ => {}
+            }
+        }
+        if best.1 - best.0 >= 3 {
+            let mean = res.intervals.total(k, best.0, best.1).bytes as f64 * 8.0
+                / 1e6
+                / (best.1 - best.0) as f64;
+            let text = format!(
+                "{}: {:.2} Mbit/s ({:.1}% of {what})",
+                s.name,
+                mean,
+                100.0 * mean / goodput
+            );
+            let colour = PALETTE[k % PALETTE.len()];
+            chart.draw_series(std::iter::once(Text::new(
+                text,
+                (best.0 as f64 + 0.5, mean + 0.06 * y_max),
+                ("sans-serif", 16).into_font().color(&colour),
+            )))?;
+        }
+    }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
