@@ -90,3 +90,8 @@ pub use crate::error::{
 pub use crate::pool::Pool;
 pub use crate::precedence::Precedence;
 pub use crate::tos::{Tos, TosFlags};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
