@@ -7,13 +7,14 @@ use dscp::{Dscp, Ecn, Precedence};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {
-    if let Ok(d) = text.parse::<Dscp>() {
-        assert!(d.value() <= 63);
-        assert_eq!(d.to_string().parse::<Dscp>(), Ok(d), "{text:?}");
-        assert_eq!(format!("{d:#}").parse::<Dscp>(), Ok(d), "{text:?}");
-    } else if let Err(e) = text.parse::<Dscp>() {
+    match text.parse::<Dscp>() {
+        Ok(d) => {
+            assert!(d.value() <= 63);
+            assert_eq!(d.to_string().parse::<Dscp>(), Ok(d), "{text:?}");
+            assert_eq!(format!("{d:#}").parse::<Dscp>(), Ok(d), "{text:?}");
+        }
         // Every refusal says why.
-        assert!(!e.to_string().is_empty());
+        Err(e) => assert!(!e.to_string().is_empty()),
     }
     if let Ok(p) = text.parse::<Precedence>() {
         assert_eq!(p.to_string().parse::<Precedence>(), Ok(p), "{text:?}");
