@@ -177,16 +177,28 @@ crit_status = [l.split() for l in read_text("criterion-status.txt").splitlines()
 goals = []   # (area, goal text, measured text, ok or None)
 
 
+CRITERION_NOISE = re.compile(
+    r"^(\S.*\s)?\s*(time|thrpt|change):\s+\[|^Found \d+ outliers|^\s+\d+ \(\d+\.\d+%\) (high|low) (mild|severe)"
+    r"|^Benchmarking |^(Performance has|No change in performance|Change within noise)|^Warning: Unable to complete"
+    r"|^\s*$|^\S+$")
+
+
 def plain_outputs(pkg):
-    """(target, stdout) of the package's bench targets that printed their own
-    figures instead of criterion's (no criterion `time:` line in their output)."""
+    """(target, text) for the package's bench targets that printed figures of
+    their own (a summary, a ratio table, or a whole non-criterion report):
+    their stdout with criterion's per-benchmark lines left out."""
     out = []
     for s in crit_status:
         if len(s) < 3 or s[0] != pkg or not s[2].startswith("ok"):
             continue
         text = read_text(os.path.join("logs", f"bench-{pkg}-{s[1]}.out"))
-        if text and not re.search(r"^\s*time:\s+\[", text, re.M):
-            out.append((s[1], text))
+        if re.search(r"time:\s+\[", text):
+            kept = [l for l in text.splitlines() if not CRITERION_NOISE.search(l)]
+        else:
+            kept = text.splitlines()
+        kept = "\n".join(kept).strip()
+        if kept:
+            out.append((s[1], kept))
     return out
 
 
@@ -222,8 +234,8 @@ def criterion_section(pkg, title, md):
     if compared:
         md.append("Median time per iteration (criterion), and each row's time divided by "
                   "ours (above 1: we are faster by that factor; the bare loop is the floor).\n")
-        md.append("| case | implementation | median | 95% CI | time / ours |")
-        md.append("|---|---|---:|---:|---:|")
+        md.append("| case | implementation | median | 95% CI | throughput | time / ours |")
+        md.append("|---|---|---:|---:|---:|---:|")
         for case in sorted(compared):
             impls = compared[case]
             ref_name, ref = ours_reference(impls)
@@ -233,7 +245,7 @@ def criterion_section(pkg, title, md):
                 label = f"**{name}**" if is_ours else name
                 rtxt = "1.00x (ours)" if name == ref_name else fmt_ratio(ratio)
                 md.append(f"| {case} | {label} | {fmt_ns(r['median_ns'])} | "
-                          f"{fmt_ns(r['lo_ns'])} – {fmt_ns(r['hi_ns'])} | {rtxt} |")
+                          f"{fmt_ns(r['lo_ns'])} – {fmt_ns(r['hi_ns'])} | {throughput(r)} | {rtxt} |")
         md.append("")
     other = [(c, n, v) for c, impls in cases.items() if c not in compared
              for n, v in impls.items()]
@@ -274,6 +286,7 @@ for k, label in (("date_utc", "date"), ("nproc", "nproc"), ("cpu", "CPU"), ("mem
                  ("kernel", "kernel"), ("rustc", "rustc"), ("git", "commit"),
                  ("tcpdump", "tcpdump"), ("tshark", "tshark"), ("python", "python")):
     md.append(f"| {label} | {machine.get(k, 'unknown')} |")
+md.append(f"| load average (1, 5, 15 min) at start / end | {machine.get('load_start', '?')} / {machine.get('load_end', '?')} |")
 md.append(f"| run time | {elapsed} s |")
 md.append("")
 md.append(f"Reproduce with:\n\n```\n{command}\n```\n")

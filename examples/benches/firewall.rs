@@ -26,10 +26,9 @@ fn captures() -> Vec<(String, PathBuf)> {
     if let Some(list) = std::env::var_os("FIREWALL_BENCH_CAPTURE") {
         return std::env::split_paths(&list)
             .map(|p| {
-                let name = p
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
+                let file = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                let file = file.unwrap_or_default();
+                let name = file.strip_prefix("capture-").unwrap_or(&file).to_string();
                 (name, p)
             })
             .collect();
