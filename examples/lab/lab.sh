@@ -23,7 +23,7 @@ set -euo pipefail
 
 LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
 CASES="clean4 clean6 wscale-syn4 wscale-synack4 wscale-synack6 sack-ts4 ts-data4
-mss4 mss6 dscp-bleach4 dscp-remark4 dscp-bleach6 nat4 nat6 synproxy4 synproxy6 campus"
+mss4 mss6 dscp-bleach4 dscp-remark4 dscp-bleach6 ecn-bleach4 nat4 nat6 synproxy4 synproxy6 campus"
 
 die() { echo "lab: $*" >&2; exit 1; }
 skip() { echo "lab: cannot run here: $*" >&2; exit 77; }
@@ -159,6 +159,12 @@ case "$CASE" in
     FAM=6
     CLIENT_ARGS=(--tos 0xb8)   # EF
     ip6t -t mangle -A FORWARD -j DSCP --set-dscp 0 ;;
+  ecn-bleach4)
+    # Both ends use ECN; the middlebox clears the ECN field of every packet
+    # it forwards (ECT(0) -> Not-ECT), leaving the DSCP alone.
+    inC sysctl -qw net.ipv4.tcp_ecn=1
+    inS sysctl -qw net.ipv4.tcp_ecn=1
+    ipt -t mangle -A FORWARD -p tcp -j TOS --and-tos 0xfc ;;
   nat4)
     # The client talks to a published address; the middlebox rewrites both
     # ends (DNAT to the real server, SNAT with port translation to its own

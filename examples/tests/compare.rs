@@ -400,3 +400,29 @@ fn cli_compare_text_and_json() {
     assert!(err.contains("README.md"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    /// Corrupting bytes anywhere in a capture never panics: the comparison
+    /// either refuses the file or reports on what it could read.
+    #[test]
+    fn corrupted_captures_never_panic(
+        edits in proptest::collection::vec((0usize..31_270, proptest::prelude::any::<u8>()), 1..40),
+        cut in 0usize..31_270,
+    ) {
+        let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+        let mut outside = std::fs::read(data("campus-outside.pcap")).unwrap();
+        for (at, byte) in edits {
+            if let Some(b) = outside.get_mut(at) {
+                *b = byte;
+            }
+        }
+        outside.truncate(cut.max(1));
+        if let Ok(r) = compare_readers(&inside[..], "inside", &outside[..], "outside", &Options::default()) {
+            for f in &r.findings {
+                proptest::prop_assert!(f.connection >= 1 && f.connection <= r.connections.len());
+            }
+            let _ = examples::firewall::compare::render_text(&r);
+        }
+    }
+}

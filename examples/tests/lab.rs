@@ -442,6 +442,25 @@ fn lab_dscp_bleached_ipv6() {
     assert_eq!(run.finding("dscp_changed", C2S)["before"], "EF (46)");
 }
 
+#[test]
+fn lab_ecn_bleached() {
+    let Some(run) = lab("ecn-bleach4", &[]) else {
+        return;
+    };
+    assert_eq!(
+        run.findings(),
+        set(&[("ecn_changed", C2S), ("ecn_changed", S2C)])
+    );
+    for d in [C2S, S2C] {
+        let f = run.finding("ecn_changed", d);
+        assert_eq!(f["before"], "ECT(0)");
+        assert_eq!(f["after"], "Not-ECT");
+    }
+    // The endpoints negotiated ECN in the handshake, which the rule left alone.
+    assert_eq!(run.conn(&run.inside)["negotiated"]["ecn"], true);
+    assert_eq!(run.conn(&run.outside)["negotiated"]["ecn"], true);
+}
+
 fn check_nat(run: &Run, third: (&str, &str)) {
     assert_eq!(run.findings(), set(&[("nat", C2S), ("nat", S2C), third]));
     let c = &run.compare["connections"][0];

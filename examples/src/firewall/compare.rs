@@ -455,6 +455,45 @@ pub fn compare_loaded(
             };
             let al = align(before, after, off_seq, off_rev.wrapping_neg());
             matched_total += al.matched.len();
+            let first_data = al
+                .matched
+                .iter()
+                .find(|&&(i, _)| before[i].payload_len > 0)
+                .map(|&(i, _)| i);
+            // TTL: the usual decrement between the sides is routing; a
+            // packet that loses a different number of hops was rewritten
+            // (or originated) by the middlebox. Proxy-built handshake
+            // packets are left out.
+            let hops: Vec<(usize, usize, i16)> = al
+                .matched
+                .iter()
+                .filter(|&&(i, j)| {
+                    let proxy_built = before[i].has(SYN)
+                        || after[j].has(SYN)
+                        || (before[i].payload_len == 0 && first_data.is_none_or(|f| i < f));
+                    !(proxied && proxy_built)
+                })
+                .map(|&(i, j)| (i, j, i16::from(before[i].ttl) - i16::from(after[j].ttl)))
+                .collect();
+            let mut freq: std::collections::BTreeMap<i16, usize> =
+                std::collections::BTreeMap::new();
+            for h in &hops {
+                *freq.entry(h.2).or_insert(0) += 1;
+            }
+            if let Some((&usual, _)) = freq.iter().max_by_key(|(_, n)| **n) {
+                for &(i, j, h) in &hops {
+                    if h != usual {
+                        col.note(
+                            d,
+                            "ttl",
+                            format!(
+                                "TTL/hop limit changed by {h} instead of the usual {usual} (e.g. {} -> {})",
+                                before[i].ttl, after[j].ttl
+                            ),
+                        );
+                    }
+                }
+            }
             for &(i, j) in &al.matched {
                 compare_pair(&mut col, &cx, before[i], after[j]);
             }
