@@ -1,1 +1,438 @@
-fn main() {}
+//! Option iteration, full header parse, negotiation, builder and rewrites,
+//! side by side with etherparse, smoltcp, pnet_packet and a bare
+//! bounds-checked loop, in the same run. After criterion finishes, a table of
+//! ratios (anchor time / our time, from criterion's medians) is printed.
+//!
+//! Every consumer computes the same digest (option values folded into a
+//! `u32`) so that each library must really decode what it yields.
+//!
+//! Run: `cargo bench -p tcp-options --bench options`.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::Criterion;
+use tcp_options::{
+    rewrite, Handshake, OptionsBuilder, SackBlock, StrictOptions, TcpOption, TcpPacket,
+};
+
+/// Linux SYN options (tcp_options_write layout).
+const LINUX_SYN: &[u8] = &[
+    0x02, 0x04, 0x05, 0xb4, 0x04, 0x02, 0x08, 0x0a, 0x84, 0x1d, 0x6b, 0x12, 0x00, 0x00, 0x00, 0x00,
+    0x01, 0x03, 0x03, 0x07,
+];
+/// ACK with NOP NOP TS and NOP NOP SACK of three blocks.
+const SACK_ACK: &[u8] = &[
+    0x01, 0x01, 0x08, 0x0a, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x20, 0x00, 0x01, 0x01, 0x05, 0x1a,
+    0x00, 0x00, 0x30, 0x00, 0x00, 0x00, 0x35, 0xb4, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x45, 0xb4,
+    0x00, 0x00, 0x50, 0x00, 0x00, 0x00, 0x55, 0xb4,
+];
+const NOPS: &[u8] = &[0x01; 40];
+/// MSS, NOP, Window Scale, then Timestamps running past the block.
+const MALFORMED: &[u8] = &[
+    0x02, 0x04, 0x05, 0xb4, 0x01, 0x03, 0x03, 0x07, 0x08, 0x0a, 0x00, 0x00,
+];
+
+const INPUTS: [(&str, &[u8]); 4] = [
+    ("linux_syn", LINUX_SYN),
+    ("sack_ack", SACK_ACK),
+    ("40_nops", NOPS),
+    ("malformed", MALFORMED),
+];
+
+fn segment(opts: &[u8]) -> Vec<u8> {
+    let mut s = vec![
+        0x9c,
+        0x40,
+        0x00,
+        0x50,
+        0x12,
+        0x34,
+        0x56,
+        0x78,
+        0x00,
+        0x00,
+        0x00,
+        0x00,
+        (((20 + opts.len()) / 4) as u8) << 4,
+        0x12,
+        0xfa,
+        0xf0,
+        0,
+        0,
+        0,
+        0,
+    ];
+    s.extend_from_slice(opts);
+    tcp_options::checksum::fill_ipv4([198, 18, 0, 1], [198, 18, 0, 2], &mut s);
+    s
+}
+
+// ---- the digest, per library ----
+
+#[inline(always)]
+fn ours(block: &[u8]) -> u32 {
+    let mut acc = 0u32;
+    for item in StrictOptions::new(block) {
+        let Ok(p) = item else {
+            return acc ^ 0xdead;
+        };
+        acc = acc.wrapping_add(match p.option {
+            TcpOption::NoOperation => 1,
+            TcpOption::MaxSegmentSize(m) => u32::from(m),
+            TcpOption::WindowScale(s) => u32::from(s),
+            TcpOption::SackPermitted => 4,
+            TcpOption::Timestamps(t) => t.tsval ^ t.tsecr,
+            TcpOption::Sack(b) => b.iter().fold(0, |a, b| a ^ b.left ^ b.right),
+            o => u32::from(o.kind()),
+        });
+    }
+    acc
+}
+
+#[inline(always)]
+fn bare(block: &[u8]) -> u32 {
+    // The floor: a bounds-checked walk of kind/length, no decoding.
+    let mut acc = 0u32;
+    let mut i = 0;
+    while i < block.len() {
+        let k = block[i];
+        if k == 0 {
+            break;
+        }
+        if k == 1 {
+            acc = acc.wrapping_add(1);
+            i += 1;
+            continue;
+        }
+        let Some(&l) = block.get(i + 1) else {
+            return acc ^ 0xdead;
+        };
+        let l = usize::from(l);
+        if l < 2 || i + l > block.len() {
+            return acc ^ 0xdead;
+        }
+        acc = acc.wrapping_add(u32::from(k) + l as u32);
+        i += l;
+    }
+    acc
+}
+
+#[inline(always)]
+fn etherparse_digest(block: &[u8]) -> u32 {
+    use etherparse::TcpOptionElement::*;
+    let mut acc = 0u32;
+    for item in etherparse::TcpOptionsIterator::from_slice(block) {
+        let Ok(o) = item else {
+            return acc ^ 0xdead;
+        };
+        acc = acc.wrapping_add(match o {
+            Noop => 1,
+            MaximumSegmentSize(m) => u32::from(m),
+            WindowScale(s) => u32::from(s),
+            SelectiveAcknowledgementPermitted => 4,
+            Timestamp(a, b) => a ^ b,
+            SelectiveAcknowledgement(first, rest) => rest
+                .iter()
+                .flatten()
+                .fold(first.0 ^ first.1, |a, b| a ^ b.0 ^ b.1),
+        });
+    }
+    acc
+}
+
+#[inline(always)]
+fn smoltcp_digest(mut block: &[u8]) -> u32 {
+    use smoltcp::wire::TcpOption::*;
+    let mut acc = 0u32;
+    while !block.is_empty() {
+        let Ok((rest, o)) = smoltcp::wire::TcpOption::parse(block) else {
+            return acc ^ 0xdead;
+        };
+        acc = acc.wrapping_add(match o {
+            EndOfList => break,
+            NoOperation => 1,
+            MaxSegmentSize(m) => u32::from(m),
+            WindowScale(s) => u32::from(s),
+            SackPermitted => 4,
+            TimeStamp { tsval, tsecr } => tsval ^ tsecr,
+            SackRange(r) => r.iter().flatten().fold(0, |a, b| a ^ b.0 ^ b.1),
+            Unknown { kind, .. } => u32::from(kind),
+        });
+        block = rest;
+    }
+    acc
+}
+
+#[inline(always)]
+fn pnet_options_digest(p: &pnet_packet::tcp::TcpPacket<'_>) -> u32 {
+    use pnet_packet::tcp::TcpOptionNumbers as N;
+    use pnet_packet::Packet;
+    let mut acc = 0u32;
+    for o in p.get_options_iter() {
+        let d = o.payload();
+        let be32 = |d: &[u8], i: usize| -> u32 {
+            d.get(i..i + 4)
+                .map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        acc = acc.wrapping_add(match o.get_number() {
+            N::NOP => 1,
+            N::MSS => d
+                .get(..2)
+                .map_or(0, |b| u32::from(u16::from_be_bytes([b[0], b[1]]))),
+            N::WSCALE => d.first().map_or(0, |b| u32::from(*b)),
+            N::SACK_PERMITTED => 4,
+            N::TIMESTAMPS => be32(d, 0) ^ be32(d, 4),
+            N::SACK => (0..d.len() / 8).fold(0, |a, i| a ^ be32(d, 8 * i) ^ be32(d, 8 * i + 4)),
+            n => u32::from(n.0),
+        });
+    }
+    acc
+}
+
+// ---- full header + options ----
+
+#[inline(always)]
+fn full_ours(seg: &[u8]) -> u32 {
+    let Ok(p) = TcpPacket::new_checked(seg) else {
+        return 0;
+    };
+    let h = p.header();
+    u32::from(h.src_port())
+        ^ u32::from(h.dst_port())
+        ^ h.seq_number()
+        ^ h.ack_number()
+        ^ u32::from(h.flags().bits())
+        ^ u32::from(h.window())
+        ^ ours(p.options())
+}
+
+#[inline(always)]
+fn full_etherparse(seg: &[u8]) -> u32 {
+    let Ok(h) = etherparse::TcpHeaderSlice::from_slice(seg) else {
+        return 0;
+    };
+    let flags = u32::from(h.syn()) | u32::from(h.ack()) << 4;
+    u32::from(h.source_port())
+        ^ u32::from(h.destination_port())
+        ^ h.sequence_number()
+        ^ h.acknowledgment_number()
+        ^ flags
+        ^ u32::from(h.window_size())
+        ^ etherparse_digest(h.options())
+}
+
+#[inline(always)]
+fn full_smoltcp(seg: &[u8]) -> u32 {
+    let Ok(p) = smoltcp::wire::TcpPacket::new_checked(seg) else {
+        return 0;
+    };
+    let flags = u32::from(p.syn()) | u32::from(p.ack()) << 4;
+    u32::from(p.src_port())
+        ^ u32::from(p.dst_port())
+        ^ (p.seq_number().0 as u32)
+        ^ (p.ack_number().0 as u32)
+        ^ flags
+        ^ u32::from(p.window_len())
+        ^ smoltcp_digest(p.options())
+}
+
+#[inline(always)]
+fn full_pnet(seg: &[u8]) -> u32 {
+    let Some(p) = pnet_packet::tcp::TcpPacket::new(seg) else {
+        return 0;
+    };
+    u32::from(p.get_source())
+        ^ u32::from(p.get_destination())
+        ^ p.get_sequence()
+        ^ p.get_acknowledgement()
+        ^ u32::from(p.get_flags())
+        ^ u32::from(p.get_window())
+        ^ pnet_options_digest(&p)
+}
+
+fn out_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("criterion-tcp-options")
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .output_directory(&out_dir())
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(50)
+        .configure_from_args();
+
+    for (name, block) in INPUTS {
+        // Sanity: everyone agrees on the well-formed inputs.
+        let seg = segment(block);
+        let pn = pnet_packet::tcp::TcpPacket::new(&seg).unwrap();
+        if name != "malformed" {
+            assert_eq!(ours(block), etherparse_digest(block), "{name}");
+            assert_eq!(ours(block), pnet_options_digest(&pn), "{name}");
+            if name != "sack_ack" {
+                assert_eq!(ours(block), smoltcp_digest(block), "{name}");
+            }
+            assert_eq!(full_ours(&seg), full_pnet(&seg), "{name}");
+        }
+        let mut g = c.benchmark_group(format!("iterate/{name}"));
+        g.bench_function("tcp-options", |b| b.iter(|| ours(black_box(block))));
+        g.bench_function("bare-loop", |b| b.iter(|| bare(black_box(block))));
+        g.bench_function("etherparse", |b| {
+            b.iter(|| etherparse_digest(black_box(block)))
+        });
+        g.bench_function("smoltcp", |b| b.iter(|| smoltcp_digest(black_box(block))));
+        g.bench_function("pnet", |b| {
+            b.iter(|| {
+                let p = pnet_packet::tcp::TcpPacket::new(black_box(&seg)).unwrap();
+                pnet_options_digest(&p)
+            })
+        });
+        g.finish();
+    }
+
+    for (name, block) in [("linux_syn", LINUX_SYN), ("sack_ack", SACK_ACK)] {
+        let seg = segment(block);
+        let mut g = c.benchmark_group(format!("header/{name}"));
+        g.bench_function("tcp-options", |b| b.iter(|| full_ours(black_box(&seg))));
+        g.bench_function("bare-loop", |b| {
+            b.iter(|| {
+                let s = black_box(&seg[..]);
+                let hl = usize::from(s[12] >> 4) * 4;
+                u32::from_be_bytes([s[4], s[5], s[6], s[7]]) ^ bare(s.get(20..hl).unwrap_or(&[]))
+            })
+        });
+        g.bench_function("etherparse", |b| {
+            b.iter(|| full_etherparse(black_box(&seg)))
+        });
+        g.bench_function("smoltcp", |b| b.iter(|| full_smoltcp(black_box(&seg))));
+        g.bench_function("pnet", |b| b.iter(|| full_pnet(black_box(&seg))));
+        g.finish();
+    }
+
+    {
+        let synack = [
+            0x02, 0x04, 0x05, 0xb4, 0x01, 0x01, 0x04, 0x02, 0x01, 0x03, 0x03, 0x09,
+        ];
+        let mut g = c.benchmark_group("other");
+        g.bench_function("negotiate", |b| {
+            b.iter(|| {
+                Handshake::observed(Some(black_box(LINUX_SYN)), Some(black_box(&synack)))
+                    .negotiate()
+            })
+        });
+        g.bench_function("build_linux_syn", |b| {
+            b.iter(|| {
+                let mut buf = [0u8; 40];
+                OptionsBuilder::new()
+                    .mss(black_box(1460))
+                    .sack_permitted()
+                    .timestamps(black_box(1), 0)
+                    .window_scale(7)
+                    .write(&mut buf)
+                    .map(|n| buf[n - 1])
+            })
+        });
+        let blocks = [SackBlock { left: 1, right: 2 }; 3];
+        g.bench_function("build_sack_ack", |b| {
+            b.iter(|| {
+                OptionsBuilder::new()
+                    .timestamps(1, 2)
+                    .sack_blocks(black_box(&blocks))
+                    .build()
+            })
+        });
+        g.finish();
+    }
+
+    {
+        let syn = segment(LINUX_SYN);
+        let ack = segment(SACK_ACK);
+        let mut g = c.benchmark_group("rewrite");
+        // Each iteration copies the segment (a 40-byte copy) and rewrites it.
+        let mut run = |name: &str, src: &[u8], f: fn(&mut [u8]) -> bool| {
+            let mut buf = [0u8; 60];
+            let n = src.len();
+            g.bench_function(name, |b| {
+                b.iter(|| {
+                    buf[..n].copy_from_slice(src);
+                    f(black_box(&mut buf[..n]))
+                })
+            });
+        };
+        run("copy_only", &syn, |_| true);
+        run("strip_wscale", &syn, |s| {
+            rewrite::strip_options(s, &[3]).is_ok()
+        });
+        run("set_wscale", &syn, |s| {
+            rewrite::set_window_scale(s, 2).is_ok()
+        });
+        run("clamp_mss", &syn, |s| rewrite::clamp_mss(s, 1400).is_ok());
+        run("set_window", &syn, |s| rewrite::set_window(s, 1000).is_ok());
+        run("add_to_seq", &syn, |s| {
+            rewrite::add_to_seq(s, 12345).is_ok()
+        });
+        run("add_to_ack_sack3", &ack, |s| {
+            rewrite::add_to_ack(s, 12345).is_ok()
+        });
+        run("checksum_full_ipv4", &ack, |s| {
+            tcp_options::checksum::fill_ipv4([198, 18, 0, 1], [198, 18, 0, 2], s)
+        });
+        g.finish();
+    }
+
+    c.final_summary();
+    print_ratios();
+}
+
+/// Median point estimate (ns) of one benchmark, from criterion's output.
+fn median_ns(group: &str, id: &str) -> Option<f64> {
+    let path = out_dir()
+        .join(group.replace('/', "_"))
+        .join(id)
+        .join("new")
+        .join("estimates.json");
+    let text = std::fs::read_to_string(path).ok()?;
+    let at = text.find("\"median\"")?;
+    let rest = &text[at..];
+    let pe = rest.find("\"point_estimate\":")? + "\"point_estimate\":".len();
+    let num: String = rest[pe..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == '-')
+        .collect();
+    num.parse().ok()
+}
+
+fn print_ratios() {
+    println!("\nRatios from this run (criterion medians; ratio = anchor / tcp-options, >1 means we are faster;");
+    println!("for bare-loop, ratio = tcp-options / bare-loop, the goal is <= 1.5):\n");
+    println!(
+        "{:<22} {:>10} {:>10} {:>11} {:>11} {:>11} {:>10}",
+        "case", "ours ns", "bare ns", "ours/bare", "etherparse", "smoltcp", "pnet"
+    );
+    let groups = INPUTS.iter().map(|(n, _)| format!("iterate/{n}")).chain([
+        "header/linux_syn".to_string(),
+        "header/sack_ack".to_string(),
+    ]);
+    for g in groups {
+        let Some(ours) = median_ns(&g, "tcp-options") else {
+            println!("{g:<22} (no measurement)");
+            continue;
+        };
+        let r = |id: &str| {
+            median_ns(&g, id).map_or_else(|| "-".to_string(), |t| format!("{:.2}x", t / ours))
+        };
+        let bare = median_ns(&g, "bare-loop");
+        println!(
+            "{:<22} {:>10.2} {:>10} {:>11} {:>11} {:>11} {:>10}",
+            g,
+            ours,
+            bare.map_or("-".into(), |b| format!("{b:.2}")),
+            bare.map_or("-".into(), |b| format!("{:.2}", ours / b)),
+            r("etherparse"),
+            r("smoltcp"),
+            r("pnet"),
+        );
+    }
+}

@@ -165,7 +165,7 @@ proptest! {
             .map_err(|e| TestCaseError::fail(format!("{e}")))?;
         prop_assert_eq!(parsed.iter().find_map(|p| match p { TcpOption::MaxSegmentSize(m) => Some(*m), _ => None }), o.mss);
         prop_assert_eq!(parsed.iter().find_map(|p| match p { TcpOption::WindowScale(m) => Some(*m), _ => None }), o.ws);
-        prop_assert_eq!(parsed.iter().any(|p| *p == TcpOption::SackPermitted), o.sack_perm);
+        prop_assert_eq!(parsed.contains(&TcpOption::SackPermitted), o.sack_perm);
         prop_assert_eq!(parsed.iter().find_map(|p| match p { TcpOption::Timestamps(t) => Some((t.tsval, t.tsecr)), _ => None }), o.ts);
         let blocks: Vec<SackBlock> = parsed.iter().find_map(|p| match p { TcpOption::Sack(b) => Some(b.iter().collect()), _ => None }).unwrap_or_default();
         prop_assert_eq!(&blocks, &o.blocks);
