@@ -282,7 +282,7 @@ fn check_wscale_synack(run: &Run) {
     // The client saw no answer; the server answered and believes scaling is on.
     assert!(run.conn(&run.inside)["negotiated"]["wscale"].is_null());
     assert!(run.conn(&run.outside)["negotiated"]["wscale"].is_object());
-    assert_bytes(&run, 4_000, BYTES);
+    assert_bytes(run, 4_000, BYTES);
 }
 
 #[test]
