@@ -46,6 +46,22 @@ impl Timestamp {
         self.secs as f64 + f64::from(self.nanos) / f64::from(NANOS_PER_SEC)
     }
 
+    /// The value as sign, whole seconds and nanoseconds of its magnitude:
+    /// `{secs: -2, nanos: 500_000_000}` (-1.5 s) is `(true, 1, 500_000_000)`.
+    pub fn magnitude(&self) -> (bool, u64, u32) {
+        if self.secs >= 0 {
+            (false, self.secs.unsigned_abs(), self.nanos)
+        } else if self.nanos == 0 {
+            (true, self.secs.unsigned_abs(), 0)
+        } else {
+            (
+                true,
+                self.secs.unsigned_abs() - 1,
+                NANOS_PER_SEC - self.nanos,
+            )
+        }
+    }
+
     /// Nanoseconds elapsed from `earlier` to `self`, or `None` if negative or overflowing.
     pub fn nanos_since(&self, earlier: &Timestamp) -> Option<u64> {
         let a = i128::from(self.secs) * i128::from(NANOS_PER_SEC) + i128::from(self.nanos);
@@ -57,7 +73,8 @@ impl Timestamp {
 impl fmt::Display for Timestamp {
     /// `seconds.nanoseconds` since the epoch, nine fraction digits.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{:09}", self.secs, self.nanos)
+        let (negative, whole, frac) = self.magnitude();
+        write!(f, "{}{whole}.{frac:09}", if negative { "-" } else { "" })
     }
 }
 
@@ -82,6 +99,17 @@ mod tests {
         assert!(Timestamp::from_units(u64::MAX, 1, i64::MAX).is_none());
         let t = Timestamp::from_units(3, 1 << 1, 0).unwrap();
         assert_eq!((t.secs, t.nanos), (1, 500_000_000));
+    }
+
+    #[test]
+    fn negative_times_print_their_value() {
+        let t = Timestamp {
+            secs: -2,
+            nanos: 500_000_000,
+        };
+        assert_eq!(t.to_string(), "-1.500000000");
+        assert_eq!(Timestamp { secs: -3, nanos: 0 }.to_string(), "-3.000000000");
+        assert!((t.as_secs_f64() + 1.5).abs() < 1e-12);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::io::{self, Read, Write};
 
 use tcp_options::{kind, ParsedOption, TcpOption};
 
-use super::format::{write_hex, write_json_str, FlagLetters, UtcTime};
+use super::format::{write_hex, write_json_str, write_padded9, write_u64, FlagLetters, UtcTime};
 use super::packet::{decode_packet, PacketError, TcpRecord, Truncation};
 use crate::capture::{CaptureError, CaptureReader, IpVersion};
 
@@ -122,31 +122,49 @@ fn write_text_error<W: Write>(out: &mut W, e: &PacketError) -> io::Result<()> {
 /// and, for kind 254, `exid`; AccECN `ee0b`/`eceb`/`ee1b` where present;
 /// experimental kinds `exid` (or `null`).
 pub fn write_json<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result<()> {
-    write!(w, "{{\"frame\":{},\"time\":", s.frame)?;
+    w.write_all(b"{\"frame\":")?;
+    write_u64(w, s.frame)?;
+    w.write_all(b",\"time\":")?;
     match s.ts {
-        Some(ts) => write!(w, "{}.{:09}", ts.secs, ts.nanos)?,
+        Some(ts) => {
+            let (negative, whole, frac) = ts.magnitude();
+            if negative {
+                w.write_all(b"-")?;
+            }
+            write_u64(w, whole)?;
+            w.write_all(b".")?;
+            write_padded9(w, frac)?;
+        }
         None => w.write_all(b"null")?,
     }
     write!(
         w,
-        ",\"src\":\"{}\",\"dst\":\"{}\",\"sport\":{},\"dport\":{},\"flags\":[",
-        s.ip.src, s.ip.dst, s.src_port, s.dst_port
+        ",\"src\":\"{}\",\"dst\":\"{}\",\"sport\":",
+        s.ip.src, s.ip.dst
     )?;
+    write_u64(w, u64::from(s.src_port))?;
+    w.write_all(b",\"dport\":")?;
+    write_u64(w, u64::from(s.dst_port))?;
+    w.write_all(b",\"flags\":[")?;
     for (i, name) in s.flags.names().enumerate() {
         if i > 0 {
             w.write_all(b",")?;
         }
-        write!(w, "\"{name}\"")?;
+        w.write_all(b"\"")?;
+        w.write_all(name.as_bytes())?;
+        w.write_all(b"\"")?;
     }
-    write!(
-        w,
-        "],\"seq\":{},\"ack\":{},\"window\":{},\"dscp\":{},\"ecn\":{},\"options\":[",
-        s.seq,
-        s.ack,
-        s.window,
-        s.ip.dscp(),
-        s.ip.ecn()
-    )?;
+    w.write_all(b"],\"seq\":")?;
+    write_u64(w, u64::from(s.seq))?;
+    w.write_all(b",\"ack\":")?;
+    write_u64(w, u64::from(s.ack))?;
+    w.write_all(b",\"window\":")?;
+    write_u64(w, u64::from(s.window))?;
+    w.write_all(b",\"dscp\":")?;
+    write_u64(w, u64::from(s.ip.dscp()))?;
+    w.write_all(b",\"ecn\":")?;
+    write_u64(w, u64::from(s.ip.ecn()))?;
+    w.write_all(b",\"options\":[")?;
     let mut first = true;
     for opt in s.options_strict() {
         let Ok(opt) = opt else { break };
@@ -160,9 +178,11 @@ pub fn write_json<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result
     match s.options_problem() {
         None => w.write_all(b"null")?,
         Some(p) => {
-            write!(w, "{{\"offset\":{},\"kind\":", p.offset)?;
+            w.write_all(b"{\"offset\":")?;
+            write_u64(w, p.offset as u64)?;
+            w.write_all(b",\"kind\":")?;
             match p.kind {
-                Some(k) => write!(w, "{k}")?,
+                Some(k) => write_u64(w, u64::from(k))?,
                 None => w.write_all(b"null")?,
             }
             w.write_all(b",\"reason\":\"")?;
@@ -176,27 +196,39 @@ pub fn write_json<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result
 /// Writes one option in the JSON form described at [`write_json`].
 pub fn write_json_option<W: Write + ?Sized>(w: &mut W, o: &ParsedOption<'_>) -> io::Result<()> {
     match o.option {
-        TcpOption::EndOfList | TcpOption::NoOperation | TcpOption::SackPermitted => {
-            return write!(w, "{{\"kind\":{}}}", o.kind)
+        TcpOption::EndOfList => return w.write_all(b"{\"kind\":0}"),
+        TcpOption::NoOperation => return w.write_all(b"{\"kind\":1}"),
+        TcpOption::SackPermitted => return w.write_all(b"{\"kind\":4}"),
+        TcpOption::MaxSegmentSize(mss) => {
+            w.write_all(b"{\"kind\":2,\"mss\":")?;
+            write_u64(w, u64::from(mss))?;
+            return w.write_all(b"}");
         }
-        TcpOption::MaxSegmentSize(mss) => return write!(w, "{{\"kind\":2,\"mss\":{mss}}}"),
-        TcpOption::WindowScale(shift) => return write!(w, "{{\"kind\":3,\"shift\":{shift}}}"),
+        TcpOption::WindowScale(shift) => {
+            w.write_all(b"{\"kind\":3,\"shift\":")?;
+            write_u64(w, u64::from(shift))?;
+            return w.write_all(b"}");
+        }
         TcpOption::Sack(blocks) => {
             w.write_all(b"{\"kind\":5,\"blocks\":[")?;
             for (i, b) in blocks.iter().enumerate() {
                 if i > 0 {
                     w.write_all(b",")?;
                 }
-                write!(w, "[{},{}]", b.left, b.right)?;
+                w.write_all(b"[")?;
+                write_u64(w, u64::from(b.left))?;
+                w.write_all(b",")?;
+                write_u64(w, u64::from(b.right))?;
+                w.write_all(b"]")?;
             }
             return w.write_all(b"]}");
         }
         TcpOption::Timestamps(ts) => {
-            return write!(
-                w,
-                "{{\"kind\":8,\"tsval\":{},\"tsecr\":{}}}",
-                ts.tsval, ts.tsecr
-            )
+            w.write_all(b"{\"kind\":8,\"tsval\":")?;
+            write_u64(w, u64::from(ts.tsval))?;
+            w.write_all(b",\"tsecr\":")?;
+            write_u64(w, u64::from(ts.tsecr))?;
+            return w.write_all(b"}");
         }
         _ => {}
     }

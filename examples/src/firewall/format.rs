@@ -22,6 +22,31 @@ pub fn write_hex<W: Write + ?Sized>(w: &mut W, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes `v` in decimal without going through `core::fmt` (the hot path of `dump --json`).
+pub fn write_u64<W: Write + ?Sized>(w: &mut W, mut v: u64) -> io::Result<()> {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    w.write_all(&buf[i..])
+}
+
+/// Writes `v` (below 10^9) as exactly nine decimal digits, zero-padded.
+pub fn write_padded9<W: Write + ?Sized>(w: &mut W, mut v: u32) -> io::Result<()> {
+    let mut buf = [b'0'; 9];
+    for b in buf.iter_mut().rev() {
+        *b = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    w.write_all(&buf)
+}
+
 /// Days since 1970-01-01 to a (year, month, day) civil date (proleptic
 /// Gregorian; the algorithm of H. Hinnant's `civil_from_days`).
 pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
@@ -145,6 +170,19 @@ mod tests {
         let mut v = Vec::new();
         write_json_str(&mut v, &"a\"b\\c\n\x01").unwrap();
         assert_eq!(String::from_utf8(v).unwrap(), "a\\\"b\\\\c\\n\\u0001");
+    }
+
+    #[test]
+    fn decimal_writers() {
+        let mut v = Vec::new();
+        for n in [0u64, 7, 10, 65_535, u64::MAX] {
+            v.clear();
+            write_u64(&mut v, n).unwrap();
+            assert_eq!(String::from_utf8(v.clone()).unwrap(), n.to_string());
+        }
+        v.clear();
+        write_padded9(&mut v, 1_000).unwrap();
+        assert_eq!(v, b"000001000");
     }
 
     #[test]
