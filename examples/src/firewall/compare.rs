@@ -650,6 +650,10 @@ pub fn compare_loaded(
     for (n, &i) in order.iter().enumerate() {
         let (report0, col, ctx, dir_ctx) = &staged[i];
         let mut report = report0.clone();
+        let proxied_conn = col
+            .map
+            .keys()
+            .any(|k| k.1 == findings::kind_index("handshake_proxied"));
         report.id = n + 1;
         for ((dir, kind_i, option_kind), acc) in &col.map {
             let kind = KINDS.get(*kind_i).copied().unwrap_or("option_changed");
@@ -665,7 +669,11 @@ pub fn compare_loaded(
                 option_kind: *option_kind,
                 distinct_values: acc.distinct,
                 impact: imp,
-                cause: impact::cause(kind),
+                cause: if proxied_conn && PROXY_KINDS.contains(&kind) {
+                    PROXY_CAUSE
+                } else {
+                    impact::cause(kind)
+                },
                 packets: Frames {
                     client_side: acc.frames_client_side.clone(),
                     server_side: acc.frames_server_side.clone(),
@@ -711,6 +719,21 @@ pub fn compare_loaded(
         notes: out_notes,
     }
 }
+
+/// Kinds a SYN proxy causes by itself once it has answered the handshake.
+const PROXY_KINDS: [&str; 8] = [
+    "wscale_changed",
+    "mss_changed",
+    "mss_clamped",
+    "seq_rewritten",
+    "ack_rewritten",
+    "timestamps_changed",
+    "option_changed",
+    "option_added",
+];
+
+/// Their cause when the handshake was proxied.
+const PROXY_CAUSE: &str = "the SYN proxy that answered the handshake: it announced its own configured options (e.g. SYNPROXY --wscale/--mss) and translates sequence numbers and timestamps for the rest of the connection; its options must match the server's";
 
 /// A packet in a few words, for dropped and injected ones.
 fn describe(p: &Packet) -> String {
@@ -778,7 +801,7 @@ fn impact_of(
             ctx,
         ),
         "timestamps_changed" => impact::words(
-            "timestamps are translated consistently, so RTT measurement still works; a translation error would break PAWS and drop segments",
+            "RTT measurement keeps working while the translation is consistent; an inconsistent one breaks PAWS and the receiver drops segments",
             ctx,
         ),
         "seq_rewritten" | "ack_rewritten" => impact::words(

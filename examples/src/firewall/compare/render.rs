@@ -5,14 +5,79 @@ use std::fmt::Write;
 use super::impact::rate;
 use super::Report;
 
+/// Width the long lines are wrapped to.
+const WIDTH: usize = 100;
+
+/// `n thing` or `n things`.
+fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("{n} {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+/// Writes `label` then `text` wrapped at [`WIDTH`], continuation lines
+/// indented under the text.
+fn wrapped(o: &mut String, indent: usize, label: &str, text: &str) {
+    let lead = indent + label.len();
+    let mut line = format!("{}{label}", " ".repeat(indent));
+    let mut empty = true;
+    for word in text.split(' ') {
+        if !empty && line.len() + 1 + word.len() > WIDTH {
+            let _ = writeln!(o, "{line}");
+            line = " ".repeat(lead);
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    let _ = writeln!(o, "{line}");
+}
+
+/// What a finding kind means, in a few words.
+fn title(kind: &str) -> &'static str {
+    match kind {
+        "wscale_stripped" => "window-scale option removed",
+        "wscale_changed" => "window-scale shift changed",
+        "wscale_added" => "window-scale option added",
+        "sackperm_stripped" => "SACK-permitted option removed",
+        "timestamps_stripped" => "timestamps option removed",
+        "timestamps_changed" => "timestamp values rewritten",
+        "mss_clamped" => "MSS lowered",
+        "mss_changed" => "MSS changed",
+        "option_stripped" => "option removed",
+        "option_added" => "option added",
+        "option_changed" => "option rewritten",
+        "seq_rewritten" => "sequence numbers rewritten",
+        "ack_rewritten" => "acknowledgment numbers rewritten",
+        "window_rewritten" => "window field rewritten",
+        "dscp_changed" => "DSCP rewritten",
+        "ecn_changed" => "ECN rewritten",
+        "nat" => "source address/port translated",
+        "handshake_proxied" => "handshake answered by the middlebox",
+        "packet_dropped" => "packets missing after the middlebox",
+        "packet_injected" => "packets the sender never sent",
+        _ => "changed",
+    }
+}
+
 /// Renders `report` as text.
 pub fn render_text(report: &Report) -> String {
     let mut o = String::new();
     let [a, b] = &report.captures;
     let _ = writeln!(
         o,
-        "compared {} ({} TCP packets, {} connections) with {} ({} TCP packets, {} connections)",
-        a.path, a.tcp_packets, a.connections, b.path, b.tcp_packets, b.connections
+        "compared {} ({}, {}) with {} ({}, {})",
+        a.path,
+        plural(a.tcp_packets, "TCP packet"),
+        plural(a.connections, "connection"),
+        b.path,
+        plural(b.tcp_packets, "TCP packet"),
+        plural(b.connections, "connection")
     );
     for c in [a, b] {
         for w in &c.warnings {
@@ -21,8 +86,8 @@ pub fn render_text(report: &Report) -> String {
     }
     let _ = writeln!(
         o,
-        "{} connection(s) seen on both sides",
-        report.connections.len()
+        "{} seen on both sides",
+        plural(report.connections.len(), "connection")
     );
     for c in &report.connections {
         let _ = writeln!(o);
@@ -47,16 +112,20 @@ pub fn render_text(report: &Report) -> String {
             c.server_side.server,
             c.server_side.packets
         );
-        let _ = writeln!(
-            o,
-            "  matched on {}; {} packet pairs aligned; sides told by {}; RTT {}",
-            c.matched_by.join(", "),
-            c.matched_packets,
-            c.sides_by,
-            match c.rtt_s {
-                Some(r) => format!("{:.1} ms ({})", r * 1e3, c.rtt_source),
-                None => "unknown (give --rtt)".to_string(),
-            }
+        wrapped(
+            &mut o,
+            2,
+            "matched on ",
+            &format!(
+                "{}; {} aligned; client side told by {}; RTT {}",
+                c.matched_by.join(", "),
+                plural(c.matched_packets, "packet pair"),
+                c.sides_by,
+                match c.rtt_s {
+                    Some(r) => format!("{:.1} ms ({})", r * 1e3, c.rtt_source),
+                    None => "unknown (give --rtt)".to_string(),
+                }
+            ),
         );
         let mine: Vec<_> = report
             .findings
@@ -76,7 +145,12 @@ pub fn render_text(report: &Report) -> String {
                 Some(k) => format!("{} (option kind {k})", f.kind),
                 None => f.kind.to_string(),
             };
-            let _ = writeln!(o, "  [{dir}] {kind}: {} packet(s)", f.count);
+            let _ = writeln!(
+                o,
+                "  [{dir}] {kind}: {}, {}",
+                title(f.kind),
+                plural(f.count as usize, "packet")
+            );
             if !(f.before.is_empty() && f.after.is_empty()) {
                 let value_kind = matches!(
                     f.kind,
@@ -93,14 +167,23 @@ pub fn render_text(report: &Report) -> String {
                 } else {
                     String::new()
                 };
-                let _ = writeln!(o, "      before: {}  after: {}{more}", f.before, f.after);
+                wrapped(
+                    &mut o,
+                    6,
+                    "before: ",
+                    &format!("{}  after: {}{more}", f.before, f.after),
+                );
             }
-            let _ = writeln!(o, "      impact: {}", f.impact.summary);
+            wrapped(&mut o, 6, "impact: ", &f.impact.summary);
             if let (Some(b), Some(a)) = (f.impact.ceiling_bps_before, f.impact.ceiling_bps_after) {
                 let _ = writeln!(o, "      ceiling: {} -> {}", rate(b), rate(a));
             }
-            let _ = writeln!(o, "      likely cause: {}", f.cause);
-            let frames = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+            wrapped(&mut o, 6, "likely cause: ", f.cause);
+            let frames = |v: &[u64]| {
+                let mut v = v.to_vec();
+                v.sort_unstable();
+                v.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+            };
             let _ = writeln!(
                 o,
                 "      frames: client side {}  server side {}",
@@ -130,8 +213,8 @@ pub fn render_text(report: &Report) -> String {
             let _ = writeln!(o);
             let _ = writeln!(
                 o,
-                "{} connection(s) only in {}: {}",
-                c.unmatched_connections.len(),
+                "{} only in {}: {}",
+                plural(c.unmatched_connections.len(), "connection"),
                 c.path,
                 c.unmatched_connections
                     .iter()
@@ -143,6 +226,6 @@ pub fn render_text(report: &Report) -> String {
         }
     }
     let _ = writeln!(o);
-    let _ = writeln!(o, "{} finding(s)", report.findings.len());
+    let _ = writeln!(o, "{}", plural(report.findings.len(), "finding"));
     o
 }
