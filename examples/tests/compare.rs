@@ -388,6 +388,17 @@ fn cli_compare_text_and_json() {
     }
     assert_eq!(f["kind"], "wscale_stripped");
     assert_eq!(f["direction"], "server_to_client");
+    // Unrelated captures: the (empty) report, a message and a non-zero exit.
+    let out = Command::new(bin)
+        .args(["compare"])
+        .arg(data("campus-inside.pcap"))
+        .arg(data("nat-outside.pcap"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 connections seen on both sides"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("no TCP connection was found in both captures"));
     // A file that is not a capture: a message and a non-zero exit, no panic.
     let out = Command::new(bin)
         .args(["compare"])
