@@ -30,6 +30,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let settings = Settings {
         capacity: 8,
+        buffer_capacity: 64 * 1024,
         ..Settings::default()
     };
     let _ = analyze(data, &mut io::sink(), AnalyzeFormat::Json, &settings);

@@ -56,6 +56,7 @@ use tcp_options::{Flags, Handshake, Negotiation, StrictOptions, TcpOption};
 
 use super::flow::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
 use super::packet::{decode_packet, TcpRecord};
+use crate::capture::reader::DEFAULT_BUFFER_CAPACITY;
 use crate::capture::{CaptureError, CaptureReader, Timestamp};
 
 /// Most option bytes a TCP header can hold.
@@ -88,6 +89,8 @@ pub struct Settings {
     pub assume_wscale: Option<u8>,
     /// Cap on open connections.
     pub capacity: usize,
+    /// Capture reader buffer in bytes (records above half of it are refused).
+    pub buffer_capacity: usize,
 }
 
 impl Default for Settings {
@@ -97,6 +100,7 @@ impl Default for Settings {
             target_rate: DEFAULT_TARGET_RATE,
             assume_wscale: None,
             capacity: DEFAULT_CAPACITY,
+            buffer_capacity: DEFAULT_BUFFER_CAPACITY,
         }
     }
 }
@@ -798,7 +802,7 @@ pub fn analyze<R: Read, W: Write>(
     format: AnalyzeFormat,
     settings: &Settings,
 ) -> Result<usize, AnalyzeError> {
-    let mut reader = CaptureReader::new(input)?;
+    let mut reader = CaptureReader::with_capacity(input, settings.buffer_capacity)?;
     let mut tracker: ConnTracker<ConnState> = ConnTracker::new(settings.capacity);
     let mut written = 0usize;
     let mut write_err: Option<io::Error> = None;
@@ -959,6 +963,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<(), String> {
         target_rate: args.target_rate,
         assume_wscale: args.assume_wscale,
         capacity: args.max_connections,
+        ..Settings::default()
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
