@@ -411,7 +411,7 @@ fn every_tcpdump_corpus_capture_analyzes_cleanly() {
     let dir = std::env::var_os("TCP_PERF_TCPDUMP_CORPUS")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/tcpdump")
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tcpdump")
         });
     let Ok(entries) = std::fs::read_dir(&dir) else {
         assert!(!required(), "tcpdump corpus missing at {}", dir.display());

@@ -1,6 +1,6 @@
 //! `dump` against tcpdump's own TCP test captures and expected outputs
-//! (`../shared/corpus/tcpdump/`, from the tcpdump project's `tests/`, see its
-//! README): every capture is read without a panic, and on every segment
+//! (`examples/tests/data/tcpdump/`, a copy of the shared corpus taken from the
+//! tcpdump project's `tests/`, see its `PROVENANCE.md`): every capture is read without a panic, and on every segment
 //! tcpdump decodes cleanly the option list of `dump --json` agrees with
 //! tcpdump's `options [...]`, kind by kind and value by value.
 
@@ -16,9 +16,7 @@ mod dump_support;
 fn corpus_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("TCP_PERF_TCPDUMP_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/tcpdump")
-        });
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tcpdump"));
     if dir.join("TESTLIST").is_file() {
         return Some(dir);
     }
