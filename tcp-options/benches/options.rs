@@ -91,9 +91,17 @@ fn ours(block: &[u8]) -> u32 {
     acc
 }
 
+/// The floor: a hand-written bounds-checked loop computing the same digest
+/// (same values read) with no abstraction, no typed options and no error
+/// details; it rejects what the strict policy rejects on these inputs.
 #[inline(always)]
 fn bare(block: &[u8]) -> u32 {
-    // The floor: a bounds-checked walk of kind/length, no decoding.
+    let be32 = |d: &[u8], i: usize| -> u32 {
+        match d.get(i..i + 4) {
+            Some(&[a, b, c, e]) => u32::from_be_bytes([a, b, c, e]),
+            _ => 0,
+        }
+    };
     let mut acc = 0u32;
     let mut i = 0;
     while i < block.len() {
@@ -110,10 +118,23 @@ fn bare(block: &[u8]) -> u32 {
             return acc ^ 0xdead;
         };
         let l = usize::from(l);
-        if l < 2 || i + l > block.len() {
+        let Some(d) = block.get(i + 2..i + l) else {
+            return acc ^ 0xdead;
+        };
+        if l < 2 {
             return acc ^ 0xdead;
         }
-        acc = acc.wrapping_add(u32::from(k) + l as u32);
+        acc = acc.wrapping_add(match (k, d.len()) {
+            (2, 2) => u32::from(u16::from_be_bytes([d[0], d[1]])),
+            (3, 1) => u32::from(d[0]),
+            (4, 0) => 4,
+            (8, 8) => be32(d, 0) ^ be32(d, 4),
+            (5, 8 | 16 | 24 | 32) => {
+                (0..d.len() / 8).fold(0, |a, j| a ^ be32(d, 8 * j) ^ be32(d, 8 * j + 4))
+            }
+            (2..=5 | 8, _) => return acc ^ 0xdead,
+            _ => u32::from(k),
+        });
         i += l;
     }
     acc
@@ -268,6 +289,7 @@ fn main() {
         // Sanity: everyone agrees on the well-formed inputs.
         let seg = segment(block);
         let pn = pnet_packet::tcp::TcpPacket::new(&seg).unwrap();
+        assert_eq!(ours(block), bare(block), "{name}");
         if name != "malformed" {
             assert_eq!(ours(block), etherparse_digest(block), "{name}");
             assert_eq!(ours(block), pnet_options_digest(&pn), "{name}");

@@ -23,14 +23,6 @@ use crate::option::{
 };
 
 #[inline(always)]
-fn be32(d: &[u8]) -> u32 {
-    match d {
-        [a, b, c, e, ..] => u32::from_be_bytes([*a, *b, *c, *e]),
-        _ => 0,
-    }
-}
-
-#[inline(always)]
 fn wrong(data: &[u8], expected: ExpectedLength) -> OptionErrorReason {
     OptionErrorReason::WrongLength {
         // data is at most 253 bytes (its length came from a length byte).
@@ -51,10 +43,9 @@ fn fast_open_cookie_ok(len: usize) -> bool {
 /// EOL and NOP are not records; pass them only with empty data.
 #[inline(always)]
 pub fn decode(kind: u8, data: &[u8]) -> Result<TcpOption<'_>, OptionErrorReason> {
-    use ExpectedLength::{AtLeast, Exactly};
+    use ExpectedLength::Exactly;
+    // The kinds of ordinary traffic are decoded inline; the rest out of line.
     match kind {
-        kind::EOL => Ok(TcpOption::EndOfList),
-        kind::NOP => Ok(TcpOption::NoOperation),
         kind::MSS => match *data {
             [a, b] => Ok(TcpOption::MaxSegmentSize(u16::from_be_bytes([a, b]))),
             _ => Err(wrong(data, Exactly(kind::MSS_LEN))),
@@ -71,16 +62,23 @@ pub fn decode(kind: u8, data: &[u8]) -> Result<TcpOption<'_>, OptionErrorReason>
             Some(b) => Ok(TcpOption::Sack(b)),
             None => Err(wrong(data, ExpectedLength::SackBlocks)),
         },
-        kind::TIMESTAMPS => {
-            if data.len() == 8 {
-                Ok(TcpOption::Timestamps(Timestamps {
-                    tsval: be32(data),
-                    tsecr: be32(data.get(4..).unwrap_or(&[])),
-                }))
-            } else {
-                Err(wrong(data, Exactly(kind::TIMESTAMPS_LEN)))
-            }
-        }
+        kind::TIMESTAMPS => match *data {
+            [a0, a1, a2, a3, b0, b1, b2, b3] => Ok(TcpOption::Timestamps(Timestamps {
+                tsval: u32::from_be_bytes([a0, a1, a2, a3]),
+                tsecr: u32::from_be_bytes([b0, b1, b2, b3]),
+            })),
+            _ => Err(wrong(data, Exactly(kind::TIMESTAMPS_LEN))),
+        },
+        _ => decode_other(kind, data),
+    }
+}
+
+#[inline(never)]
+fn decode_other(kind: u8, data: &[u8]) -> Result<TcpOption<'_>, OptionErrorReason> {
+    use ExpectedLength::{AtLeast, Exactly};
+    match kind {
+        kind::EOL => Ok(TcpOption::EndOfList),
+        kind::NOP => Ok(TcpOption::NoOperation),
         kind::MD5_SIGNATURE => match <&[u8; 16]>::try_from(data) {
             Ok(d) => Ok(TcpOption::Md5Signature(d)),
             Err(_) => Err(wrong(data, Exactly(kind::MD5_SIGNATURE_LEN))),
@@ -290,72 +288,93 @@ impl<'a> StrictOptions<'a> {
         Ok(())
     }
 
+    /// Record a framing error at `offset` and end the walk.
     #[cold]
-    fn fail(&mut self, err: OptionError) -> Option<Result<ParsedOption<'a>, OptionError>> {
+    #[inline(never)]
+    fn framing(&mut self, offset: usize, kind: u8) -> OptionError {
+        let reason = match step(self.block, offset) {
+            Step::Broken(_, reason) => reason,
+            // Not reached: `next` saw a framing error at this offset.
+            _ => OptionErrorReason::LengthMissing,
+        };
         self.pos = self.block.len();
-        Some(Err(err))
+        OptionError {
+            offset,
+            kind,
+            reason,
+        }
     }
 
+    /// EOL at `offset`: note non-zero padding as a pending warning, end the walk.
     #[cold]
-    fn eol(&mut self, offset: usize) -> Option<Result<ParsedOption<'a>, OptionError>> {
+    #[inline(never)]
+    fn eol(&mut self, offset: usize) {
         let rest = self.block.get(offset + 1..).unwrap_or(&[]);
-        let count = rest.iter().filter(|b| **b != 0).count();
         if let Some(i) = rest.iter().position(|b| *b != 0) {
+            let count = rest.iter().filter(|b| **b != 0).count();
             self.pending = Some(OptionError {
                 offset: offset + 1 + i,
-                kind: rest[i],
+                kind: rest.get(i).copied().unwrap_or(0),
                 reason: OptionErrorReason::NonZeroAfterEol { count },
             });
         }
         self.pos = self.block.len();
-        Some(Ok(ParsedOption {
-            offset,
-            kind: kind::EOL,
-            data: &[],
-            option: TcpOption::EndOfList,
-        }))
     }
 }
 
 impl<'a> Iterator for StrictOptions<'a> {
     type Item = Result<ParsedOption<'a>, OptionError>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let offset = self.pos;
-        match step(self.block, offset) {
-            Step::Single(kind::NOP) => {
-                self.pos = offset + 1;
+        let block = self.block;
+        let Some(&kind) = block.get(offset) else {
+            return self.pending.take().map(Err);
+        };
+        if kind == kind::NOP {
+            self.pos = offset + 1;
+            return Some(Ok(ParsedOption {
+                offset,
+                kind,
+                data: &[],
+                option: TcpOption::NoOperation,
+            }));
+        }
+        if kind == kind::EOL {
+            self.eol(offset);
+            return Some(Ok(ParsedOption {
+                offset,
+                kind,
+                data: &[],
+                option: TcpOption::EndOfList,
+            }));
+        }
+        let len = match block.get(offset + 1) {
+            Some(&l) if l >= 2 => usize::from(l),
+            _ => return Some(Err(self.framing(offset, kind))),
+        };
+        let Some(data) = block.get(offset + 2..offset + len) else {
+            return Some(Err(self.framing(offset, kind)));
+        };
+        match decode(kind, data) {
+            Ok(option) => {
+                self.pos = offset + len;
                 Some(Ok(ParsedOption {
                     offset,
-                    kind: kind::NOP,
-                    data: &[],
-                    option: TcpOption::NoOperation,
+                    kind,
+                    data,
+                    option,
                 }))
             }
-            Step::Single(_) => self.eol(offset),
-            Step::Record(kind, data) => match decode(kind, data) {
-                Ok(option) => {
-                    self.pos = offset + 2 + data.len();
-                    Some(Ok(ParsedOption {
-                        offset,
-                        kind,
-                        data,
-                        option,
-                    }))
-                }
-                Err(reason) => self.fail(OptionError {
+            Err(reason) => {
+                self.pos = block.len();
+                Some(Err(OptionError {
                     offset,
                     kind,
                     reason,
-                }),
-            },
-            Step::Broken(kind, reason) => self.fail(OptionError {
-                offset,
-                kind,
-                reason,
-            }),
-            Step::End => self.pending.take().map(Err),
+                }))
+            }
         }
     }
 }
@@ -398,51 +417,66 @@ impl<'a> LinuxOptions<'a> {
 impl<'a> Iterator for LinuxOptions<'a> {
     type Item = ParsedOption<'a>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let offset = self.pos;
-        match step(self.block, offset) {
-            Step::Single(kind) => {
-                self.pos = if kind == kind::NOP {
-                    offset + 1
-                } else {
-                    self.block.len()
-                };
-                Some(ParsedOption {
-                    offset,
-                    kind,
-                    data: &[],
-                    option: if kind == kind::NOP {
-                        TcpOption::NoOperation
-                    } else {
-                        TcpOption::EndOfList
-                    },
-                })
-            }
-            Step::Record(kind, data) => {
-                self.pos = offset + 2 + data.len();
-                let option = match decode(kind, data) {
-                    Ok(o) => o,
-                    Err(reason) => TcpOption::Invalid { kind, data, reason },
-                };
-                Some(ParsedOption {
-                    offset,
-                    kind,
-                    data,
-                    option,
-                })
-            }
-            Step::Broken(kind, reason) => {
-                self.pos = self.block.len();
-                self.stopped = Some(OptionError {
-                    offset,
-                    kind,
-                    reason,
-                });
-                None
-            }
-            Step::End => None,
+        let block = self.block;
+        let &kind = block.get(offset)?;
+        if kind == kind::NOP {
+            self.pos = offset + 1;
+            return Some(ParsedOption {
+                offset,
+                kind,
+                data: &[],
+                option: TcpOption::NoOperation,
+            });
         }
+        if kind == kind::EOL {
+            self.pos = block.len();
+            return Some(ParsedOption {
+                offset,
+                kind,
+                data: &[],
+                option: TcpOption::EndOfList,
+            });
+        }
+        let len = match block.get(offset + 1) {
+            Some(&l) if l >= 2 => usize::from(l),
+            _ => {
+                self.stop(offset);
+                return None;
+            }
+        };
+        let Some(data) = block.get(offset + 2..offset + len) else {
+            self.stop(offset);
+            return None;
+        };
+        self.pos = offset + len;
+        let option = match decode(kind, data) {
+            Ok(o) => o,
+            Err(reason) => TcpOption::Invalid { kind, data, reason },
+        };
+        Some(ParsedOption {
+            offset,
+            kind,
+            data,
+            option,
+        })
+    }
+}
+
+impl LinuxOptions<'_> {
+    #[cold]
+    #[inline(never)]
+    fn stop(&mut self, offset: usize) {
+        if let Step::Broken(kind, reason) = step(self.block, offset) {
+            self.stopped = Some(OptionError {
+                offset,
+                kind,
+                reason,
+            });
+        }
+        self.pos = self.block.len();
     }
 }
 
