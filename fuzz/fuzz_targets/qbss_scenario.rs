@@ -20,7 +20,11 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(e) => {
             let lines = text.lines().count().max(1);
-            assert!(e.line >= 1 && e.line <= lines + 1, "line {} of {lines}", e.line);
+            assert!(
+                e.line >= 1 && e.line <= lines + 1,
+                "line {} of {lines}",
+                e.line
+            );
             assert!(!e.message.is_empty());
         }
     }
