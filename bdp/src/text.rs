@@ -1,9 +1,9 @@
 //! Exact decimal reading and writing shared by the unit types.
 //!
-//! A quantity is read as `<digits>[.<digits>] [unit]`. The number is kept as
-//! an integer mantissa and a count of fractional digits, multiplied by the
-//! unit's integer factor and divided by `10^fraction_digits` only when that
-//! division is exact; nothing goes through floating point. Writing is the
+//! A quantity is read as `<digits>[.<digits>] [unit]`. The integer part is
+//! multiplied by the unit's integer factor and the fractional digits are
+//! scaled by it exactly (see [`scale`]); a remainder means the value is not a
+//! whole number of the base unit. Nothing goes through floating point. Writing is the
 //! reverse: an integer ratio is printed digit by digit, exactly (every ratio
 //! printed here has a power of two and five as denominator, so the expansion
 //! ends) or rounded half-up to a requested precision.
