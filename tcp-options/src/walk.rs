@@ -287,39 +287,37 @@ impl<'a> StrictOptions<'a> {
         }
         Ok(())
     }
+}
 
-    /// Record a framing error at `offset` and end the walk.
-    #[cold]
-    #[inline(never)]
-    fn framing(&mut self, offset: usize, kind: u8) -> OptionError {
-        let reason = match step(self.block, offset) {
-            Step::Broken(_, reason) => reason,
-            // Not reached: `next` saw a framing error at this offset.
-            _ => OptionErrorReason::LengthMissing,
-        };
-        self.pos = self.block.len();
-        OptionError {
-            offset,
-            kind,
-            reason,
-        }
+/// The framing error at `offset` (only called where there is one).
+#[cold]
+#[inline(never)]
+fn framing_error(block: &[u8], offset: usize, kind: u8) -> OptionError {
+    let reason = match step(block, offset) {
+        Step::Broken(_, reason) => reason,
+        // Not reached: the caller saw a framing error at this offset.
+        _ => OptionErrorReason::LengthMissing,
+    };
+    OptionError {
+        offset,
+        kind,
+        reason,
     }
+}
 
-    /// EOL at `offset`: note non-zero padding as a pending warning, end the walk.
-    #[cold]
-    #[inline(never)]
-    fn eol(&mut self, offset: usize) {
-        let rest = self.block.get(offset + 1..).unwrap_or(&[]);
-        if let Some(i) = rest.iter().position(|b| *b != 0) {
-            let count = rest.iter().filter(|b| **b != 0).count();
-            self.pending = Some(OptionError {
-                offset: offset + 1 + i,
-                kind: rest.get(i).copied().unwrap_or(0),
-                reason: OptionErrorReason::NonZeroAfterEol { count },
-            });
-        }
-        self.pos = self.block.len();
-    }
+/// The warning for non-zero bytes after the EOL at `offset`, if any.
+#[cold]
+#[inline(never)]
+fn after_eol(block: &[u8], offset: usize) -> Option<OptionError> {
+    let rest = block.get(offset + 1..).unwrap_or(&[]);
+    let i = rest.iter().position(|b| *b != 0)?;
+    Some(OptionError {
+        offset: offset + 1 + i,
+        kind: rest.get(i).copied().unwrap_or(0),
+        reason: OptionErrorReason::NonZeroAfterEol {
+            count: rest.iter().filter(|b| **b != 0).count(),
+        },
+    })
 }
 
 impl<'a> Iterator for StrictOptions<'a> {
@@ -342,7 +340,8 @@ impl<'a> Iterator for StrictOptions<'a> {
             }));
         }
         if kind == kind::EOL {
-            self.eol(offset);
+            self.pending = after_eol(block, offset);
+            self.pos = block.len();
             return Some(Ok(ParsedOption {
                 offset,
                 kind,
@@ -352,10 +351,14 @@ impl<'a> Iterator for StrictOptions<'a> {
         }
         let len = match block.get(offset + 1) {
             Some(&l) if l >= 2 => usize::from(l),
-            _ => return Some(Err(self.framing(offset, kind))),
+            _ => {
+                self.pos = block.len();
+                return Some(Err(framing_error(block, offset, kind)));
+            }
         };
         let Some(data) = block.get(offset + 2..offset + len) else {
-            return Some(Err(self.framing(offset, kind)));
+            self.pos = block.len();
+            return Some(Err(framing_error(block, offset, kind)));
         };
         match decode(kind, data) {
             Ok(option) => {
@@ -443,12 +446,14 @@ impl<'a> Iterator for LinuxOptions<'a> {
         let len = match block.get(offset + 1) {
             Some(&l) if l >= 2 => usize::from(l),
             _ => {
-                self.stop(offset);
+                self.pos = block.len();
+                self.stopped = Some(framing_error(block, offset, kind));
                 return None;
             }
         };
         let Some(data) = block.get(offset + 2..offset + len) else {
-            self.stop(offset);
+            self.pos = block.len();
+            self.stopped = Some(framing_error(block, offset, kind));
             return None;
         };
         self.pos = offset + len;
@@ -462,21 +467,6 @@ impl<'a> Iterator for LinuxOptions<'a> {
             data,
             option,
         })
-    }
-}
-
-impl LinuxOptions<'_> {
-    #[cold]
-    #[inline(never)]
-    fn stop(&mut self, offset: usize) {
-        if let Step::Broken(kind, reason) = step(self.block, offset) {
-            self.stopped = Some(OptionError {
-                offset,
-                kind,
-                reason,
-            });
-        }
-        self.pos = self.block.len();
     }
 }
 
