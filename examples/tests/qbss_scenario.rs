@@ -175,6 +175,10 @@ fn semantic_errors_name_line_and_field() {
     assert!(msg.contains("queue 3"), "{msg}");
     let sat = GOOD.replace("\"work-conserving\"", "\"when-saturated\"");
     assert_eq!(error(&sat).1, "scheduler.saturation");
+    let link = GOOD.replace("rate = \"10Mbit/s\"", "type = \"oc4\"");
+    let (l, field, msg) = error(&link);
+    assert_eq!((l, field.as_str()), (line(&link, "oc4"), "link.type"));
+    assert!(msg.contains("oc3-atm"), "the known links are listed: {msg}");
     let sat = GOOD.replace("\"work-conserving\"", "\"sometimes\"");
     assert_eq!(
         (error(&sat).0, error(&sat).1.as_str()),

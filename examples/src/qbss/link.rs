@@ -1,58 +1,45 @@
 //! The output link: its line rate, the payload rate left after physical framing, and
-//! what each packet costs on the wire.
+//! what each packet costs on the wire, from the `bdp` crate's link framing.
 //!
 //! An OC-3c is 155.52 Mbit/s on the line; SONET overhead leaves 149.76 Mbit/s of
-//! payload (260 of 270 columns). ATM carries each IP packet in AAL5: 8 bytes of
-//! LLC/SNAP encapsulation (RFC 2684) and an 8-byte trailer, padded up to a multiple of
-//! 48 bytes and cut into 53-byte cells. A 1500-byte packet thus takes 32 cells (1696
-//! bytes), and the goodput is 149.76 x 1500 / 1696 = 132.45 Mbit/s.
+//! payload. ATM carries each IP packet in AAL5: 8 bytes of LLC/SNAP encapsulation
+//! (RFC 2684) and an 8-byte trailer, padded up to a multiple of 48 bytes and cut into
+//! 53-byte cells. A 1500-byte packet thus takes 32 cells (1696 bytes), and the goodput
+//! is 149.76 x 1500 / 1696 = 132.45 Mbit/s ([`bdp::link`] has the arithmetic).
 
-/// Physical framing of the link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Framing {
-    /// No overhead: the rate is the IP rate.
-    Raw,
-    /// Ethernet: 14-byte header, 4-byte FCS, 64-byte minimum frame, 8-byte preamble and
-    /// 12-byte gap (a 1500-byte packet takes 1538 bytes of line time).
-    Ethernet,
-    /// SONET/SDH payload carrying ATM cells (AAL5 with LLC/SNAP): the OC-n links.
-    SonetAtm,
-    /// ATM cells straight at the rate given (AAL5 with LLC/SNAP), no SONET overhead.
-    Atm,
-}
+use bdp::{Bytes, Framing};
 
-/// Bytes of an ATM cell.
-pub const ATM_CELL: u64 = 53;
-/// Payload bytes of an ATM cell.
-pub const ATM_CELL_PAYLOAD: u64 = 48;
-/// AAL5 trailer bytes.
-pub const AAL5_TRAILER: u64 = 8;
-/// LLC/SNAP encapsulation bytes (RFC 2684 routed PDUs).
-pub const LLC_SNAP: u64 = 8;
-/// Ethernet bytes per frame besides the IP packet: header 14, FCS 4, preamble 8, gap 12.
-pub const ETHERNET_OVERHEAD: u64 = 38;
-/// Smallest Ethernet frame (header to FCS).
-pub const ETHERNET_MIN_FRAME: u64 = 64;
+/// No per-packet overhead: HDLC-like framing of 0 bytes.
+pub const RAW: Framing = Framing::Hdlc { overhead: 0 };
 
-/// A link: name, line rate and framing.
+/// A link: name, rates and framing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Link {
     /// Name shown in reports ("OC-3 ATM").
     pub name: String,
     /// Line rate in bit/s.
     pub line_bps: u64,
-    /// Framing.
+    /// Rate left for framed packets (cells, frames) after physical overhead, bit/s.
+    pub payload_bps: u64,
+    /// Per-packet framing.
     pub framing: Framing,
 }
 
 impl Link {
-    /// The rate left for the framing's units (cells, frames) after physical overhead:
-    /// SONET keeps 26/27 of the line (149.76 of 155.52 Mbit/s).
+    /// The link named `kind` in [`bdp::LINKS`] (`oc3-atm`, `ethernet-10g`, ...), shown as `name`.
+    pub fn by_name(kind: &str, name: Option<String>) -> Option<Link> {
+        let l = bdp::Link::by_name(kind)?;
+        Some(Link {
+            name: name.unwrap_or_else(|| l.description.to_string()),
+            line_bps: l.line_rate.get(),
+            payload_bps: l.payload_rate.get(),
+            framing: l.framing,
+        })
+    }
+
+    /// The rate left for the framing's units after physical overhead.
     pub fn payload_bps(&self) -> u64 {
-        match self.framing {
-            Framing::SonetAtm => self.line_bps / 27 * 26 + self.line_bps % 27 * 26 / 27,
-            _ => self.line_bps,
-        }
+        self.payload_bps
     }
 
     /// Bytes a packet of `ip_len` bytes takes at the payload rate.
@@ -63,20 +50,16 @@ impl Link {
     /// IP goodput in bit/s for back-to-back packets of `ip_len` bytes.
     pub fn goodput_bps(&self, ip_len: u32) -> u64 {
         let wire = self.wire_bytes(ip_len).max(1);
-        (u128::from(self.payload_bps()) * u128::from(ip_len) / u128::from(wire)) as u64
+        (u128::from(self.payload_bps) * u128::from(ip_len) / u128::from(wire)) as u64
     }
 }
 
 /// Bytes a packet of `ip_len` bytes takes on a link with `framing`.
 pub fn wire_bytes(framing: Framing, ip_len: u32) -> u64 {
-    let l = u64::from(ip_len);
-    match framing {
-        Framing::Raw => l,
-        Framing::Ethernet => (l + 18).max(ETHERNET_MIN_FRAME) + 20,
-        Framing::SonetAtm | Framing::Atm => {
-            (l + LLC_SNAP + AAL5_TRAILER).div_ceil(ATM_CELL_PAYLOAD) * ATM_CELL
-        }
-    }
+    // A u32 length plus at most a few dozen bytes of framing cannot overflow u64.
+    framing
+        .wire_bytes(Bytes::new(u64::from(ip_len)))
+        .map_or(u64::MAX, |b| b.get())
 }
 
 #[cfg(test)]
@@ -85,21 +68,19 @@ mod tests {
 
     #[test]
     fn oc3_atm_goodput() {
-        // OC-3c: 155.52 Mbit/s line, 149.76 Mbit/s SONET payload (GR-253).
-        let l = Link {
-            name: "OC-3".into(),
-            line_bps: 155_520_000,
-            framing: Framing::SonetAtm,
-        };
-        assert_eq!(l.payload_bps(), 149_760_000);
+        // OC-3c: 155.52 Mbit/s line, 149.76 Mbit/s SONET payload (GR-253); AAL5
+        // LLC/SNAP puts a 1500-byte packet in 32 cells.
+        let l = Link::by_name("oc3-atm", Some("OC-3 ATM".into())).unwrap();
+        assert_eq!((l.line_bps, l.payload_bps()), (155_520_000, 149_760_000));
         assert_eq!(l.wire_bytes(1500), 32 * 53);
         assert_eq!(l.goodput_bps(1500), 132_452_830);
     }
 
     #[test]
-    fn ethernet_frame_is_1538_bytes() {
+    fn ethernet_frame_is_1538_bytes_and_raw_is_the_packet() {
         // 1500-byte MTU: 1538 bytes of line time per frame (IEEE 802.3).
-        assert_eq!(wire_bytes(Framing::Ethernet, 1500), 1538);
-        assert_eq!(wire_bytes(Framing::Ethernet, 40), 84);
+        assert_eq!(wire_bytes(Framing::Ethernet { vlan_tags: 0 }, 1500), 1538);
+        assert_eq!(wire_bytes(Framing::Ethernet { vlan_tags: 0 }, 40), 84);
+        assert_eq!(wire_bytes(RAW, 1500), 1500);
     }
 }

@@ -70,9 +70,10 @@ pub fn header(sc: &Scenario) -> String {
     let size = sc.reference_packet_bytes();
     let _ = writeln!(
         o,
-        "link: {}, {} on the line, {} goodput for {size}-byte packets",
+        "link: {}, {} on the line, {} payload, {} goodput for {size}-byte packets",
         sc.link.name,
         format_rate(sc.link.line_bps as f64),
+        format_rate(sc.link.payload_bps as f64),
         format_rate(link_goodput(sc) as f64),
     );
     if let Some(vc) = sc.vc {

@@ -8,8 +8,9 @@
 //!
 //! [link]
 //! name = "OC-3 ATM"
-//! rate = "155.52Mbit/s"              # line rate
-//! framing = "sonet-atm"              # raw | ethernet | sonet-atm | atm
+//! type = "oc3-atm"                   # a link of bdp::LINKS (rates and framing), or:
+//! # rate = "10Gbit/s"                # a line rate, and
+//! # framing = "ethernet"             # raw | ethernet | atm (AAL5 LLC/SNAP cells at the rate)
 //!
 //! [vc]                               # optional virtual circuit
 //! kind = "shaped"                    # shaped | policed
@@ -51,7 +52,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::classify::{Classifier, ClassifierKind};
-use super::link::{Framing, Link};
+use super::link::{Link, RAW};
 use super::sched::{QueueSpec, SaturationSpec, SchedulerSpec, MAX_QUEUES, QUEUE_CAPACITY};
 use super::time::{secs_to_ns, Nanos, NS_PER_S};
 use super::vc::VcKind;
@@ -170,7 +171,9 @@ struct RawScenario {
 #[serde(deny_unknown_fields)]
 struct RawLink {
     name: Option<String>,
-    rate: Spanned<String>,
+    #[serde(rename = "type")]
+    kind: Option<Spanned<String>>,
+    rate: Option<Spanned<String>>,
     framing: Option<Spanned<String>>,
 }
 
@@ -408,29 +411,55 @@ fn validate(cx: &Ctx, raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let duration_s = cx.int(&raw.duration_s, "duration_s", 1, i64::from(MAX_DURATION_S))? as u32;
 
     // Link.
-    let framing = match &raw.link.framing {
-        None => Framing::Raw,
-        Some(f) => match one_of(
-            cx,
-            f,
-            "link.framing",
-            &["raw", "ethernet", "sonet-atm", "atm"],
-        )? {
-            "ethernet" => Framing::Ethernet,
-            "sonet-atm" => Framing::SonetAtm,
-            "atm" => Framing::Atm,
-            _ => Framing::Raw,
-        },
+    let link = match (&raw.link.kind, &raw.link.rate) {
+        (Some(k), None) => {
+            if let Some(f) = &raw.link.framing {
+                return Err(cx.err(f.span(), "link.framing", "a link type has its own framing"));
+            }
+            Link::by_name(k.get_ref(), raw.link.name.clone()).ok_or_else(|| {
+                let names: Vec<&str> = bdp::LINKS.iter().map(|l| l.name).collect();
+                cx.err(
+                    k.span(),
+                    "link.type",
+                    format_args!("{:?} is not one of {}", k.get_ref(), names.join(", ")),
+                )
+            })?
+        }
+        (None, Some(rate)) => {
+            let framing = match &raw.link.framing {
+                None => RAW,
+                Some(f) => match one_of(cx, f, "link.framing", &["raw", "ethernet", "atm"])? {
+                    "ethernet" => bdp::Framing::Ethernet { vlan_tags: 0 },
+                    "atm" => bdp::Framing::Aal5 {
+                        encapsulation: bdp::AtmEncapsulation::LlcSnap,
+                    },
+                    _ => RAW,
+                },
+            };
+            let line_bps = cx.rate(rate, "link.rate")?;
+            Link {
+                name: raw
+                    .link
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| rate.get_ref().clone()),
+                line_bps,
+                payload_bps: line_bps,
+                framing,
+            }
+        }
+        (Some(k), Some(_)) => {
+            return Err(cx.err(k.span(), "link.type", "give type or rate, not both"))
+        }
+        (None, None) => {
+            return Err(ScenarioError {
+                line: line_of(cx.src, cx.src.find("[link]").unwrap_or(0)),
+                field: "link".into(),
+                message: "give the link's type (oc3-atm, ethernet-10g, ...) or its rate".into(),
+            })
+        }
     };
-    let link = Link {
-        name: raw
-            .link
-            .name
-            .clone()
-            .unwrap_or_else(|| raw.link.rate.get_ref().clone()),
-        line_bps: cx.rate(&raw.link.rate, "link.rate")?,
-        framing,
-    };
+    let framing = link.framing;
 
     // VC.
     let vc = match &raw.vc {

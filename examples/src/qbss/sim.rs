@@ -18,7 +18,7 @@
 use std::collections::VecDeque;
 
 use super::event::{EventKind, EventQueue};
-use super::link::{wire_bytes, Framing};
+use super::link::wire_bytes;
 use super::packet::Packet;
 use super::scenario::{Scenario, StreamKind};
 use super::sched::{build_port, Port, MAX_QUEUES};
@@ -113,7 +113,8 @@ struct Engine<'a> {
     sc: &'a Scenario,
     events: EventQueue,
     port: Box<Port>,
-    framing: Framing,
+    /// Wire bytes of each stream's packets (one size per stream).
+    wire: Vec<u64>,
     server: Pacer,
     in_service: Option<Packet>,
     policer: Option<Policer>,
@@ -179,7 +180,11 @@ impl<'a> Engine<'a> {
             sc,
             events,
             port,
-            framing: sc.link.framing,
+            wire: sc
+                .streams
+                .iter()
+                .map(|s| wire_bytes(sc.link.framing, s.packet_bytes))
+                .collect(),
             server: Pacer::new(server_bps),
             in_service: None,
             policer,
@@ -248,7 +253,7 @@ impl<'a> Engine<'a> {
         let s = usize::from(p.stream);
         self.totals[s].sent += 1;
         if let Some(pol) = &mut self.policer {
-            if !pol.conform(now, wire_bytes(self.framing, p.len)) {
+            if !pol.conform(now, self.wire[s]) {
                 self.totals[s].policed += 1;
                 self.stats.cell_mut(self.interval, s).drops += 1;
                 return;
@@ -268,7 +273,7 @@ impl<'a> Engine<'a> {
     #[inline]
     fn start_service(&mut self, now: Nanos) {
         if let Some(p) = self.port.dequeue() {
-            let gap = self.server.gap(wire_bytes(self.framing, p.len) * 8);
+            let gap = self.server.gap(self.wire[usize::from(p.stream)] * 8);
             self.in_service = Some(p);
             self.events.schedule_server(now + gap);
         }
