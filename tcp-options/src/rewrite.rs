@@ -63,36 +63,27 @@ pub fn strip_options(segment: &mut [u8], kinds: &[u8]) -> Result<usize, RewriteE
     Ok(n)
 }
 
-fn find<F>(segment: &[u8], hlen: usize, want: F) -> Option<(usize, TcpOption<'_>)>
-where
-    F: Fn(&TcpOption<'_>) -> bool,
-{
-    // The last well-formed one: that is the one Linux uses.
-    options(segment, hlen)
-        .filter(|o| want(&o.option))
-        .last()
-        .map(|o| (HEADER_LEN + o.offset, o.option))
-}
-
 /// Set the shift of the Window Scale option; returns the old shift.
 /// Every well-formed Window Scale option is changed (Linux uses the last).
 pub fn set_window_scale(segment: &mut [u8], shift: u8) -> Result<u8, RewriteError> {
     let hlen = header_len(segment)?;
-    let Some((_, TcpOption::WindowScale(old))) =
-        find(segment, hlen, |o| matches!(o, TcpOption::WindowScale(_)))
-    else {
+    let mut at = [0usize; kind::MAX_OPTIONS_LEN / 3];
+    let mut n = 0;
+    let mut old = None;
+    for o in options(segment, hlen) {
+        if let TcpOption::WindowScale(s) = o.option {
+            old = Some(s);
+            if let Some(slot) = at.get_mut(n) {
+                *slot = HEADER_LEN + o.offset + 2;
+                n += 1;
+            }
+        }
+    }
+    let Some(old) = old else {
         return Err(RewriteError::NotPresent {
             kind: kind::WINDOW_SCALE,
         });
     };
-    let mut at = [0usize; kind::MAX_OPTIONS_LEN / 3];
-    let mut n = 0;
-    for o in options(segment, hlen) {
-        if let (TcpOption::WindowScale(_), Some(slot)) = (o.option, at.get_mut(n)) {
-            *slot = HEADER_LEN + o.offset + 2;
-            n += 1;
-        }
-    }
     let mut inc = Incremental::new(segment);
     for &a in at.iter().take(n) {
         inc.write(a, &[shift]);
@@ -112,26 +103,26 @@ pub fn remove_window_scale(segment: &mut [u8]) -> Result<bool, RewriteError> {
 /// (not an error: TCPMSS leaves such segments alone).
 pub fn clamp_mss(segment: &mut [u8], max: u16) -> Result<Option<u16>, RewriteError> {
     let hlen = header_len(segment)?;
-    let old = match find(segment, hlen, |o| matches!(o, TcpOption::MaxSegmentSize(_))) {
-        Some((_, TcpOption::MaxSegmentSize(m))) => m,
-        _ => return Ok(None),
-    };
     let mut at = [0usize; kind::MAX_OPTIONS_LEN / 4];
     let mut n = 0;
+    let mut old = None;
     for o in options(segment, hlen) {
-        if let (TcpOption::MaxSegmentSize(m), Some(slot)) = (o.option, at.get_mut(n)) {
-            if m > max {
+        if let TcpOption::MaxSegmentSize(m) = o.option {
+            old = Some(m);
+            if let (true, Some(slot)) = (m > max, at.get_mut(n)) {
                 *slot = HEADER_LEN + o.offset + 2;
                 n += 1;
             }
         }
     }
-    let mut inc = Incremental::new(segment);
-    for &a in at.iter().take(n) {
-        inc.write(a, &max.to_be_bytes());
+    if n > 0 {
+        let mut inc = Incremental::new(segment);
+        for &a in at.iter().take(n) {
+            inc.write(a, &max.to_be_bytes());
+        }
+        inc.finish();
     }
-    inc.finish();
-    Ok(Some(old))
+    Ok(old)
 }
 
 /// Rewrite the window field; returns the old value.
