@@ -6,7 +6,12 @@ CRITERION_HOME; this finds every `<dir>/new/{benchmark,estimates}.json`
 newer than the stamp file and copies the pair to DEST/<directory_name>/new/,
 where directory_name is the one criterion records in benchmark.json.
 
-Usage: collect_criterion.py SEARCH_DIR STAMP DEST
+Only directories whose path below SEARCH_DIR names PACKAGE are searched (a
+bench's own output directory is named after its package, e.g.
+`target/tmp/criterion-tcp-options`), so results that other processes write
+under the shared target directory at the same time are not picked up.
+
+Usage: collect_criterion.py SEARCH_DIR STAMP DEST PACKAGE
 """
 
 import json
@@ -16,7 +21,7 @@ import sys
 
 
 def main():
-    search, stamp, dest = sys.argv[1:4]
+    search, stamp, dest, package = sys.argv[1:5]
     since = os.path.getmtime(stamp)
     dest_abs = os.path.abspath(dest)
     copied = 0
@@ -24,6 +29,8 @@ def main():
         if os.path.abspath(dirpath).startswith(dest_abs):
             continue
         if os.path.basename(dirpath) != "new":
+            continue
+        if package not in os.path.relpath(dirpath, search):
             continue
         if "estimates.json" not in filenames or "benchmark.json" not in filenames:
             continue

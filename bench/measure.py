@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run one command several times under /usr/bin/time and record what it cost.
+"""Run one command several times and record what it cost (CPU, RSS, wall).
 
 Appends one JSON object per call to RESULTS (a JSON-lines file):
   {"id", "area", "role", "label", "input", "command", "status", "runs": [
@@ -21,33 +21,45 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 TIME = "/usr/bin/time"
-FMT = "%U %S %e %M %x"
 
 
 def run_once(cmd):
+    """One timed run of CMD under /usr/bin/time.
+
+    Peak RSS is /usr/bin/time's (%M: the command's own high-water mark).
+    CPU time comes from the kernel's rusage of /usr/bin/time as reaped by
+    wait4, which includes the command it waited for, at microsecond rather
+    than /usr/bin/time's 10 ms resolution (/usr/bin/time's own share is
+    about a millisecond)."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf, \
          tempfile.TemporaryFile("w+b") as err:
-        p = subprocess.run([TIME, "-o", tf.name, "-f", FMT] + cmd,
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=err)
+        t0 = time.monotonic()
+        try:
+            p = subprocess.Popen([TIME, "-o", tf.name, "-f", "%M %x"] + cmd,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=err)
+        except OSError as e:
+            return None, str(e)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
         tf.seek(0)
         lines = [l for l in tf.read().splitlines() if l.strip()]
         err.seek(0)
         tail = err.read()[-600:].decode("utf-8", "replace")
-    # /usr/bin/time prints "Command exited with non-zero status N" first.
     fields = lines[-1].split() if lines else []
-    if len(fields) != 5:
+    if len(fields) != 2:
         return None, tail
-    user, sys_, wall, rss, code = fields
     return {
-        "user_s": float(user),
-        "sys_s": float(sys_),
-        "cpu_s": round(float(user) + float(sys_), 3),
-        "wall_s": float(wall),
-        "max_rss_kb": int(rss),
-        "exit": int(code),
+        "user_s": round(ru.ru_utime, 6),
+        "sys_s": round(ru.ru_stime, 6),
+        "cpu_s": round(ru.ru_utime + ru.ru_stime, 6),
+        "wall_s": round(wall, 6),
+        "max_rss_kb": int(fields[0]),
+        "exit": int(fields[1]),
     }, tail
 
 
@@ -89,7 +101,10 @@ def main():
             r, tail = run_once(cmd)
             if r is None or r["exit"] != 0:
                 rec["status"] = "failed"
-                rec["reason"] = tail.strip().splitlines()[-1] if tail.strip() else "no timing"
+                if tail.strip():
+                    rec["reason"] = tail.strip().splitlines()[-1]
+                else:
+                    rec["reason"] = f"exit status {r['exit']}" if r else "no timing"
                 if r is not None:
                     rec["runs"].append(r)
                 break
