@@ -319,6 +319,28 @@ for case, impls in sorted(tcp.items()):
                           f"{name} / ours = {ratio:.2f}x", ratio >= need if need > 1 else ratio > 1.0))
 md_tcp = body
 
+
+def crate_uses_alloc(src_dir):
+    """True/False whether any source file of the crate names `alloc`; None if absent."""
+    if not os.path.isdir(src_dir):
+        return None
+    pat = re.compile(r"extern\s+crate\s+alloc|\balloc::")
+    for dirpath, _, files in os.walk(src_dir):
+        for f in files:
+            if f.endswith(".rs"):
+                with open(os.path.join(dirpath, f), encoding="utf-8", errors="replace") as fh:
+                    if pat.search(fh.read()):
+                        return True
+    return False
+
+
+uses = crate_uses_alloc("tcp-options/src")
+goals.append(("tcp-options", "option iteration and header parse allocate nothing",
+              "not checked" if uses is None else
+              ("the crate refers to `alloc`" if uses else
+               "no `alloc` anywhere in tcp-options/src: a no_std crate without an allocator cannot allocate"),
+              None if uses is None else not uses))
+
 body = []
 criterion_section("dscp", "dscp: names and header rewrites", body)
 md_dscp = body
@@ -471,6 +493,16 @@ for fmt, cap_label in CAPTURES:
         else:
             goals.append(("firewall-check", f"{lab} at least 5 M segments/s, CPU ({fmt})",
                           "not available", None))
+
+perf_parts = []
+for sub in ("analyze", "dump"):
+    text = read_text(f"perf-{sub}.txt")
+    if text:
+        perf_parts.append(f"`{read_text(f'perf-{sub}.cmd')}` (perf record, symbols above 1.5% of samples):\n")
+        perf_parts.append("```\n" + "\n".join(l.rstrip() for l in text.splitlines()) + "\n```\n")
+if perf_parts:
+    md_tools.append("### Where the CPU goes (profile of this run's binaries)\n")
+    md_tools.extend(perf_parts)
 
 big = read_json("capture-big.json")
 md_tools.append("### Memory on a 1 GB capture\n")
