@@ -250,10 +250,16 @@ fn endpoints_disagreeing_about_scaling_is_flagged() {
     );
     // The client reads the server's 502 unscaled.
     assert_eq!(c["directions"]["client_to_server"]["max_window_bytes"], 502);
-    // The server reads the client's 65535 with the client's shift 7.
+    // The server reads the client's 65535 with the client's shift 7, but the
+    // client does not scale: it accepts no more than 65,535 bytes, and that
+    // is the window (and the 52.4 Mbit/s ceiling at 10 ms) the flow can use.
     assert_eq!(
         c["directions"]["server_to_client"]["max_window_bytes"],
-        65535u64 << 7
+        65535u64
+    );
+    assert!(
+        verdict.contains("shift 7 (up to 8,388,480 bytes, more than the client offers)"),
+        "{verdict}"
     );
 }
 

@@ -328,6 +328,8 @@ fn lab_campus_firewall_at_10ms() {
     let c = &a["connections"][0];
     assert!(c["negotiated"]["wscale"].is_null(), "{c}");
     assert_eq!(c["directions"][S2C]["max_window_field"], 65_535, "{c}");
+    assert_eq!(c["directions"][S2C]["max_window_bytes"], 65_535, "{c}");
+    assert_eq!(c["directions"][S2C]["ceiling_bps"], 52_428_000, "{c}");
     let verdict = c["verdict"].as_str().unwrap();
     assert!(
         verdict.contains("65,535 bytes") && verdict.contains("52.4 Mbit/s"),

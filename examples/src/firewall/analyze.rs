@@ -342,7 +342,9 @@ pub struct DirectionReport {
     /// Payload bytes in those segments.
     pub retransmitted_bytes: u64,
     /// The largest receive window the receiver advertised, as this
-    /// direction's sender interprets it (`null`: scale unknown or no window seen).
+    /// direction's sender interprets it, but never more than the receiver
+    /// means by it (the two differ when the endpoints disagree about scaling)
+    /// (`null`: scale unknown or no window seen).
     pub max_window_bytes: Option<u64>,
     /// The raw largest window field the receiver sent after its SYN.
     pub max_window_field: Option<u16>,
@@ -579,7 +581,28 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
             Direction::ClientToServer => (&st.c2s, &st.s2c),
             Direction::ServerToClient => (&st.s2c, &st.c2s),
         };
-        let max_window_bytes = match (peer.max_window_field, shift_for(dir)) {
+        // The sender reads the receiver's fields with its own shift, but the
+        // receiver accepts no more than it means: in the broken state the two
+        // differ, and the smaller one is the window the flow can really use.
+        let receiver_shift = match dir {
+            Direction::ClientToServer => server_on.map(|on| match (on, synack_ws) {
+                (true, Some(s)) => s,
+                // Scaling on but the shift was removed before this point: only
+                // the sender's reading is known.
+                (true, None) => u8::MAX,
+                (false, _) => 0,
+            }),
+            Direction::ServerToClient => client_on.map(|on| match (on, syn_ws) {
+                (true, Some(s)) => s,
+                (true, None) => u8::MAX,
+                (false, _) => 0,
+            }),
+        };
+        let usable_shift = match (shift_for(dir), receiver_shift) {
+            (Some(s), Some(r)) => Some(s.min(r)),
+            (s, _) => s,
+        };
+        let max_window_bytes = match (peer.max_window_field, usable_shift) {
             (Some(w), Some(s)) => Some(u64::from(w) << s.min(14)),
             _ => None,
         };
@@ -716,7 +739,8 @@ fn verdict(
                         line.push_str(&format!(", a client-to-server ceiling of {}", rate_text(c)));
                     }
                     line.push(')');
-                    if let (Some(shift), Some(bytes)) = (n.wscale_offered.client, s2c.max_window_bytes) {
+                    if let (Some(shift), Some(field)) = (n.wscale_offered.client, s2c.max_window_field) {
+                        let bytes = u64::from(field) << shift.min(14);
                         line.push_str(&format!(
                             ", while the server reads the client's unscaled fields with shift {shift} (up to {} bytes, more than the client offers)",
                             Thousands(bytes)
