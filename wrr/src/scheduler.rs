@@ -153,6 +153,8 @@ struct Queue<P, const CAP: usize> {
     deficit: u64,
     quantum: u64,
     class: Class,
+    /// Active list of the class (`tier_of(class)`), kept beside it.
+    tier: usize,
     limit: Limit,
     /// Packets the queue may hold: 0 for weight 0, else min(CAP, limit).
     admit: usize,
@@ -185,6 +187,7 @@ impl<P, const CAP: usize> Queue<P, CAP> {
             deficit: 0,
             quantum,
             class,
+            tier: tier_of(class),
             limit,
             admit: admit_of(class, limit, CAP),
             listed: false,
@@ -300,50 +303,63 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// last are counted in [`Scheduler::unknown_queue_stats`]). O(1).
     #[inline]
     pub fn enqueue(&mut self, queue: usize, packet: P) -> Result<(), Refused<P>> {
+        if self.track {
+            self.enqueue_tracked(queue, packet)
+        } else {
+            self.enqueue_in::<false>(queue, packet)
+        }
+    }
+
+    /// Enqueue under `WhenSaturated` (arrival list and phase kept up to
+    /// date), out of line so that the other modes stay small enough to inline.
+    #[inline(never)]
+    fn enqueue_tracked(&mut self, queue: usize, packet: P) -> Result<(), Refused<P>> {
+        self.enqueue_in::<true>(queue, packet)
+    }
+
+    #[inline(always)]
+    fn enqueue_in<const TRACK: bool>(&mut self, queue: usize, packet: P) -> Result<(), Refused<P>> {
         let len = len_of(&packet);
         let max_len = self.max_len;
         let Some(q) = self.queues.get_mut(queue) else {
             return Err(self.refuse(queue, packet, len));
         };
+        let n = q.len();
         // `admit` is 0 for a weight-0 queue, else min(CAP, packet limit).
-        let fits = q.len() < q.admit
+        let fits = n < q.admit
             && len <= max_len
             && matches!(q.bytes().checked_add(len), Some(b) if b <= q.limit.bytes);
         if !fits {
             return Err(self.refuse(queue, packet, len));
         }
-        let mut pos = q.head + q.len();
-        if pos >= CAP {
-            pos -= CAP;
-        }
+        let pos = wrap::<CAP>(q.head + n);
         q.slots[pos] = Some(packet);
         q.seq[pos] = self.next_seq;
         // No overflow: the byte backlog was checked against the limit above.
         q.stats.on_enqueue(len);
-        let joins = q.len() == 1;
-        let class = q.class;
-        self.next_seq = self.next_seq.saturating_add(1);
-        if self.track {
+        if n == 0 {
+            q.deficit = q.quantum;
+            let tier = q.tier;
+            self.push_tail(tier, queue);
+        }
+        // One per accepted packet: 2^64 arrivals cannot happen.
+        self.next_seq += 1;
+        self.total_packets += 1;
+        self.total_bytes = self.total_bytes.saturating_add(len);
+        self.peak_packets = self.peak_packets.max(self.total_packets);
+        self.peak_bytes = self.peak_bytes.max(self.total_bytes);
+        if TRACK {
             self.queues[queue].arrival[pos] = Link {
                 prev: self.arr_tail,
                 next: NIL,
             };
             // Fits: N * CAP < NIL was checked in `new`.
             self.link_tail((queue * CAP + pos) as u32);
-        }
-        if joins {
-            let q = &mut self.queues[queue];
-            q.deficit = q.quantum;
-            self.push_tail(tier_of(class), queue);
-        }
-        self.total_packets += 1;
-        self.total_bytes = self.total_bytes.saturating_add(len);
-        self.peak_packets = self.peak_packets.max(self.total_packets);
-        self.peak_bytes = self.peak_bytes.max(self.total_bytes);
-        if self.track && self.phase == Phase::Fifo {
-            if let Saturation::WhenSaturated(t) = self.config.saturation {
-                if self.backlog_in(t.unit) >= t.high {
-                    self.phase = Phase::Wrr;
+            if self.phase == Phase::Fifo {
+                if let Saturation::WhenSaturated(t) = self.config.saturation {
+                    if self.backlog_in(t.unit) >= t.high {
+                        self.phase = Phase::Wrr;
+                    }
                 }
             }
         }
@@ -401,6 +417,18 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// The next packet to send with the index of the queue it came from.
     #[inline]
     pub fn dequeue_indexed(&mut self) -> Option<(usize, P)> {
+        if self.track {
+            return self.dequeue_tracked();
+        }
+        // Without tracking the phase is always `Wrr`.
+        let queue = self.pick_wrr()?;
+        let packet = self.pop_head(queue, false, true)?;
+        Some((queue, packet))
+    }
+
+    /// Dequeue under `WhenSaturated`, out of line (see `enqueue_tracked`).
+    #[inline(never)]
+    fn dequeue_tracked(&mut self) -> Option<(usize, P)> {
         let queue = match self.phase {
             Phase::Fifo => {
                 if self.arr_head == NIL {
@@ -410,8 +438,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             }
             Phase::Wrr => self.pick_wrr()?,
         };
-        let (packet, len) = self.pop_head(queue)?;
-        self.queues[queue].stats.on_sent(len);
+        let packet = self.pop_head(queue, true, true)?;
         Some((queue, packet))
     }
 
@@ -422,9 +449,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         if queue >= N {
             return None;
         }
-        let (packet, len) = self.pop_head(queue)?;
-        self.queues[queue].stats.on_drop(len);
-        Some(packet)
+        let track = self.track;
+        self.pop_head(queue, track, false)
     }
 
     /// Replaces the configuration, keeping every queued packet.
@@ -462,6 +488,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             q.act_prev = NIL;
             q.act_next = NIL;
             q.class = qc.class;
+            q.tier = tier_of(qc.class);
             q.limit = qc.limit;
             q.admit = admit_of(qc.class, qc.limit, CAP);
             q.quantum = quantum_of(qc.class, unit);
@@ -474,13 +501,13 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         for &q in &order[..k] {
             let q = q as usize;
             if self.queues[q].len() > 0 && !self.queues[q].listed {
-                self.push_tail(tier_of(self.queues[q].class), q);
+                self.push_tail(self.queues[q].tier, q);
             }
         }
         for q in 0..N {
             if self.queues[q].len() > 0 && !self.queues[q].listed {
                 self.queues[q].deficit = self.queues[q].quantum;
-                self.push_tail(tier_of(self.queues[q].class), q);
+                self.push_tail(self.queues[q].tier, q);
             }
         }
         self.settle_phase();
@@ -766,7 +793,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         loop {
             let q = &mut self.queues[h];
             let cost = if self.byte_mode {
-                q.slots[q.head].as_ref().map_or(0, len_of)
+                q.slots[wrap::<CAP>(q.head)].as_ref().map_or(0, len_of)
             } else {
                 1
             };
@@ -782,29 +809,45 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     }
 
     /// Takes the head packet of `queue` out of the queue, the arrival list
-    /// and, if the queue empties, its active list. Counters of the queue are
-    /// left to the caller; totals and phase are updated here.
-    #[inline]
-    fn pop_head(&mut self, queue: usize) -> Option<(P, u64)> {
+    /// (if `track`) and, if the queue empties, its active list; counts it as
+    /// sent or dropped; updates totals and phase.
+    #[inline(always)]
+    fn pop_head(&mut self, queue: usize, track: bool, sent: bool) -> Option<P> {
         let q = &mut self.queues[queue];
-        if q.len() == 0 {
+        let n = q.len();
+        if n == 0 {
             return None;
         }
         let pos = q.head;
-        let packet = q.slots[pos].take()?;
+        let packet = q.slots[wrap::<CAP>(pos)].take()?;
         let len = len_of(&packet);
-        q.head = if pos + 1 >= CAP { 0 } else { pos + 1 };
-        q.stats.on_leave(len);
-        let empties = q.len() == 0;
-        let listed = q.listed;
-        let class = q.class;
+        q.head = wrap::<CAP>(pos + 1);
+        if sent {
+            q.stats.on_sent(len);
+        } else {
+            q.stats.on_drop(len);
+        }
+        // The length is read again at departure, so the byte backlog
+        // saturates at 0 and is reset when the queue empties, whatever a
+        // `PacketLen` returns.
+        q.stats.backlog_packets -= 1;
+        if n == 1 {
+            q.stats.backlog_bytes = 0;
+            q.deficit = 0;
+            if q.listed {
+                let tier = q.tier;
+                self.unlist(tier, queue);
+            }
+        } else {
+            q.stats.backlog_bytes = q.stats.backlog_bytes.saturating_sub(len);
+        }
         self.total_packets -= 1;
         self.total_bytes = if self.total_packets == 0 {
             0
         } else {
             self.total_bytes.saturating_sub(len)
         };
-        if self.track {
+        if track {
             self.unlink_arrival(queue, pos);
             if self.phase == Phase::Wrr {
                 if let Saturation::WhenSaturated(t) = self.config.saturation {
@@ -814,13 +857,20 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 }
             }
         }
-        if empties {
-            self.queues[queue].deficit = 0;
-            if listed {
-                self.unlist(tier_of(class), queue);
-            }
-        }
-        Some((packet, len))
+        Some(packet)
+    }
+}
+
+/// Slot number `i < 2 x CAP` brought into `0..CAP`. For a power-of-two
+/// `CAP` this is a mask, which also proves the index in bounds.
+#[inline(always)]
+const fn wrap<const CAP: usize>(i: usize) -> usize {
+    if CAP.is_power_of_two() {
+        i & (CAP - 1)
+    } else if i >= CAP {
+        i - CAP
+    } else {
+        i
     }
 }
 

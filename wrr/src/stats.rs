@@ -44,19 +44,6 @@ impl QueueStats {
         self.peak_backlog_bytes = self.peak_backlog_bytes.max(self.backlog_bytes);
     }
 
-    /// A packet left the queue (sent or dropped from the head). The length
-    /// is read again at departure, so the byte backlog saturates at 0 and is
-    /// reset when the queue empties, whatever a `PacketLen` returns.
-    #[inline]
-    pub(crate) fn on_leave(&mut self, len: u64) {
-        self.backlog_packets -= 1;
-        self.backlog_bytes = if self.backlog_packets == 0 {
-            0
-        } else {
-            self.backlog_bytes.saturating_sub(len)
-        };
-    }
-
     #[inline]
     pub(crate) fn on_sent(&mut self, len: u64) {
         self.dequeued_packets += 1;
