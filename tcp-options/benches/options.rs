@@ -1,7 +1,10 @@
 //! Option iteration, full header parse, negotiation, builder and rewrites,
 //! side by side with etherparse, smoltcp, pnet_packet and a bare
 //! bounds-checked loop, in the same run. After criterion finishes, a table of
-//! ratios (anchor time / our time, from criterion's medians) is printed.
+//! ratios (anchor time / our time, from criterion's medians) is printed, then
+//! a second table from an interleaved pass (all implementations of a case
+//! timed in alternating short rounds), which is robust to the machine's load
+//! changing between criterion's benchmarks.
 //!
 //! Every consumer computes the same digest (option values folded into a
 //! `u32`) so that each library must really decode what it yields.
@@ -293,6 +296,8 @@ fn out_dir() -> PathBuf {
 }
 
 fn main() {
+    // Start clean so that the ratio table reads only this run's estimates.
+    let _ = std::fs::remove_dir_all(out_dir());
     let mut c = Criterion::default()
         .output_directory(&out_dir())
         .warm_up_time(Duration::from_millis(500))
@@ -416,6 +421,88 @@ fn main() {
 
     c.final_summary();
     print_ratios();
+    interleaved_ratios();
+}
+
+/// Time `f` over `iters` calls, in ns per call.
+#[inline(never)]
+fn time_ns<F: FnMut() -> u32>(iters: u32, mut f: F) -> f64 {
+    let start = std::time::Instant::now();
+    let mut acc = 0u32;
+    for _ in 0..iters {
+        acc = acc.wrapping_add(f());
+    }
+    black_box(acc);
+    start.elapsed().as_nanos() as f64 / f64::from(iters)
+}
+
+/// A second, load-robust estimate: the implementations of a case are timed
+/// in alternation (many short rounds, round-robin), so a change in machine
+/// load hits all of them alike; the median round of each is reported.
+fn interleaved_ratios() {
+    let rounds = 41;
+    let iters = 20_000;
+    println!("\nInterleaved ratios ({rounds} alternating rounds of {iters} calls, medians; same meaning as above):\n");
+    println!(
+        "{:<22} {:>10} {:>10} {:>11} {:>11} {:>11} {:>10}",
+        "case", "ours ns", "bare ns", "ours/bare", "etherparse", "smoltcp", "pnet"
+    );
+    let segs: Vec<(String, Vec<u8>, bool)> = INPUTS
+        .iter()
+        .map(|(n, b)| (format!("iterate/{n}"), segment(b), false))
+        .chain(
+            [("linux_syn", LINUX_SYN), ("sack_ack", SACK_ACK)]
+                .iter()
+                .map(|(n, b)| (format!("header/{n}"), segment(b), true)),
+        )
+        .collect();
+    for (name, seg, full) in &segs {
+        let seg = &seg[..];
+        let block = &seg[20..];
+        let mut samples: [Vec<f64>; 5] = Default::default();
+        for _ in 0..rounds {
+            let t = if *full {
+                [
+                    time_ns(iters, || full_ours(black_box(seg))),
+                    time_ns(iters, || full_bare(black_box(seg))),
+                    time_ns(iters, || full_etherparse(black_box(seg))),
+                    time_ns(iters, || full_smoltcp(black_box(seg))),
+                    time_ns(iters, || full_pnet(black_box(seg))),
+                ]
+            } else {
+                [
+                    time_ns(iters, || ours(black_box(block))),
+                    time_ns(iters, || bare(black_box(block))),
+                    time_ns(iters, || etherparse_digest(black_box(block))),
+                    time_ns(iters, || smoltcp_digest(black_box(block))),
+                    time_ns(iters, || {
+                        let p = pnet_packet::tcp::TcpPacket::new(black_box(seg)).unwrap();
+                        pnet_options_digest(&p)
+                    }),
+                ]
+            };
+            for (x, s) in t.into_iter().zip(samples.iter_mut()) {
+                s.push(x);
+            }
+        }
+        let med: Vec<f64> = samples
+            .iter_mut()
+            .map(|s| {
+                s.sort_by(|a, b| a.total_cmp(b));
+                s[s.len() / 2]
+            })
+            .collect();
+        println!(
+            "{:<22} {:>10.2} {:>10.2} {:>11.2} {:>10.2}x {:>10.2}x {:>9.2}x",
+            name,
+            med[0],
+            med[1],
+            med[0] / med[1],
+            med[2] / med[0],
+            med[3] / med[0],
+            med[4] / med[0],
+        );
+    }
 }
 
 /// Median point estimate (ns) of one benchmark, from criterion's output.
