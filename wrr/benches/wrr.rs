@@ -66,7 +66,7 @@ impl Reference {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, q: usize, len: u32) {
         if self.queues[q].is_empty() {
             self.active.push_back(q);
@@ -75,7 +75,7 @@ impl Reference {
         self.queues[q].push_back(len);
     }
 
-    #[inline]
+    #[inline(always)]
     fn dequeue(&mut self) -> Option<(usize, u32)> {
         loop {
             let q = *self.active.front()?;
@@ -103,23 +103,23 @@ trait Sched {
 }
 
 impl Sched for Reference {
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, q: usize, len: u32) -> bool {
         self.enqueue(q, len);
         true
     }
-    #[inline]
+    #[inline(always)]
     fn take(&mut self) -> Option<(usize, u32)> {
         self.dequeue()
     }
 }
 
 impl<const N: usize> Sched for Scheduler<u32, N, CAP> {
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, q: usize, len: u32) -> bool {
         self.enqueue(q, len).is_ok()
     }
-    #[inline]
+    #[inline(always)]
     fn take(&mut self) -> Option<(usize, u32)> {
         self.dequeue_indexed()
     }
@@ -337,11 +337,11 @@ fn main() {
 
 // `Box<Scheduler>` forwards to the scheduler.
 impl<S: Sched + ?Sized> Sched for Box<S> {
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, q: usize, len: u32) -> bool {
         (**self).put(q, len)
     }
-    #[inline]
+    #[inline(always)]
     fn take(&mut self) -> Option<(usize, u32)> {
         (**self).take()
     }

@@ -301,7 +301,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// On refusal the packet comes back in the error with the reason, and
     /// the queue's drop counters grow (refusals for a queue index past the
     /// last are counted in [`Scheduler::unknown_queue_stats`]). O(1).
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, queue: usize, packet: P) -> Result<(), Refused<P>> {
         if self.track {
             self.enqueue_tracked(queue, packet)
@@ -409,13 +409,13 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     }
 
     /// The next packet to send, or `None` when every queue is empty. O(1).
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self) -> Option<P> {
         self.dequeue_indexed().map(|(_, p)| p)
     }
 
     /// The next packet to send with the index of the queue it came from.
-    #[inline]
+    #[inline(always)]
     pub fn dequeue_indexed(&mut self) -> Option<(usize, P)> {
         if self.track {
             return self.dequeue_tracked();
@@ -732,7 +732,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         &mut self.queues[flat / CAP].arrival[flat % CAP]
     }
 
-    #[inline]
+    #[inline(always)]
     fn push_tail(&mut self, tier: usize, queue: usize) {
         let qi = queue as u32;
         let head = self.tiers[tier];
@@ -752,7 +752,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         self.queues[queue].listed = true;
     }
 
-    #[inline]
+    #[inline(always)]
     fn unlist(&mut self, tier: usize, queue: usize) {
         let q = &mut self.queues[queue];
         let (prev, next) = (q.act_prev, q.act_next);
@@ -771,7 +771,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     }
 
     /// Priority, then a DRR step over the weighted tier, then the scavenger tier.
-    #[inline]
+    #[inline(always)]
     fn pick_wrr(&mut self) -> Option<usize> {
         if self.tiers[PRIORITY] != NIL {
             return Some(self.tiers[PRIORITY] as usize);
@@ -787,7 +787,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
 
     /// One deficit-round-robin step over a non-empty tier: the queue to serve,
     /// already charged for its head packet.
-    #[inline]
+    #[inline(always)]
     fn drr_step(&mut self, tier: usize) -> usize {
         let mut h = self.tiers[tier] as usize;
         loop {
