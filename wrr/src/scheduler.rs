@@ -346,8 +346,12 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         self.next_seq += 1;
         self.total_packets += 1;
         self.total_bytes = self.total_bytes.saturating_add(len);
-        self.peak_packets = self.peak_packets.max(self.total_packets);
-        self.peak_bytes = self.peak_bytes.max(self.total_bytes);
+        if self.total_packets > self.peak_packets {
+            self.peak_packets = self.total_packets;
+        }
+        if self.total_bytes > self.peak_bytes {
+            self.peak_bytes = self.total_bytes;
+        }
         if TRACK {
             self.queues[queue].arrival[pos] = Link {
                 prev: self.arr_tail,

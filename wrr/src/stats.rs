@@ -40,8 +40,14 @@ impl QueueStats {
         self.enqueued_bytes = self.enqueued_bytes.saturating_add(len);
         self.backlog_packets += 1;
         self.backlog_bytes += len;
-        self.peak_backlog_packets = self.peak_backlog_packets.max(self.backlog_packets);
-        self.peak_backlog_bytes = self.peak_backlog_bytes.max(self.backlog_bytes);
+        // Branches rather than `max`: a new peak is rare, so the common
+        // case reads the peak and stores nothing.
+        if self.backlog_packets > self.peak_backlog_packets {
+            self.peak_backlog_packets = self.backlog_packets;
+        }
+        if self.backlog_bytes > self.peak_backlog_bytes {
+            self.peak_backlog_bytes = self.backlog_bytes;
+        }
     }
 
     #[inline]
