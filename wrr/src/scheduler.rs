@@ -143,25 +143,34 @@ const UNLINKED: Link = Link {
     next: NIL,
 };
 
-/// One FIFO queue.
+/// A packet slot with the sequence stamp of its packet, side by side so
+/// that an arrival writes one cache line.
 #[derive(Clone, Debug)]
+struct Slot<P> {
+    packet: Option<P>,
+    seq: u64,
+}
+
+/// One FIFO queue. `repr(C)` keeps the fields used on every packet
+/// together at the start, ahead of the slot arrays.
+#[derive(Clone, Debug)]
+#[repr(C)]
 struct Queue<P, const CAP: usize> {
-    slots: [Option<P>; CAP],
-    arrival: [Link; CAP],
-    seq: [u64; CAP],
     head: usize,
     deficit: u64,
     quantum: u64,
-    class: Class,
-    /// Active list of the class (`tier_of(class)`), kept beside it.
-    tier: usize,
-    limit: Limit,
     /// Packets the queue may hold: 0 for weight 0, else min(CAP, limit).
     admit: usize,
-    listed: bool,
+    limit: Limit,
     act_prev: u32,
     act_next: u32,
+    /// Active list of the class (`tier_of(class)`), kept beside it.
+    tier: usize,
+    listed: bool,
     stats: QueueStats,
+    class: Class,
+    slots: [Slot<P>; CAP],
+    arrival: [Link; CAP],
 }
 
 impl<P, const CAP: usize> Queue<P, CAP> {
@@ -180,9 +189,11 @@ impl<P, const CAP: usize> Queue<P, CAP> {
 
     fn new(class: Class, limit: Limit, quantum: u64) -> Self {
         Queue {
-            slots: core::array::from_fn(|_| None),
+            slots: core::array::from_fn(|_| Slot {
+                packet: None,
+                seq: 0,
+            }),
             arrival: [UNLINKED; CAP],
-            seq: [0; CAP],
             head: 0,
             deficit: 0,
             quantum,
@@ -333,8 +344,10 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             return Err(self.refuse(queue, packet, len));
         }
         let pos = wrap::<CAP>(q.head + n);
-        q.slots[pos] = Some(packet);
-        q.seq[pos] = self.next_seq;
+        q.slots[pos] = Slot {
+            packet: Some(packet),
+            seq: self.next_seq,
+        };
         // No overflow: the byte backlog was checked against the limit above.
         q.stats.on_enqueue(len);
         if n == 0 {
@@ -577,7 +590,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         if q.len() == 0 {
             return None;
         }
-        q.slots[q.head].as_ref()
+        q.slots[q.head].packet.as_ref()
     }
 
     /// Counters of `queue`, `None` for a queue that does not exist.
@@ -711,7 +724,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                     if pos >= CAP {
                         pos -= CAP;
                     }
-                    let seq = q.seq[pos];
+                    let seq = q.slots[pos].seq;
                     if best.is_none_or(|(b, _)| seq < b) {
                         best = Some((seq, i));
                     }
@@ -797,7 +810,10 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         loop {
             let q = &mut self.queues[h];
             let cost = if self.byte_mode {
-                q.slots[wrap::<CAP>(q.head)].as_ref().map_or(0, len_of)
+                q.slots[wrap::<CAP>(q.head)]
+                    .packet
+                    .as_ref()
+                    .map_or(0, len_of)
             } else {
                 1
             };
@@ -823,7 +839,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             return None;
         }
         let pos = q.head;
-        let packet = q.slots[wrap::<CAP>(pos)].take()?;
+        let packet = q.slots[wrap::<CAP>(pos)].packet.take()?;
         let len = len_of(&packet);
         q.head = wrap::<CAP>(pos + 1);
         if sent {
