@@ -15,6 +15,15 @@
 //! | Fast Open | `22 <len> <cookie>` (+ `01 01` when the length is 2 mod 4) |
 //!
 //! so a Linux SYN reads `02 04 05 b4 04 02 08 0a <TSval> <TSecr> 01 03 03 07`.
+//!
+//! Checked against `tcp_options_write`. Linux writes a TCP-AO option in the
+//! MD5 slot instead of MD5 (never both), and after Fast Open the SMC, MPTCP
+//! and BPF options; since 6.18 an AccECN option follows Timestamps and may
+//! take the place of the NOPs before SACK-Permitted or Window Scale. The
+//! builder writes none of those. Linux omits an MSS of 0; the builder writes
+//! the value it is given. Linux fits as many SACK blocks as space allows
+//! (`tcp_established_options`: 4, or 3 next to Timestamps); the builder
+//! refuses more than fit.
 //! The builder never writes more than 40 bytes: it computes the length first
 //! and returns [`BuildError::TooLong`] without writing anything.
 

@@ -122,6 +122,50 @@ impl OptionError {
     }
 }
 
+/// Why Linux drops a segment during its separate walk for signature options
+/// (MD5, TCP-AO); see [`crate::linux::auth_options`].
+///
+/// A kernel built with MD5 or TCP-AO support runs this walk on every segment
+/// for a listening or connected socket, whether or not the connection uses a
+/// signature, and discards the segment on any of these errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum AuthOptionError {
+    /// A record whose length byte is below 2 or runs past the block.
+    #[error("option kind {kind} at offset {offset}: {reason}")]
+    Framing {
+        /// Offset of the kind byte in the option block.
+        offset: usize,
+        /// The kind byte.
+        kind: u8,
+        /// What is wrong with the record's length.
+        reason: OptionErrorReason,
+    },
+    /// An MD5 signature option whose length is not 18.
+    #[error("MD5 signature option at offset {offset} has length {length}, not 18")]
+    Md5Length {
+        /// Offset of the kind byte in the option block.
+        offset: usize,
+        /// The length byte.
+        length: u8,
+    },
+    /// A TCP-AO option with no MAC byte (length 4 or less).
+    #[error("TCP-AO option at offset {offset} has length {length}, below 5")]
+    AoTooShort {
+        /// Offset of the kind byte in the option block.
+        offset: usize,
+        /// The length byte.
+        length: u8,
+    },
+    /// A second signature option (MD5 or TCP-AO) after one was found.
+    #[error("second signature option (kind {kind}) at offset {offset}")]
+    Duplicate {
+        /// Offset of the second option's kind byte.
+        offset: usize,
+        /// Its kind (19 or 29).
+        kind: u8,
+    },
+}
+
 /// The option builder could not write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
 pub enum BuildError {

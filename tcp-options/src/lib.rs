@@ -15,7 +15,7 @@
 //! | checksums | [`checksum`]: full IPv4/IPv6 pseudo-header checksum, verification, RFC 1624 incremental update |
 //! | rewrites | [`rewrite`]: `strip_options`, `set_window_scale`, `remove_window_scale`, `clamp_mss`, `set_window`, `add_to_seq`, `add_to_ack` on a `&mut [u8]` segment, checksum kept valid |
 //! | constants | [`kind`] (kinds, lengths, names), [`header::field`] (byte ranges) |
-//! | errors | read: [`HeaderError`], [`OptionError`]; write: [`BuildError`], [`RewriteError`] |
+//! | errors | read: [`HeaderError`], [`OptionError`], [`AuthOptionError`] (why Linux drops a segment, from [`auth_options`]); write: [`BuildError`], [`RewriteError`] |
 //!
 //! # Example
 //!
@@ -63,11 +63,12 @@ mod walk;
 
 pub use builder::OptionsBuilder;
 pub use error::{
-    BuildError, ExpectedLength, HeaderError, OptionError, OptionErrorReason, RewriteError,
+    AuthOptionError, BuildError, ExpectedLength, HeaderError, OptionError, OptionErrorReason,
+    RewriteError,
 };
 pub use flags::Flags;
 pub use header::{TcpHeader, TcpPacket, HEADER_LEN, MAX_HEADER_LEN};
-pub use linux::{FastOpenSeen, LinuxRepr, ParseContext};
+pub use linux::{auth_options, AuthOptions, FastOpenSeen, LinuxRepr, ParseContext};
 pub use negotiate::{EndpointView, Handshake, Negotiation, DEFAULT_MSS_IPV4, DEFAULT_MSS_IPV6};
 pub use option::{
     AccEcn, Experimental, FastOpen, Mptcp, ParsedOption, SackBlock, SackBlockIter, SackBlocks,

@@ -1,9 +1,13 @@
 //! What Linux records from a segment's options.
 //!
-//! # The rules of Linux `tcp_parse_options` (net/ipv4/tcp_input.c)
+//! The rules below were checked against the kernel sources (mainline 6.x,
+//! with the AccECN work of 6.18 noted where it matters); each names the
+//! function it comes from.
 //!
-//! Linux walks the option block once, front to back, keeping a running
-//! count of the bytes left:
+//! # The walk of `tcp_parse_options` (net/ipv4/tcp_input.c)
+//!
+//! Linux walks the option block once, front to back, keeping a count of the
+//! bytes left:
 //!
 //! 1. EOL (0) ends the walk. NOP (1) takes one byte.
 //! 2. Any other kind needs a length byte: if only one byte is left, the walk
@@ -11,34 +15,77 @@
 //!    silently. A length larger than the bytes left ends the walk silently
 //!    (partial options are not parsed). Options read before that point keep
 //!    their effect.
-//! 3. A known kind whose length is not the one expected is skipped: its
-//!    length byte is still used to step over it, nothing is recorded.
-//! 4. Each option overwrites what an earlier one of the same kind recorded,
-//!    so the last duplicate wins.
+//! 3. A kind whose length Linux checks (MSS 4, Window Scale 3, SACK-Permitted
+//!    2, Timestamps 10, SACK 2 + 8n) but that has another length is stepped
+//!    over using its length byte; nothing is recorded ([`LinuxRepr::skipped`]
+//!    counts these).
+//! 4. Every accepted option overwrites what an earlier one of the same kind
+//!    recorded, so the last duplicate wins; an option that is not accepted
+//!    (an MSS of 0, an odd-length Fast Open) leaves the earlier value alone.
 //! 5. MSS (length 4), Window Scale (length 3) and SACK-Permitted (length 2)
-//!    count only on a SYN segment that is not processed as part of an
-//!    established connection. An MSS of 0 is ignored. Window scaling, SACK
-//!    and timestamps also require their sysctls (`tcp_window_scaling`,
-//!    `tcp_sack`, `tcp_timestamps`, all on by default).
-//! 6. A window-scale shift above 14 is logged ("Illegal window scaling
-//!    value") and used as 14 (RFC 7323 section 2.3).
-//! 7. Timestamps (length 10) are recorded on an established connection only
-//!    if timestamps were negotiated, otherwise whenever the sysctl allows.
-//! 8. A SACK option counts only when its length is 2 + 8n (n >= 1) and SACK
-//!    was negotiated; Linux remembers where it is and reads the blocks later.
-//! 9. Fast Open (kind 34, or kind 254 with the ExID 0xF989 and length at
-//!    least 4) counts only on a SYN: an odd cookie length is ignored, an empty
-//!    cookie is a request, a cookie of 4..=16 bytes is kept, any other even
-//!    length is recorded as an invalid cookie.
-//! 10. MD5 (kind 19) is looked up by a separate walk that stops at the first
-//!     kind 19 and accepts it only with length 18.
-//! 11. Kinds Linux does not handle (User Timeout, MPTCP in this walk, any
-//!     unassigned kind) set a "saw unknown" bit and are stepped over.
+//!    count only on a segment with SYN set that is not parsed on an
+//!    established connection (`estab` is 0 for the SYN at a listener and
+//!    the SYN-ACK at a client). An MSS of 0 is ignored; a non-zero MSS is
+//!    lowered to the socket's `TCP_MAXSEG` setting (`user_mss`) when that is
+//!    set and smaller (not modelled here: [`LinuxRepr::mss`] is the value on
+//!    the wire). Window Scale and SACK-Permitted also require their sysctls
+//!    (`tcp_window_scaling`, `tcp_sack`, on by default).
+//! 6. A window-scale shift above 14 (`TCP_MAX_WSCALE`) is logged ("illegal
+//!    window scaling value", rate limited) and used as 14; scaling is still
+//!    on.
+//! 7. Timestamps (exactly length 10) count on any segment, SYN or not: on an
+//!    established connection only if timestamps were negotiated, otherwise
+//!    whenever the `tcp_timestamps` sysctl is on. (On an established
+//!    connection the kernel first tries a fast path for the common
+//!    `01 01 08 0a` layout; the result is the same.)
+//! 8. SACK counts when its length is at least 10 and 2 more than a multiple
+//!    of 8, and SACK is on for the connection, or SACK-Permitted appeared
+//!    earlier in the same SYN. Linux only remembers where the option is (the
+//!    last one wins) and reads the blocks later.
+//! 9. Fast Open: kind 34, or kind 254 whose first two data bytes are the ExID
+//!    0xF989 (`tcp_parse_fastopen_option`). It counts only on a SYN (SYN or
+//!    SYN-ACK) and only where the caller asked for it: an odd cookie length
+//!    is ignored, an empty cookie is a request, a cookie of 4..=16 bytes is
+//!    kept, any other even length is recorded as invalid. A kind-254 option
+//!    with the Fast Open ExID is never "unknown", even off a SYN.
+//! 10. AccECN (kinds 172 and 174, Linux 6.18 and later): the position of the
+//!     last one is kept whatever its length and whether or not SYN is set.
+//!     When it is processed (`tcp_accecn_process_option`), only whole 3-byte
+//!     counter fields are read, at most three; a trailing partial field is
+//!     ignored.
+//! 11. MD5 (19) and, since Linux 6.10, TCP-AO (29) are stepped over quietly:
+//!     they are checked by a separate walk (below); earlier kernels with
+//!     TCP-AO marked kind 29 unknown. Every other kind (User Timeout, MPTCP,
+//!     which the MPTCP code reads in a walk of its own, kind 253, kind 254
+//!     without the Fast Open ExID, any unassigned kind) sets the "saw
+//!     unknown" bit (`saw_unknown`, which wakes BPF option parsers) and is
+//!     stepped over.
+//!     (Kind 254 with the 32-bit SMC-R ExID on a SYN is taken by SMC instead
+//!     when SMC is in use on the host; not modelled.)
+//!
+//! # The signature walk of `tcp_do_parse_auth_options` (net/ipv4/tcp_input.c)
+//!
+//! A kernel built with TCP MD5 or TCP-AO support walks the block a second
+//! time for every segment to a listening or connected socket
+//! (`tcp_inbound_hash`), and **drops the segment** if this walk fails, even
+//! when the connection uses no signature:
+//!
+//! - The walk continues only while at least 5 bytes are left (18 on a kernel
+//!   with MD5 support but no TCP-AO); EOL ends it; NOP takes one byte.
+//! - A length below 2 or running past the block is an error (not a silent
+//!   stop as in `tcp_parse_options`).
+//! - MD5 must have length 18; TCP-AO must have length 5 or more (a MAC of at
+//!   least one byte).
+//! - A second signature option (MD5 or TCP-AO) after the first is an error.
+//!
+//! [`auth_options`] performs this walk; [`LinuxRepr::parse`] runs it as a
+//! kernel with TCP-AO support does and reports a failure in
+//! [`LinuxRepr::auth_error`].
 //!
 //! [`crate::LinuxOptions`] is the iterator form of rules 1-3; [`LinuxRepr`]
 //! applies all of them and is what the kernel would keep.
 
-use crate::error::OptionError;
+use crate::error::{AuthOptionError, OptionError};
 use crate::kind;
 use crate::option::{AccEcn, SackBlocks, TcpAo, TcpOption, Timestamps};
 use crate::walk::{step, Step};
@@ -134,15 +181,22 @@ pub struct LinuxRepr<'a> {
     pub sack: Option<(usize, SackBlocks<'a>)>,
     /// Fast Open on a SYN.
     pub fast_open: Option<FastOpenSeen<'a>>,
-    /// The MD5 digest Linux would check (first kind 19, only if length 18).
+    /// The MD5 digest Linux would check, from the signature walk
+    /// ([`auth_options`]); `None` when there is none or the walk failed.
     pub md5: Option<&'a [u8; 16]>,
-    /// The last TCP-AO option with a valid length.
+    /// The TCP-AO option Linux would check, from the signature walk;
+    /// `None` when there is none or the walk failed.
     pub tcp_ao: Option<TcpAo<'a>>,
-    /// The last AccECN option with a valid length.
+    /// Why the signature walk failed: Linux drops such a segment (module
+    /// docs, kernel built with TCP-AO support).
+    pub auth_error: Option<AuthOptionError>,
+    /// The last AccECN option, of any length, with the whole 3-byte counter
+    /// fields Linux reads from it (at most three).
     pub accecn: Option<AccEcn<'a>>,
-    /// A kind Linux's walk does not handle was stepped over.
+    /// A kind Linux's walk does not handle was stepped over (`saw_unknown`).
     pub saw_unknown: bool,
-    /// Known options skipped because of a wrong length.
+    /// Options of a kind whose length Linux checks (MSS, Window Scale,
+    /// SACK-Permitted, Timestamps, SACK) skipped because of a wrong length.
     pub skipped: u8,
     /// Where the walk ended silently before the block's end, and why.
     pub stopped: Option<OptionError>,
@@ -153,7 +207,6 @@ impl<'a> LinuxRepr<'a> {
     pub fn parse(block: &'a [u8], ctx: ParseContext) -> Self {
         let mut r = LinuxRepr::default();
         let syn_ok = ctx.syn && !ctx.established;
-        let mut md5_seen = false;
         let mut pos = 0;
         loop {
             let offset = pos;
@@ -176,9 +229,6 @@ impl<'a> LinuxRepr<'a> {
             };
             pos += 2 + data.len();
             let decoded = crate::walk::decode(kind, data);
-            if decoded.is_err() {
-                r.skipped = r.skipped.saturating_add(1);
-            }
             match (kind, decoded) {
                 (kind::MSS, Ok(TcpOption::MaxSegmentSize(mss))) => {
                     if syn_ok && mss != 0 {
@@ -216,16 +266,21 @@ impl<'a> LinuxRepr<'a> {
                         r.sack = Some((offset, blocks));
                     }
                 }
-                (kind::MD5_SIGNATURE, d) => {
-                    if !md5_seen {
-                        md5_seen = true;
-                        if let Ok(TcpOption::Md5Signature(digest)) = d {
-                            r.md5 = Some(digest);
-                        }
-                    }
+                (
+                    kind::MSS
+                    | kind::WINDOW_SCALE
+                    | kind::TIMESTAMPS
+                    | kind::SACK_PERMITTED
+                    | kind::SACK,
+                    _,
+                ) => r.skipped = r.skipped.saturating_add(1),
+                (kind::ACCECN0 | kind::ACCECN1, _) => {
+                    // Whole counter fields only, at most three.
+                    let whole = (data.len() / usize::from(kind::ACCECN_FIELD_LEN)
+                        * usize::from(kind::ACCECN_FIELD_LEN))
+                    .min(3 * usize::from(kind::ACCECN_FIELD_LEN));
+                    r.accecn = data.get(..whole).and_then(|f| AccEcn::new(kind, f));
                 }
-                (kind::TCP_AO, Ok(TcpOption::TcpAo(ao))) => r.tcp_ao = Some(ao),
-                (kind::ACCECN0 | kind::ACCECN1, Ok(TcpOption::AccEcn(a))) => r.accecn = Some(a),
                 (kind::FAST_OPEN, d) => {
                     if ctx.syn {
                         r.fast_open_from(data.len(), d.ok());
@@ -233,15 +288,24 @@ impl<'a> LinuxRepr<'a> {
                 }
                 (kind::EXPERIMENTAL_2, d) => {
                     // Linux's experimental Fast Open: ExID 0xF989, length >= 4.
-                    if ctx.syn && be16_prefix(data) == Some(kind::EXID_FAST_OPEN) {
-                        r.fast_open_from(data.len() - 2, d.ok());
+                    if be16_prefix(data) == Some(kind::EXID_FAST_OPEN) {
+                        if ctx.syn {
+                            r.fast_open_from(data.len().saturating_sub(2), d.ok());
+                        }
+                    } else {
+                        r.saw_unknown = true;
                     }
                 }
-                (kind::EXPERIMENTAL_1, _) => {}
-                (kind::MSS | kind::WINDOW_SCALE | kind::TIMESTAMPS | kind::SACK_PERMITTED, _)
-                | (kind::SACK | kind::TCP_AO | kind::ACCECN0 | kind::ACCECN1, _) => {}
+                (kind::MD5_SIGNATURE | kind::TCP_AO, _) => {}
                 _ => r.saw_unknown = true,
             }
+        }
+        match auth_options(block, true) {
+            Ok(found) => {
+                r.md5 = found.md5;
+                r.tcp_ao = found.tcp_ao;
+            }
+            Err(e) => r.auth_error = Some(e),
         }
         r
     }
@@ -263,4 +327,90 @@ fn be16_prefix(d: &[u8]) -> Option<u16> {
         [a, b, ..] => Some(u16::from_be_bytes([*a, *b])),
         _ => None,
     }
+}
+
+/// The signature options found by Linux's second walk (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AuthOptions<'a> {
+    /// The MD5 digest (kind 19, length 18).
+    pub md5: Option<&'a [u8; 16]>,
+    /// The TCP-AO option (kind 29, length 5 or more).
+    pub tcp_ao: Option<TcpAo<'a>>,
+}
+
+/// Bytes that must be left for Linux's signature walk to read another
+/// record, on a kernel with TCP-AO support (the 4-byte TCP-AO header plus
+/// one MAC byte).
+pub const AUTH_WALK_MIN_LEFT_AO: usize = 5;
+/// The same on a kernel with MD5 support but no TCP-AO (one MD5 option).
+pub const AUTH_WALK_MIN_LEFT_MD5: usize = kind::MD5_SIGNATURE_LEN as usize;
+
+/// Linux's walk for signature options (`tcp_do_parse_auth_options`, rules in
+/// the module docs). `tcp_ao_configured` selects a kernel built with TCP-AO
+/// support (it looks at records while 5 bytes are left) or with MD5 only
+/// (18 bytes). An error means Linux drops the segment.
+///
+/// ```
+/// use tcp_options::{auth_options, AuthOptionError};
+/// // A window-scale record whose length (9) runs past the block: Linux's
+/// // main walk stops quietly, but the signature walk rejects the segment.
+/// let block = [0x01, 0x03, 0x09, 0x07, 0x00, 0x00];
+/// assert!(matches!(auth_options(&block, true), Err(AuthOptionError::Framing { offset: 1, .. })));
+/// ```
+pub fn auth_options(
+    block: &[u8],
+    tcp_ao_configured: bool,
+) -> Result<AuthOptions<'_>, AuthOptionError> {
+    let min_left = if tcp_ao_configured {
+        AUTH_WALK_MIN_LEFT_AO
+    } else {
+        AUTH_WALK_MIN_LEFT_MD5
+    };
+    let mut found = AuthOptions::default();
+    let mut pos = 0;
+    while block.len().saturating_sub(pos) >= min_left {
+        let offset = pos;
+        let (kind, data) = match step(block, pos) {
+            Step::Single(kind::NOP) => {
+                pos += 1;
+                continue;
+            }
+            Step::End | Step::Single(_) => break,
+            Step::Broken(kind, reason) => {
+                return Err(AuthOptionError::Framing {
+                    offset,
+                    kind,
+                    reason,
+                })
+            }
+            Step::Record(kind, data) => (kind, data),
+        };
+        let length = block.get(offset + 1).copied().unwrap_or(0);
+        let duplicate = found.md5.is_some() || found.tcp_ao.is_some();
+        match (kind, data) {
+            (kind::MD5_SIGNATURE, _) => {
+                let Ok(digest) = <&[u8; 16]>::try_from(data) else {
+                    return Err(AuthOptionError::Md5Length { offset, length });
+                };
+                if duplicate {
+                    return Err(AuthOptionError::Duplicate { offset, kind });
+                }
+                found.md5 = Some(digest);
+            }
+            (kind::TCP_AO, [key_id, rnext_key_id, mac @ ..]) if !mac.is_empty() => {
+                if duplicate {
+                    return Err(AuthOptionError::Duplicate { offset, kind });
+                }
+                found.tcp_ao = Some(TcpAo {
+                    key_id: *key_id,
+                    rnext_key_id: *rnext_key_id,
+                    mac,
+                });
+            }
+            (kind::TCP_AO, _) => return Err(AuthOptionError::AoTooShort { offset, length }),
+            _ => {}
+        }
+        pos += 2 + data.len();
+    }
+    Ok(found)
 }

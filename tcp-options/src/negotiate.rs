@@ -1,26 +1,53 @@
 //! What each endpoint believes the three-way handshake negotiated.
 //!
-//! Linux decides from the handshake segments it *receives*:
+//! Linux decides from the handshake segments it *receives*, each parsed by
+//! `tcp_parse_options` as a SYN outside an established connection (rules in
+//! [`crate::linux`]):
 //!
-//! - The server (in `tcp_conn_request`) parses the SYN: window scaling is on
-//!   for it when the SYN carried a Window Scale option (its send shift is the
-//!   client's, clamped to 14, and it answers with its own shift); SACK when
-//!   the SYN carried SACK-Permitted; timestamps when the SYN carried
-//!   Timestamps; the MSS it may send is the SYN's MSS (536 if absent or 0).
-//!   The server does not look at the final ACK's options to revisit this.
-//! - The client (in `tcp_rcv_synsent_state_process`) parses the SYN-ACK:
-//!   window scaling is on for it only when the SYN-ACK carries Window Scale;
-//!   otherwise both its shifts become 0. SACK and timestamps likewise follow
-//!   the SYN-ACK.
+//! - The server (`tcp_conn_request` in net/ipv4/tcp_input.c, then
+//!   `tcp_openreq_init`) decides from the SYN alone: window scaling is on
+//!   when the SYN carried Window Scale (its send shift is the client's,
+//!   clamped to 14); SACK when the SYN carried SACK-Permitted; timestamps
+//!   when the SYN carried Timestamps; the MSS it may send is the SYN's MSS,
+//!   or 536 (IPv4) / 1220 (IPv6) when absent or 0. Its SYN-ACK then offers
+//!   only what the SYN offered (`tcp_synack_options`): Window Scale with its
+//!   own shift only when scaling is on, SACK-Permitted and Timestamps
+//!   likewise. The server does not look at the final ACK's options to
+//!   revisit this. (Under a SYN flood with SYN cookies, a SYN without
+//!   Timestamps loses Window Scale and SACK as well; not modelled.)
+//! - The client (`tcp_rcv_synsent_state_process`) decides from the SYN-ACK:
+//!   window scaling is on only when the SYN-ACK carries Window Scale;
+//!   otherwise both of its shifts become 0 (and its window is clamped to
+//!   65535). SACK and timestamps follow the SYN-ACK's SACK-Permitted and
+//!   Timestamps the same way; the MSS it may send is the SYN-ACK's.
 //!
-//! A middlebox that edits the segments in flight can therefore leave the two
-//! ends disagreeing. The classic case: Window Scale is removed from the
-//! SYN-ACK after the server sent it. The server believes scaling is on and
-//! advertises windows shifted right by its shift; the client believes it is
-//! off and reads those windows unscaled, so it sees a window 2^shift times
-//! smaller than offered (never more than 65535 bytes). [`Handshake`]
-//! therefore takes each segment as sent and as received; when you have one
-//! capture point, [`Handshake::observed`] uses the same bytes for both.
+//! Both endpoints therefore end up with a feature on only when both
+//! handshake segments carried it, as long as nothing edits them in flight.
+//! What a Linux endpoint sends also depends on its settings: a client with
+//! an MD5 key sends no Timestamps in its SYN (`tcp_syn_options`), and a
+//! server with an MD5 or TCP-AO key turns timestamps off when SACK is on
+//! and then sends no Timestamps in its SYN-ACK (`tcp_synack_options`).
+//! [`Handshake`] decides the server from the SYN alone, so in that last case
+//! it reports the server's timestamps as on and a timestamps mismatch; the
+//! SYN-ACK as sent (no Timestamps, an MD5 or TCP-AO option) shows why.
+//! Deciding from the SYN alone is what keeps a SYN-ACK edited before the
+//! capture point visible as a mismatch when [`Handshake::observed`] is used.
+//!
+//! A middlebox that edits the segments in flight can leave the two ends
+//! disagreeing. The classic case: Window Scale is removed from the SYN-ACK
+//! after the server sent it. The server believes scaling is on; the client
+//! believes it is off. Both directions go wrong:
+//!
+//! - the server advertises windows shifted right by its shift, and the
+//!   client reads them unscaled, so it sees a window 2^shift times smaller
+//!   than offered (never more than 65535 bytes);
+//! - the client sends its windows unscaled, and the server multiplies them
+//!   by the client's shift from the SYN, so it believes the client offers
+//!   2^shift times more than it does.
+//!
+//! [`Handshake`] therefore takes each segment as sent and as received; when
+//! you have one capture point, [`Handshake::observed`] uses the same bytes
+//! for both.
 
 use crate::kind;
 use crate::linux::{FastOpenSeen, LinuxRepr, ParseContext};

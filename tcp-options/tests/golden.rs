@@ -411,10 +411,13 @@ fn linux_unknown_and_md5() {
     let mut block = vec![0x1c, 0x04, 0x00, 0x1e];
     block.extend([0x13, 18]);
     block.extend([7u8; 16]);
-    block.extend([0x13, 0x03, 0x00]); // second MD5 (bad) is never looked at
+    // A second, bad MD5 record is never looked at: only 3 bytes are left, and
+    // Linux's signature walk (tcp_do_parse_auth_options) needs at least 5.
+    block.extend([0x13, 0x03, 0x00]);
     let r = LinuxRepr::parse(&block, ParseContext::handshake(false));
     assert!(r.saw_unknown, "Linux does not parse User Timeout");
     assert_eq!(r.md5, Some(&[7u8; 16]));
+    assert_eq!(r.auth_error, None);
 }
 
 // ---- header ----
