@@ -151,24 +151,27 @@ struct Slot<P> {
     seq: u64,
 }
 
-/// One FIFO queue. `repr(C)` keeps the fields used on every packet
-/// together at the start, ahead of the slot arrays.
+/// One FIFO queue. `repr(C, align(64))` keeps everything used on every
+/// packet in the first two cache lines, ahead of the slot arrays; its class
+/// and limits live in the configuration, only what the fast path reads is
+/// copied here.
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 struct Queue<P, const CAP: usize> {
-    head: usize,
-    deficit: u64,
-    quantum: u64,
-    /// Packets the queue may hold: 0 for weight 0, else min(CAP, limit).
-    admit: usize,
-    limit: Limit,
+    /// Slot of the head packet, `< CAP` (`N x CAP < 2^32` is checked in `new`).
+    head: u32,
+    /// Packets the queue may hold: 0 for weight 0, else min(CAP, packet limit).
+    admit: u32,
     act_prev: u32,
     act_next: u32,
-    /// Active list of the class (`tier_of(class)`), kept beside it.
-    tier: usize,
+    deficit: u64,
+    quantum: u64,
+    /// The byte limit.
+    limit_bytes: u64,
+    /// Active list of the class (`tier_of(class)`).
+    tier: u8,
     listed: bool,
     stats: QueueStats,
-    class: Class,
     slots: [Slot<P>; CAP],
     arrival: [Link; CAP],
 }
@@ -195,27 +198,26 @@ impl<P, const CAP: usize> Queue<P, CAP> {
             }),
             arrival: [UNLINKED; CAP],
             head: 0,
-            deficit: 0,
-            quantum,
-            class,
-            tier: tier_of(class),
-            limit,
             admit: admit_of(class, limit, CAP),
-            listed: false,
             act_prev: NIL,
             act_next: NIL,
+            limit_bytes: limit.bytes,
+            tier: tier_of(class),
+            listed: false,
+            deficit: 0,
+            quantum,
             stats: QueueStats::default(),
         }
     }
 }
 
 /// Active list of a class.
-const fn tier_of(class: Class) -> usize {
-    match class {
+const fn tier_of(class: Class) -> u8 {
+    (match class {
         Class::Priority => PRIORITY,
         Class::Weighted(_) => WEIGHTED,
         Class::Scavenger(_) => SCAVENGER,
-    }
+    }) as u8
 }
 
 fn len_of<P: PacketLen>(packet: &P) -> u64 {
@@ -337,13 +339,13 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         };
         let n = q.len();
         // `admit` is 0 for a weight-0 queue, else min(CAP, packet limit).
-        let fits = n < q.admit
+        let fits = n < q.admit as usize
             && len <= max_len
-            && matches!(q.bytes().checked_add(len), Some(b) if b <= q.limit.bytes);
+            && matches!(q.bytes().checked_add(len), Some(b) if b <= q.limit_bytes);
         if !fits {
             return Err(self.refuse(queue, packet, len));
         }
-        let pos = wrap::<CAP>(q.head + n);
+        let pos = wrap::<CAP>(q.head as usize + n);
         q.slots[pos] = Slot {
             packet: Some(packet),
             seq: self.next_seq,
@@ -397,7 +399,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 reason: RefuseReason::NoSuchQueue,
             };
         };
-        let reason = if q.class.refuses_arrivals() {
+        let limit = self.config.queues[queue].limit;
+        let reason = if self.config.queues[queue].class.refuses_arrivals() {
             RefuseReason::NotServed
         } else if byte_mode && len > mtu {
             RefuseReason::ExceedsMtu {
@@ -406,15 +409,15 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             }
         } else if q.len() >= CAP {
             RefuseReason::Full { capacity: CAP }
-        } else if q.len() >= q.limit.packets {
+        } else if q.len() >= limit.packets {
             RefuseReason::PacketLimit {
-                limit: q.limit.packets,
+                limit: limit.packets,
             }
         } else {
             RefuseReason::ByteLimit {
                 len,
                 backlog: q.bytes(),
-                limit: q.limit.bytes,
+                limit: limit.bytes,
             }
         };
         q.stats.on_drop(len);
@@ -504,9 +507,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             q.listed = false;
             q.act_prev = NIL;
             q.act_next = NIL;
-            q.class = qc.class;
             q.tier = tier_of(qc.class);
-            q.limit = qc.limit;
+            q.limit_bytes = qc.limit.bytes;
             q.admit = admit_of(qc.class, qc.limit, CAP);
             q.quantum = quantum_of(qc.class, unit);
             if fairness_changed {
@@ -548,8 +550,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             .queues
             .get_mut(queue)
             .ok_or(ConfigError::NoSuchQueue { queue, queues: N })?;
-        q.limit = limit;
-        q.admit = admit_of(q.class, limit, CAP);
+        q.limit_bytes = limit.bytes;
+        q.admit = admit_of(self.config.queues[queue].class, limit, CAP);
         self.config.queues[queue].limit = limit;
         Ok(())
     }
@@ -590,7 +592,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         if q.len() == 0 {
             return None;
         }
-        q.slots[q.head].packet.as_ref()
+        q.slots[q.head as usize].packet.as_ref()
     }
 
     /// Counters of `queue`, `None` for a queue that does not exist.
@@ -720,7 +722,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             let mut best: Option<(u64, usize)> = None;
             for (i, q) in self.queues.iter().enumerate() {
                 if taken[i] < q.len() {
-                    let mut pos = q.head + taken[i];
+                    let mut pos = q.head as usize + taken[i];
                     if pos >= CAP {
                         pos -= CAP;
                     }
@@ -731,7 +733,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 }
             }
             let Some((_, i)) = best else { break };
-            let mut pos = self.queues[i].head + taken[i];
+            let mut pos = self.queues[i].head as usize + taken[i];
             if pos >= CAP {
                 pos -= CAP;
             }
@@ -750,7 +752,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     }
 
     #[inline(always)]
-    fn push_tail(&mut self, tier: usize, queue: usize) {
+    fn push_tail(&mut self, tier: u8, queue: usize) {
+        let tier = usize::from(tier);
         let qi = queue as u32;
         let head = self.tiers[tier];
         if head == NIL {
@@ -770,7 +773,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     }
 
     #[inline(always)]
-    fn unlist(&mut self, tier: usize, queue: usize) {
+    fn unlist(&mut self, tier: u8, queue: usize) {
+        let tier = usize::from(tier);
         let q = &mut self.queues[queue];
         let (prev, next) = (q.act_prev, q.act_next);
         q.listed = false;
@@ -810,7 +814,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         loop {
             let q = &mut self.queues[h];
             let cost = if self.byte_mode {
-                q.slots[wrap::<CAP>(q.head)]
+                q.slots[wrap::<CAP>(q.head as usize)]
                     .packet
                     .as_ref()
                     .map_or(0, len_of)
@@ -838,10 +842,10 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         if n == 0 {
             return None;
         }
-        let pos = q.head;
+        let pos = q.head as usize;
         let packet = q.slots[wrap::<CAP>(pos)].packet.take()?;
         let len = len_of(&packet);
-        q.head = wrap::<CAP>(pos + 1);
+        q.head = wrap::<CAP>(pos + 1) as u32;
         if sent {
             q.stats.on_sent(len);
         } else {
@@ -895,11 +899,12 @@ const fn wrap<const CAP: usize>(i: usize) -> usize {
 }
 
 /// Packets a queue may hold: 0 when its class refuses arrivals.
-fn admit_of(class: Class, limit: Limit, cap: usize) -> usize {
+/// Fits in `u32`: `N x CAP < 2^32` is checked in `new`.
+fn admit_of(class: Class, limit: Limit, cap: usize) -> u32 {
     if class.refuses_arrivals() {
         0
     } else {
-        limit.packets.min(cap)
+        u32::try_from(limit.packets.min(cap)).unwrap_or(u32::MAX)
     }
 }
 
