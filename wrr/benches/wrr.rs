@@ -8,6 +8,11 @@
 //! and leaving the round. Weights cycle 1, 2, 3, 4; lengths are 64..=1500
 //! bytes, MTU 1500. Byte mode is DRR, packet mode classic WRR.
 //!
+//! Both sides go through the same `Sched` trait, whose methods are
+//! `#[inline(always)]`, so each is compiled into the same timing loop; an
+//! out-of-line call on one side only would measure the call, not the
+//! scheduler.
+//!
 //! Besides criterion's own report, a summary is printed with ns/packet,
 //! Mpackets/s, the ratio to the reference and the 64-queue / 4-queue ratio
 //! (medians of repeated runs). Goals: ratio to the reference <= 1.0, and

@@ -5,14 +5,18 @@
 //! # State
 //!
 //! * Each queue is a ring of `CAP` packet slots (head index + length), with
-//!   its class, limits, counters, a quantum and a deficit.
+//!   its counters, a quantum, a deficit, and copies of what the fast path
+//!   needs from its configuration (packets admitted, byte limit, tier). The
+//!   fields used on every packet sit together in the first two cache lines
+//!   of the queue, ahead of the slots.
 //! * Two *active lists*, one for the weighted tier and one for the scavenger
 //!   tier: circular doubly linked lists of queue indices threaded through the
 //!   queues themselves (`act_prev`/`act_next`). A list holds exactly the
 //!   backlogged queues of its tier, in round order; its head is the queue
 //!   whose turn it is. A third list holds the priority queue while it is
 //!   backlogged.
-//! * Every queued packet carries a sequence stamp (its arrival number).
+//! * Every queued packet carries a sequence stamp (its arrival number), in
+//!   its slot beside it.
 //! * The *arrival list*, kept only under `WhenSaturated`: a doubly linked
 //!   list threaded through the packet slots (flat slot number
 //!   `queue * CAP + position`) holding every queued packet in global arrival
@@ -25,7 +29,7 @@
 //! * The phase: `Fifo` (arrival order) or `Wrr`, and total backlog counters.
 //!
 //! Memory is about `N x CAP x (size_of::<Option<P>>() + 16)` bytes plus
-//! about 150 bytes per queue, all inside the value: for 64 queues of 128
+//! 128 bytes per queue, all inside the value: for 64 queues of 128
 //! `u32` lengths, about 200 KiB (put a large scheduler in a `static` or a
 //! `Box` rather than on a small stack).
 //!
@@ -228,7 +232,7 @@ fn len_of<P: PacketLen>(packet: &P) -> u64 {
 /// at most `CAP` packets each, holding packets of type `P`.
 ///
 /// No allocation: the whole state lives in the value (about
-/// `N x CAP x (size_of::<Option<P>>() + 16)` bytes plus about 150 bytes per queue).
+/// `N x CAP x (size_of::<Option<P>>() + 16)` bytes plus 128 bytes per queue).
 /// See the [module documentation](self) for the algorithm and its bound.
 #[derive(Clone, Debug)]
 pub struct Scheduler<P, const N: usize, const CAP: usize> {
