@@ -45,8 +45,9 @@ pub enum TcpOption<'a> {
         data: &'a [u8],
     },
     /// A known kind with a length its specification forbids. Only the
-    /// Linux-compatible iterator yields this (Linux walks past such an option
-    /// and ignores it); the strict iterator returns an error instead.
+    /// Linux-compatible iterator yields this (Linux walks past such an
+    /// option; see [`crate::linux`] for which kinds it then ignores); the
+    /// strict iterator returns an error instead.
     Invalid {
         /// The kind byte.
         kind: u8,
