@@ -292,8 +292,10 @@ md.append(f"| run time | {elapsed} s |")
 md.append("")
 md.append(f"Reproduce with:\n\n```\n{command}\n```\n")
 md.append("Criterion runs with `--warm-up-time 1 --measurement-time 2` (unless `--quick`); "
-          "tool timings are CPU time (user + sys) and peak RSS from `/usr/bin/time`, the best "
-          "of the timed runs, output to `/dev/null`.\n")
+          "tool timings are CPU time (user + sys, from the kernel's rusage of the process, "
+          "microsecond resolution) and peak RSS (`/usr/bin/time`), the best of the timed runs "
+          "(3 by default, 2 for tshark), output to `/dev/null`. Several other builds shared "
+          "the machine during the run when the load average below is above 2.\n")
 
 SUMMARY_AT = len(md)
 
@@ -500,7 +502,7 @@ for sub in ("analyze", "dump"):
     text = read_text(f"perf-{sub}.txt")
     if text:
         perf_parts.append(f"`{read_text(f'perf-{sub}.cmd')}` (perf record, symbols above 1.5% of samples):\n")
-        perf_parts.append("```\n" + "\n".join(l.rstrip() for l in text.splitlines()) + "\n```\n")
+        perf_parts.append("```\n" + "\n".join(l.strip() for l in text.splitlines()) + "\n```\n")
 if perf_parts:
     md_tools.append("### Where the CPU goes (profile of this run's binaries)\n")
     md_tools.extend(perf_parts)
@@ -519,7 +521,7 @@ else:
     md_tools.append("| program | CPU (user+sys) | wall | peak RSS | segments / CPU s | lines out | CPU / ours |")
     md_tools.append("|---|---:|---:|---:|---:|---:|---:|")
     b = best(tool.get("big-analyze"))
-    for i in ("big-analyze", "big-tcpdump"):
+    for i in ("big-analyze",):
         if tool.get(i):
             md_tools.append(tool_row(tool[i], seg, None if i == "big-analyze" else (b["cpu_s"] if b else 0)))
     md_tools.append("")
