@@ -209,3 +209,12 @@ fn absurd_sizes_are_refused_not_simulated() {
         "duration_s"
     );
 }
+
+#[test]
+fn every_syntax_error_has_a_message() {
+    // Found by the qbss_scenario fuzz target: the TOML parser reports a lone
+    // carriage return with an empty message.
+    let e = Scenario::from_toml("\r").unwrap_err();
+    assert_eq!(e.line, 1);
+    assert_eq!(e.message, "invalid TOML syntax");
+}

@@ -361,7 +361,12 @@ impl Scenario {
             ScenarioError {
                 line: line_of(src, span.start),
                 field: field_at(src, span.start),
-                message: e.message().trim().to_string(),
+                message: match e.message().trim() {
+                    // The TOML parser gives some syntax errors (a lone
+                    // carriage return, say) no text of their own.
+                    "" => "invalid TOML syntax".to_string(),
+                    m => m.to_string(),
+                },
             }
         })?;
         let cx = Ctx { src };
