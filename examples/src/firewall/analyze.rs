@@ -860,11 +860,10 @@ pub fn analyze<R: Read, W: Write>(
         let Ok(Some(rec)) = decode_packet(&record) else {
             continue;
         };
-        let mut done = Vec::new();
-        let (conn, dir) = tracker.track(&rec, ConnState::default, |c| done.push(c));
+        let (conn, dir) = tracker.track(&rec, ConnState::default);
         conn.state.update(&rec, dir, settings);
-        for c in done {
-            emit(c, out);
+        if tracker.has_finished() {
+            tracker.drain(|c| emit(c, out));
         }
     };
     for c in tracker.finish() {

@@ -10,17 +10,28 @@
 //! or whose sequence number differs from the SYN seen before, starts a new
 //! connection; the old one is handed to the caller as finished.
 //!
-//! Memory is bounded by the number of *open* connections: the tracker
-//! holds at most `capacity` of them. When a new connection would exceed
-//! that, every closed connection is finished at once; if none is closed, the
-//! least recently active one is finished early and marked
-//! [`Connection::evicted`]. Finished connections go to a caller's closure, so
-//! summaries can be written out while the capture streams.
+//! Memory is bounded by the number of *open* connections. A connection
+//! closed by RST or by FIN in both directions lingers for
+//! [`LINGER_FRAMES`] frames after its last segment (so the last ACK and
+//! late retransmissions still land on it), then it is finished and removed.
+//! Besides, the tracker holds at most `capacity` connections: when a new
+//! one would exceed that, every closed connection is finished at once; if
+//! none is closed, the least recently active one is finished early and
+//! marked [`Connection::evicted`].
+//!
+//! Finished connections are handed out in order of first appearance: one
+//! that finishes while an earlier-started connection is still open waits in
+//! a small ordered buffer. That buffer holds at most [`MAX_PENDING`]
+//! connections; beyond that the oldest waiting one is handed out at once
+//! (so a very long-lived connection cannot make memory follow the capture
+//! size), and the order becomes the order of finishing for it.
 //!
 //! The state type `T` is the caller's: `analyze` keeps counters and
 //! handshake options, `compare` can keep whatever it matches on.
 
-use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::net::SocketAddr;
 
 use tcp_options::Flags;
@@ -30,6 +41,62 @@ use crate::capture::Timestamp;
 
 /// Default cap on open connections.
 pub const DEFAULT_CAPACITY: usize = 100_000;
+/// Frames a closed connection stays in the table after its last segment.
+pub const LINGER_FRAMES: u64 = 4096;
+/// Most finished connections waiting for an earlier-started one.
+pub const MAX_PENDING: usize = 4096;
+
+/// A multiply-rotate hasher (the Firefox / rustc "Fx" scheme): the table
+/// keys are endpoint pairs from the capture, hashed once per segment, where
+/// SipHash's flooding resistance costs a quarter of the run time. A capture
+/// crafted to collide only slows this offline tool down.
+#[derive(Debug, Default, Clone, Copy)]
+struct FxHasher {
+    hash: u64,
+}
+
+/// The multiplier of the Fx hash.
+const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        for b in chunks.remainder() {
+            self.add(u64::from(*b));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_u16(&mut self, i: u16) {
+        self.add(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+type FxBuild = BuildHasherDefault<FxHasher>;
 
 /// Which way a segment travels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -126,9 +193,54 @@ impl<T> Connection<T> {
 /// The connection table. See the module documentation.
 #[derive(Debug)]
 pub struct ConnTracker<T> {
-    table: HashMap<Key, Connection<T>>,
+    table: HashMap<Key, Connection<T>, FxBuild>,
     capacity: usize,
     next_id: u64,
+    /// Ids of the connections in `table`.
+    open_ids: BTreeSet<u64>,
+    /// Closed connections to finish once they have been idle long enough:
+    /// key, id, and the frame from which to count.
+    closing: VecDeque<(Key, u64, u64)>,
+    /// Finished connections waiting for an earlier-started one.
+    pending: BTreeMap<u64, Connection<T>>,
+}
+
+/// A new connection first seen with `rec`, from `src` to `dst`.
+fn new_connection<T>(
+    id: u64,
+    rec: &TcpRecord<'_>,
+    src: SocketAddr,
+    dst: SocketAddr,
+    state: T,
+) -> Connection<T> {
+    let syn_only = rec.flags.contains(Flags::SYN) && !rec.flags.contains(Flags::ACK);
+    let synack = rec.flags.contains(Flags::SYN | Flags::ACK);
+    let (client, server, known) = if syn_only {
+        (src, dst, true)
+    } else if synack {
+        (dst, src, true)
+    } else if src.port() >= dst.port() {
+        (src, dst, false)
+    } else {
+        (dst, src, false)
+    };
+    Connection {
+        id,
+        client,
+        server,
+        client_known: known,
+        client_isn: None,
+        first_frame: rec.frame,
+        last_frame: rec.frame,
+        first_ts: rec.ts,
+        last_ts: rec.ts,
+        segments: 0,
+        fin_from_client: false,
+        fin_from_server: false,
+        rst: false,
+        evicted: false,
+        state,
+    }
 }
 
 /// Source and destination socket addresses of a segment.
@@ -143,13 +255,16 @@ impl<T> ConnTracker<T> {
     /// A tracker holding at most `capacity` open connections (at least 1).
     pub fn new(capacity: usize) -> Self {
         ConnTracker {
-            table: HashMap::new(),
+            table: HashMap::default(),
             capacity: capacity.max(1),
             next_id: 0,
+            open_ids: BTreeSet::new(),
+            closing: VecDeque::new(),
+            pending: BTreeMap::new(),
         }
     }
 
-    /// Open connections currently held.
+    /// Connections currently held in the table (open, or closed and lingering).
     pub fn len(&self) -> usize {
         self.table.len()
     }
@@ -161,64 +276,44 @@ impl<T> ConnTracker<T> {
 
     /// Finds or creates the connection of `rec`, updates its bookkeeping
     /// (last frame and time, FIN/RST) and returns it with the segment's
-    /// direction. `init` makes the state of a new connection; `finished`
-    /// receives connections that end (replaced by a new SYN, or evicted).
-    pub fn track<F>(
+    /// direction. `init` makes the state of a new connection. Connections
+    /// that end (closed and idle, replaced by a new SYN, or evicted) wait
+    /// in the tracker until [`ConnTracker::drain`] hands them out.
+    pub fn track(
         &mut self,
         rec: &TcpRecord<'_>,
         init: impl FnOnce() -> T,
-        mut finished: F,
-    ) -> (&mut Connection<T>, Direction)
-    where
-        F: FnMut(Connection<T>),
-    {
+    ) -> (&mut Connection<T>, Direction) {
+        self.expire(rec.frame);
         let (src, dst) = endpoints(rec);
         let key = Key::new(src, dst);
         let syn_only = rec.flags.contains(Flags::SYN) && !rec.flags.contains(Flags::ACK);
-        if let Some(c) = self.table.get(&key) {
-            let reused =
-                syn_only && (c.is_closed() || c.client_isn.is_some_and(|isn| isn != rec.seq));
-            if reused {
-                if let Some(old) = self.table.remove(&key) {
-                    finished(old);
+        // One lookup on the common path; a full table looks up once more.
+        if self.table.len() >= self.capacity && !self.table.contains_key(&key) {
+            self.make_room();
+        }
+        let c = match self.table.entry(key) {
+            Entry::Occupied(mut o) => {
+                let c = o.get();
+                let reused =
+                    syn_only && (c.is_closed() || c.client_isn.is_some_and(|isn| isn != rec.seq));
+                if reused {
+                    let id = self.next_id;
+                    self.next_id += 1;
+                    let old = o.insert(new_connection(id, rec, src, dst, init()));
+                    self.open_ids.remove(&old.id);
+                    self.pending.insert(old.id, old);
+                    self.open_ids.insert(id);
                 }
+                o.into_mut()
             }
-        }
-        if !self.table.contains_key(&key) && self.table.len() >= self.capacity {
-            self.make_room(&mut finished);
-        }
-        let next_id = &mut self.next_id;
-        let c = self.table.entry(key).or_insert_with(|| {
-            let synack = rec.flags.contains(Flags::SYN | Flags::ACK);
-            let (client, server, known) = if syn_only {
-                (src, dst, true)
-            } else if synack {
-                (dst, src, true)
-            } else if src.port() >= dst.port() {
-                (src, dst, false)
-            } else {
-                (dst, src, false)
-            };
-            let id = *next_id;
-            *next_id += 1;
-            Connection {
-                id,
-                client,
-                server,
-                client_known: known,
-                client_isn: None,
-                first_frame: rec.frame,
-                last_frame: rec.frame,
-                first_ts: rec.ts,
-                last_ts: rec.ts,
-                segments: 0,
-                fin_from_client: false,
-                fin_from_server: false,
-                rst: false,
-                evicted: false,
-                state: init(),
+            Entry::Vacant(v) => {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.open_ids.insert(id);
+                v.insert(new_connection(id, rec, src, dst, init()))
             }
-        });
+        };
         if syn_only && !c.client_known {
             c.client = src;
             c.server = dst;
@@ -233,6 +328,7 @@ impl<T> ConnTracker<T> {
             c.last_ts = rec.ts;
         }
         c.segments += 1;
+        let was_closed = c.is_closed();
         if rec.flags.contains(Flags::FIN) {
             match dir {
                 Direction::ClientToServer => c.fin_from_client = true,
@@ -242,11 +338,44 @@ impl<T> ConnTracker<T> {
         if rec.flags.contains(Flags::RST) {
             c.rst = true;
         }
+        if !was_closed && c.is_closed() {
+            self.closing.push_back((key, c.id, rec.frame));
+        }
         (c, dir)
     }
 
+    /// Finishes the closed connections idle for [`LINGER_FRAMES`] frames before `frame`.
+    fn expire(&mut self, frame: u64) {
+        while let Some(&(key, id, since)) = self.closing.front() {
+            if since.saturating_add(LINGER_FRAMES) > frame {
+                return;
+            }
+            self.closing.pop_front();
+            let Some(c) = self.table.get(&key) else {
+                continue;
+            };
+            if c.id != id || !c.is_closed() {
+                continue;
+            }
+            if c.last_frame.saturating_add(LINGER_FRAMES) > frame {
+                // Late segments arrived: count again from the last one.
+                self.closing.push_back((key, id, c.last_frame));
+                continue;
+            }
+            if let Some(c) = self.table.remove(&key) {
+                self.finish_one(c);
+            }
+        }
+    }
+
+    /// Moves a connection out of the table into the ordered buffer.
+    fn finish_one(&mut self, c: Connection<T>) {
+        self.open_ids.remove(&c.id);
+        self.pending.insert(c.id, c);
+    }
+
     /// Finishes every closed connection; if none is closed, the least recently active one.
-    fn make_room<F: FnMut(Connection<T>)>(&mut self, finished: &mut F) {
+    fn make_room(&mut self) {
         let closed: Vec<Key> = self
             .table
             .iter()
@@ -261,19 +390,41 @@ impl<T> ConnTracker<T> {
                 .map(|(k, _)| *k);
             if let Some(mut c) = lru.and_then(|k| self.table.remove(&k)) {
                 c.evicted = true;
-                finished(c);
+                self.finish_one(c);
             }
             return;
         }
-        let mut done: Vec<Connection<T>> =
-            closed.iter().filter_map(|k| self.table.remove(k)).collect();
-        done.sort_by_key(|c| c.id);
-        done.into_iter().for_each(finished);
+        for k in closed {
+            if let Some(c) = self.table.remove(&k) {
+                self.finish_one(c);
+            }
+        }
     }
 
-    /// Ends tracking: every connection still held, in order of first appearance.
-    pub fn finish(self) -> Vec<Connection<T>> {
-        let mut all: Vec<Connection<T>> = self.table.into_values().collect();
+    /// Hands out the finished connections no earlier-started open
+    /// connection is waiting for, in order of first appearance (and the
+    /// oldest beyond [`MAX_PENDING`] waiting ones).
+    pub fn drain<F: FnMut(Connection<T>)>(&mut self, mut finished: F) {
+        while let Some(&first) = self.pending.keys().next() {
+            let blocked = self.open_ids.first().is_some_and(|open| *open < first);
+            if blocked && self.pending.len() <= MAX_PENDING {
+                return;
+            }
+            if let Some(c) = self.pending.remove(&first) {
+                finished(c);
+            }
+        }
+    }
+
+    /// True when [`ConnTracker::drain`] has something to hand out.
+    pub fn has_finished(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Ends tracking: every connection not yet handed out, in order of first appearance.
+    pub fn finish(mut self) -> Vec<Connection<T>> {
+        let mut all: Vec<Connection<T>> = self.table.drain().map(|(_, c)| c).collect();
+        all.extend(std::mem::take(&mut self.pending).into_values());
         all.sort_by_key(|c| c.id);
         all
     }
