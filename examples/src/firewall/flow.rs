@@ -72,8 +72,11 @@ impl Hasher for FxHasher {
             w.copy_from_slice(c);
             self.add(u64::from_le_bytes(w));
         }
-        for b in chunks.remainder() {
-            self.add(u64::from(*b));
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(w));
         }
     }
     fn write_u8(&mut self, i: u8) {
@@ -125,12 +128,38 @@ impl Direction {
     }
 }
 
-/// Unordered endpoint pair.
+/// Unordered endpoint pair, each endpoint packed as its address (an IPv4
+/// address as a number below 2^32) and its family and port, so comparing
+/// and hashing is a few integer operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Key(SocketAddr, SocketAddr);
+struct Key(Endpoint, Endpoint);
+
+/// One endpoint: address, and family (4 or 6) shifted above the port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Endpoint(u128, u32);
+
+impl std::hash::Hash for Endpoint {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0 as u64);
+        state.write_u64((self.0 >> 64) as u64 ^ (u64::from(self.1) << 32));
+    }
+}
+
+impl Endpoint {
+    fn new(a: SocketAddr) -> Self {
+        match a {
+            SocketAddr::V4(v4) => Endpoint(
+                u128::from(u32::from(*v4.ip())),
+                (4 << 16) | u32::from(v4.port()),
+            ),
+            SocketAddr::V6(v6) => Endpoint(u128::from(*v6.ip()), (6 << 16) | u32::from(v6.port())),
+        }
+    }
+}
 
 impl Key {
     fn new(a: SocketAddr, b: SocketAddr) -> Self {
+        let (a, b) = (Endpoint::new(a), Endpoint::new(b));
         if a <= b {
             Key(a, b)
         } else {
@@ -203,6 +232,9 @@ pub struct ConnTracker<T> {
     closing: VecDeque<(Key, u64, u64)>,
     /// Finished connections waiting for an earlier-started one.
     pending: BTreeMap<u64, Connection<T>>,
+    /// Something finished since [`ConnTracker::drain`] last stopped: only
+    /// then can a waiting connection be handed out.
+    ready: bool,
 }
 
 /// A new connection first seen with `rec`, from `src` to `dst`.
@@ -261,6 +293,7 @@ impl<T> ConnTracker<T> {
             open_ids: BTreeSet::new(),
             closing: VecDeque::new(),
             pending: BTreeMap::new(),
+            ready: false,
         }
     }
 
@@ -303,6 +336,7 @@ impl<T> ConnTracker<T> {
                     let old = o.insert(new_connection(id, rec, src, dst, init()));
                     self.open_ids.remove(&old.id);
                     self.pending.insert(old.id, old);
+                    self.ready = true;
                     self.open_ids.insert(id);
                 }
                 o.into_mut()
@@ -372,6 +406,7 @@ impl<T> ConnTracker<T> {
     fn finish_one(&mut self, c: Connection<T>) {
         self.open_ids.remove(&c.id);
         self.pending.insert(c.id, c);
+        self.ready = true;
     }
 
     /// Finishes every closed connection; if none is closed, the least recently active one.
@@ -408,6 +443,7 @@ impl<T> ConnTracker<T> {
         while let Some(&first) = self.pending.keys().next() {
             let blocked = self.open_ids.first().is_some_and(|open| *open < first);
             if blocked && self.pending.len() <= MAX_PENDING {
+                self.ready = false;
                 return;
             }
             if let Some(c) = self.pending.remove(&first) {
@@ -418,7 +454,7 @@ impl<T> ConnTracker<T> {
 
     /// True when [`ConnTracker::drain`] has something to hand out.
     pub fn has_finished(&self) -> bool {
-        !self.pending.is_empty()
+        self.ready && !self.pending.is_empty()
     }
 
     /// Ends tracking: every connection not yet handed out, in order of first appearance.
