@@ -43,8 +43,12 @@
 //! is scaling anyway: a box between the server and this capture point
 //! removed its option, and the two ends disagree. That is flagged.
 //!
-//! Memory: one fixed-size state per open connection (see [`super::flow`]);
-//! reports are written as connections finish.
+//! Memory: one fixed-size state per open connection (see [`super::flow`]:
+//! closed connections leave the table a few thousand frames after their
+//! last segment); reports are written as connections finish, in order of
+//! first appearance. Per segment: one hash lookup (a fast non-keyed hash of
+//! the endpoint pair), one walk of the option block for timestamps; the
+//! handshake is negotiated once when the SYN or SYN-ACK arrives.
 
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -831,8 +835,9 @@ pub enum AnalyzeFormat {
 }
 
 /// Analyses the capture from `input`, writing a report per connection to
-/// `out` as connections finish (evicted early, or at the end in order of
-/// first appearance). On a capture error the connections seen so far are
+/// `out` in order of first appearance, each as soon as it and every
+/// earlier-started connection have finished (closed and idle, evicted, or at
+/// the end; see [`super::flow`] for the bounded exception). On a capture error the connections seen so far are
 /// still reported, the output is closed properly, and the error returned.
 pub fn analyze<R: Read, W: Write>(
     input: R,

@@ -465,3 +465,112 @@ impl<T> ConnTracker<T> {
         all
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::net::{IpAddr, Ipv4Addr};
+
+    use super::*;
+    use crate::capture::{IpInfo, IpVersion};
+    use crate::firewall::packet::Truncation;
+
+    /// A segment from 192.0.2.1:`port` to 192.0.2.2:80 (the other way when `back`).
+    fn rec(frame: u64, port: u16, back: bool, flags: Flags) -> TcpRecord<'static> {
+        let (c, s) = (
+            IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)),
+            IpAddr::V4(Ipv4Addr::new(192, 0, 2, 2)),
+        );
+        let (src, dst, src_port, dst_port) = if back {
+            (s, c, 80, port)
+        } else {
+            (c, s, port, 80)
+        };
+        TcpRecord {
+            frame,
+            ts: None,
+            ip: IpInfo {
+                version: IpVersion::V4,
+                src,
+                dst,
+                tos: 0,
+                ttl: 64,
+                ident: None,
+                df: false,
+                flow_label: None,
+                header_len: 20,
+            },
+            src_port,
+            dst_port,
+            seq: 1000,
+            ack: 0,
+            flags,
+            window: 100,
+            urgent: 0,
+            checksum: 0,
+            header_len: 20,
+            options: &[],
+            payload_len: 0,
+            payload: &[],
+            truncation: Truncation::None,
+            tcp: &[],
+        }
+    }
+
+    fn ids(t: &mut ConnTracker<()>) -> Vec<u64> {
+        let mut out = Vec::new();
+        if t.has_finished() {
+            t.drain(|c| out.push(c.id));
+        }
+        out
+    }
+
+    #[test]
+    fn closed_connections_leave_the_table_in_first_appearance_order() {
+        let mut t: ConnTracker<()> = ConnTracker::new(DEFAULT_CAPACITY);
+        let mut frame = 0;
+        let mut feed = |t: &mut ConnTracker<()>, port, back, flags| {
+            frame += 1;
+            t.track(&rec(frame, port, back, flags), || ()).0.id
+        };
+        // Connection 0 opens; connection 1 opens and closes with FINs.
+        assert_eq!(feed(&mut t, 1000, false, Flags::SYN), 0);
+        assert_eq!(feed(&mut t, 2000, false, Flags::SYN), 1);
+        feed(&mut t, 2000, true, Flags::SYN | Flags::ACK);
+        feed(&mut t, 2000, false, Flags::FIN | Flags::ACK);
+        feed(&mut t, 2000, true, Flags::FIN | Flags::ACK);
+        // The last ACK arrives after the close and still lands on connection 1.
+        assert_eq!(feed(&mut t, 2000, false, Flags::ACK), 1);
+        assert_eq!(t.len(), 2);
+        for _ in 0..LINGER_FRAMES {
+            feed(&mut t, 1000, false, Flags::ACK);
+        }
+        // Connection 1 left the table but waits for connection 0.
+        assert_eq!(t.len(), 1);
+        assert_eq!(ids(&mut t), Vec::<u64>::new());
+        feed(&mut t, 1000, true, Flags::RST);
+        for _ in 0..=LINGER_FRAMES {
+            feed(&mut t, 3000, false, Flags::ACK);
+        }
+        assert_eq!(ids(&mut t), vec![0, 1]);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t.finish().iter().map(|c| c.id).collect::<Vec<_>>(), vec![2]);
+    }
+
+    #[test]
+    fn waiting_behind_a_long_connection_is_bounded() {
+        let mut t: ConnTracker<()> = ConnTracker::new(DEFAULT_CAPACITY);
+        let mut frame = 0;
+        t.track(&rec(frame, 1, false, Flags::SYN), || ());
+        let mut handed = Vec::new();
+        for port in 2..(MAX_PENDING as u16 + 3) {
+            frame += 1;
+            t.track(&rec(frame, port, false, Flags::RST), || ());
+            frame += LINGER_FRAMES;
+            t.track(&rec(frame, 1, false, Flags::ACK), || ());
+            handed.extend(ids(&mut t));
+        }
+        // Connection 0 is still open: the oldest waiting one went out anyway.
+        assert_eq!(handed, vec![1]);
+        assert!(t.len() <= 2);
+    }
+}
