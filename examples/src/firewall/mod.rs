@@ -9,9 +9,10 @@
 //!   allocates nothing; copy out what you keep.
 //! - [`flow`]: connection tracking. [`flow::ConnTracker`] maps each segment
 //!   to a connection (client = the SYN sender) and a [`flow::Direction`],
-//!   holds one caller-defined state value per open connection, caps the
-//!   number of open connections and evicts closed ones first (then the
-//!   least recently active), handing each finished connection back.
+//!   holds one caller-defined state value per open connection, hands a
+//!   connection back shortly after it closes (RST, or FIN both ways), and
+//!   caps the number of open connections (evicting closed ones first, then
+//!   the least recently active), so memory follows open connections only.
 //! - [`format`](mod@format): allocation-free hex, UTC time, tcpdump flag letters, JSON
 //!   string escaping.
 //!
