@@ -19,9 +19,12 @@
 //! 64 queues within 1.2x of 4 queues.
 
 use criterion::{black_box, Criterion, Throughput};
-use std::collections::VecDeque;
 use std::time::Instant;
 use wrr::{Config, Fairness, Saturation, Scheduler};
+
+#[path = "../tests/support/reference_drr.rs"]
+mod reference_drr;
+use reference_drr::ReferenceDrr;
 
 const CAP: usize = 128;
 const PREFILL: usize = 4;
@@ -47,58 +50,13 @@ fn weights<const N: usize>() -> [u32; N] {
     core::array::from_fn(|i| (i % 4) as u32 + 1)
 }
 
-/// The reference: Linux-sch_drr-like DRR with std collections.
-struct Reference {
-    queues: Vec<VecDeque<u32>>,
-    deficit: Vec<u64>,
-    quantum: Vec<u64>,
-    active: VecDeque<usize>,
-    bytes: bool,
-}
+/// The reference: a textbook DRR with std collections, shared with the
+/// differential test that proves both send packets in the same order.
+type Reference = ReferenceDrr<u32>;
 
-impl Reference {
-    fn new(weights: &[u32], bytes: bool) -> Self {
-        let unit = if bytes { u64::from(MTU) } else { 1 };
-        Reference {
-            queues: weights
-                .iter()
-                .map(|_| VecDeque::with_capacity(CAP))
-                .collect(),
-            deficit: vec![0; weights.len()],
-            quantum: weights.iter().map(|&w| u64::from(w) * unit).collect(),
-            active: VecDeque::with_capacity(weights.len()),
-            bytes,
-        }
-    }
-
-    #[inline(always)]
-    fn enqueue(&mut self, q: usize, len: u32) {
-        if self.queues[q].is_empty() {
-            self.active.push_back(q);
-            self.deficit[q] = self.quantum[q];
-        }
-        self.queues[q].push_back(len);
-    }
-
-    #[inline(always)]
-    fn dequeue(&mut self) -> Option<(usize, u32)> {
-        loop {
-            let q = *self.active.front()?;
-            let len = *self.queues[q].front()?;
-            let cost = if self.bytes { u64::from(len) } else { 1 };
-            if self.deficit[q] >= cost {
-                self.deficit[q] -= cost;
-                self.queues[q].pop_front();
-                if self.queues[q].is_empty() {
-                    self.active.pop_front();
-                    self.deficit[q] = 0;
-                }
-                return Some((q, len));
-            }
-            self.deficit[q] += self.quantum[q];
-            self.active.rotate_left(1);
-        }
-    }
+fn reference(weights: &[u32], bytes: bool) -> Reference {
+    let unit = if bytes { u64::from(MTU) } else { 1 };
+    ReferenceDrr::new(weights, unit, bytes, CAP)
 }
 
 trait Sched {
@@ -166,7 +124,7 @@ fn steps<S: Sched>(s: &mut S, table: &[(usize, u32)], start: usize, steps: usize
 fn check_same_order<const N: usize>(bytes: bool) {
     let table = arrivals(N);
     let mut a = ours::<N>(bytes);
-    let mut b = Reference::new(&weights::<N>(), bytes);
+    let mut b = reference(&weights::<N>(), bytes);
     prefill(&mut *a, N, &table);
     prefill(&mut b, N, &table);
     for i in 0..20_000 {
@@ -243,7 +201,7 @@ fn criterion_group<const N: usize>(c: &mut Criterion) {
                 black_box(steps(&mut *a, &table, i, 1024))
             })
         });
-        let mut b = Reference::new(&weights::<N>(), bytes);
+        let mut b = reference(&weights::<N>(), bytes);
         prefill(&mut b, N, &table);
         let mut i = 0;
         g.bench_function("reference", |bch| {
@@ -268,8 +226,8 @@ fn profile(spec: &str) {
     let sum = match (which, n) {
         ("wrr", "4") => run_once(ours::<4>(bytes), 4, count),
         ("wrr", "64") => run_once(ours::<64>(bytes), 64, count),
-        ("ref", "4") => run_once(Reference::new(&weights::<4>(), bytes), 4, count),
-        ("ref", "64") => run_once(Reference::new(&weights::<64>(), bytes), 64, count),
+        ("ref", "4") => run_once(reference(&weights::<4>(), bytes), 4, count),
+        ("ref", "64") => run_once(reference(&weights::<64>(), bytes), 64, count),
         _ => panic!("unknown workload {spec}"),
     };
     println!("{spec}: checksum {sum}");
@@ -314,9 +272,9 @@ fn main() {
     for bytes in [true, false] {
         let mode = if bytes { "bytes" } else { "packets" };
         let mut o4 = Timed::new(ours::<4>(bytes), 4, warm);
-        let mut r4 = Timed::new(Reference::new(&weights::<4>(), bytes), 4, warm);
+        let mut r4 = Timed::new(reference(&weights::<4>(), bytes), 4, warm);
         let mut o64 = Timed::new(ours::<64>(bytes), 64, warm);
-        let mut r64 = Timed::new(Reference::new(&weights::<64>(), bytes), 64, warm);
+        let mut r64 = Timed::new(reference(&weights::<64>(), bytes), 64, warm);
         for (n, (o, r, ratio)) in [
             (4, paired(&mut o4, &mut r4, runs, per_run)),
             (64, paired(&mut o64, &mut r64, runs, per_run)),
