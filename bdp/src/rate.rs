@@ -12,7 +12,7 @@
 //! (`{:.2}`) rounds for people instead.
 
 use crate::error::{ParseError, Quantity};
-use crate::text::{pad, scale, split_number, write_ratio, Buf};
+use crate::text::{fmt_largest, scale, split_number};
 use core::fmt;
 use core::str::FromStr;
 
@@ -141,15 +141,7 @@ impl fmt::Display for BitsPerSecond {
             (1_000, "kbit/s"),
             (1, "bit/s"),
         ];
-        let v = u128::from(self.0);
-        let (den, unit) = UNITS
-            .iter()
-            .copied()
-            .find(|&(d, _)| v >= d)
-            .unwrap_or((1, "bit/s"));
-        let mut buf = Buf::new();
-        write_ratio(&mut buf, v, den, f.precision(), unit)?;
-        pad(f, buf.as_str())
+        fmt_largest(self.0, &UNITS, f)
     }
 }
 

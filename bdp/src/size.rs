@@ -14,7 +14,7 @@
 //! unit, exactly or rounded with a precision (`{:.2}`).
 
 use crate::error::{ParseError, Quantity};
-use crate::text::{pad, scale, split_number, write_ratio, Buf};
+use crate::text::{fmt_largest, pad, scale, split_number, write_ratio, Buf};
 use core::fmt;
 use core::str::FromStr;
 
@@ -171,18 +171,6 @@ impl fmt::Display for Bytes {
         write_ratio(&mut buf, v, den, f.precision(), unit)?;
         pad(f, buf.as_str())
     }
-}
-
-fn fmt_largest(v: u64, units: &[(u128, &'static str)], f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    let v = u128::from(v);
-    let (den, unit) = units
-        .iter()
-        .copied()
-        .find(|&(d, _)| v >= d)
-        .unwrap_or((1, "B"));
-    let mut buf = Buf::new();
-    write_ratio(&mut buf, v, den, f.precision(), unit)?;
-    pad(f, buf.as_str())
 }
 
 /// [`Bytes`] displayed in the largest SI unit it reaches (see [`Bytes::si`]).

@@ -213,3 +213,22 @@ pub(crate) fn pad(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
     }
     Ok(())
 }
+
+/// Writes `v` in the largest of `units` it reaches (`units` from the largest
+/// divisor down to 1), honouring the formatter's precision and padding.
+pub(crate) fn fmt_largest(
+    v: u64,
+    units: &[(u128, &'static str)],
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
+    let v = u128::from(v);
+    let (den, unit) = units
+        .iter()
+        .copied()
+        .find(|&(d, _)| v >= d)
+        .or_else(|| units.last().copied())
+        .unwrap_or((1, ""));
+    let mut buf = Buf::new();
+    write_ratio(&mut buf, v, den, f.precision(), unit)?;
+    pad(f, buf.as_str())
+}
