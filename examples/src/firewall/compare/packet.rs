@@ -9,6 +9,8 @@
 use std::io::Read;
 use std::net::IpAddr;
 
+use tcp_options::TcpOption;
+
 use crate::capture::{decode_tcp, CaptureError, CaptureReader, IpVersion};
 
 /// TCP FIN flag.
@@ -24,20 +26,12 @@ pub const ECE: u8 = 0x40;
 /// TCP CWR flag.
 pub const CWR: u8 = 0x80;
 
-/// Option kind: end of option list.
-pub const KIND_EOL: u8 = 0;
-/// Option kind: no-operation.
-pub const KIND_NOP: u8 = 1;
-/// Option kind: maximum segment size.
-pub const KIND_MSS: u8 = 2;
-/// Option kind: window scale.
-pub const KIND_WSCALE: u8 = 3;
-/// Option kind: SACK permitted.
-pub const KIND_SACK_PERMITTED: u8 = 4;
-/// Option kind: SACK blocks.
-pub const KIND_SACK: u8 = 5;
-/// Option kind: timestamps.
-pub const KIND_TIMESTAMPS: u8 = 8;
+// Option kinds, under the short names this module's users match on.
+pub use tcp_options::kind::{
+    EOL as KIND_EOL, MSS as KIND_MSS, NOP as KIND_NOP, SACK as KIND_SACK,
+    SACK_PERMITTED as KIND_SACK_PERMITTED, TIMESTAMPS as KIND_TIMESTAMPS,
+    WINDOW_SCALE as KIND_WSCALE,
+};
 
 /// Length of the fixed TCP header.
 const TCP_HEADER_LEN: usize = 20;
@@ -107,26 +101,32 @@ impl Packet {
     pub fn option(&self, kind: u8) -> Option<&TcpOpt> {
         self.options.iter().find(|o| o.kind == kind)
     }
-    /// The window-scale shift announced, if any.
+    /// The first option of `kind`, decoded by `tcp-options` (`None` when
+    /// absent or malformed).
+    fn decoded(&self, kind: u8) -> Option<TcpOption<'_>> {
+        self.option(kind)
+            .and_then(|o| tcp_options::decode(o.kind, &o.data).ok())
+    }
+    /// The window-scale shift announced (the raw value on the wire), if any.
     pub fn wscale(&self) -> Option<u8> {
-        self.option(KIND_WSCALE)
-            .and_then(|o| o.data.first().copied())
+        match self.decoded(KIND_WSCALE)? {
+            TcpOption::WindowScale(s) => Some(s),
+            _ => None,
+        }
     }
     /// The MSS announced, if any.
     pub fn mss(&self) -> Option<u16> {
-        self.option(KIND_MSS)
-            .and_then(|o| Some(u16::from_be_bytes([*o.data.first()?, *o.data.get(1)?])))
+        match self.decoded(KIND_MSS)? {
+            TcpOption::MaxSegmentSize(m) => Some(m),
+            _ => None,
+        }
     }
     /// TSval and TSecr, if a well-formed timestamps option is present.
     pub fn timestamps(&self) -> Option<(u32, u32)> {
-        let d = &self.option(KIND_TIMESTAMPS)?.data;
-        if d.len() != 8 {
-            return None;
+        match self.decoded(KIND_TIMESTAMPS)? {
+            TcpOption::Timestamps(t) => Some((t.tsval, t.tsecr)),
+            _ => None,
         }
-        Some((
-            u32::from_be_bytes([d[0], d[1], d[2], d[3]]),
-            u32::from_be_bytes([d[4], d[5], d[6], d[7]]),
-        ))
     }
     /// A pure SYN (no ACK).
     pub fn is_syn(&self) -> bool {
