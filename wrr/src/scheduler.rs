@@ -114,7 +114,7 @@
 use crate::config::{BacklogUnit, Class, Config, ConfigError, Fairness, Limit, Saturation};
 use crate::packet::PacketLen;
 use crate::refused::{RefuseReason, Refused};
-use crate::stats::QueueStats;
+use crate::stats::{Count, HotCounters, QueueCounters, QueueStats, RareCounters};
 
 /// "No index" in the 32-bit links.
 const NIL: u32 = u32::MAX;
@@ -164,34 +164,44 @@ struct Slot<P> {
 struct Queue<P, const CAP: usize> {
     /// Slot of the head packet, `< CAP` (`N x CAP < 2^32` is checked in `new`).
     head: u32,
+    /// Packets queued, `<= CAP`.
+    len: u32,
     /// Packets the queue may hold: 0 for weight 0, else min(CAP, packet limit).
     admit: u32,
     act_prev: u32,
     act_next: u32,
+    /// Active list of the class (`tier_of(class)`).
+    tier: u8,
+    listed: bool,
     deficit: u64,
     quantum: u64,
     /// The byte limit.
     limit_bytes: u64,
-    /// Active list of the class (`tier_of(class)`).
-    tier: u8,
-    listed: bool,
-    stats: QueueStats,
+    /// Bytes queued, `<= limit_bytes`.
+    bytes: u64,
+    hot: HotCounters,
+    rare: RareCounters,
     slots: [Slot<P>; CAP],
     arrival: [Link; CAP],
 }
 
 impl<P, const CAP: usize> Queue<P, CAP> {
-    /// Packets queued (the backlog counter is the one source of truth;
-    /// it never exceeds `CAP`).
-    #[inline]
+    /// Packets queued.
+    #[inline(always)]
     fn len(&self) -> usize {
-        self.stats.backlog_packets as usize
+        self.len as usize
     }
 
-    /// Bytes queued.
-    #[inline]
-    fn bytes(&self) -> u64 {
-        self.stats.backlog_bytes
+    /// Everything counted about this queue.
+    fn counters(&self) -> QueueCounters<'_> {
+        QueueCounters {
+            hot: &self.hot,
+            rare: &self.rare,
+            backlog: Count {
+                packets: u64::from(self.len),
+                bytes: self.bytes,
+            },
+        }
     }
 
     fn new(class: Class, limit: Limit, quantum: u64) -> Self {
@@ -202,6 +212,8 @@ impl<P, const CAP: usize> Queue<P, CAP> {
             }),
             arrival: [UNLINKED; CAP],
             head: 0,
+            len: 0,
+            bytes: 0,
             admit: admit_of(class, limit, CAP),
             act_prev: NIL,
             act_next: NIL,
@@ -210,7 +222,8 @@ impl<P, const CAP: usize> Queue<P, CAP> {
             listed: false,
             deficit: 0,
             quantum,
-            stats: QueueStats::default(),
+            hot: HotCounters::default(),
+            rare: RareCounters::default(),
         }
     }
 }
@@ -242,11 +255,12 @@ pub struct Scheduler<P, const N: usize, const CAP: usize> {
     arr_tail: u32,
     track: bool,
     next_seq: u64,
+    /// Total backlog over all queues, kept only while `track` (the
+    /// threshold of `WhenSaturated` is measured on it).
     total_packets: u64,
     total_bytes: u64,
-    peak_packets: u64,
-    peak_bytes: u64,
-    unknown: QueueStats,
+    /// Refusals for queue indices past the last.
+    unknown: Count,
     byte_mode: bool,
     mtu: u64,
     /// Longest packet admitted: the MTU in byte mode, else `u64::MAX`.
@@ -284,9 +298,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             next_seq: 0,
             total_packets: 0,
             total_bytes: 0,
-            peak_packets: 0,
-            peak_bytes: 0,
-            unknown: QueueStats::default(),
+            unknown: Count::default(),
             byte_mode: false,
             mtu: u64::MAX,
             max_len: u64::MAX,
@@ -345,7 +357,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         // `admit` is 0 for a weight-0 queue, else min(CAP, packet limit).
         let fits = n < q.admit as usize
             && len <= max_len
-            && matches!(q.bytes().checked_add(len), Some(b) if b <= q.limit_bytes);
+            && matches!(q.bytes.checked_add(len), Some(b) if b <= q.limit_bytes);
         if !fits {
             return Err(self.refuse(queue, packet, len));
         }
@@ -354,8 +366,11 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             packet: Some(packet),
             seq: self.next_seq,
         };
-        // No overflow: the byte backlog was checked against the limit above.
-        q.stats.on_enqueue(len);
+        // No overflow: the byte backlog was checked against the limit above,
+        // the packet count against the capacity.
+        q.len += 1;
+        q.bytes += len;
+        q.hot.on_enqueue(len, q.len, q.bytes);
         if n == 0 {
             q.deficit = q.quantum;
             let tier = q.tier;
@@ -363,15 +378,9 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         }
         // One per accepted packet: 2^64 arrivals cannot happen.
         self.next_seq += 1;
-        self.total_packets += 1;
-        self.total_bytes = self.total_bytes.saturating_add(len);
-        if self.total_packets > self.peak_packets {
-            self.peak_packets = self.total_packets;
-        }
-        if self.total_bytes > self.peak_bytes {
-            self.peak_bytes = self.total_bytes;
-        }
         if TRACK {
+            self.total_packets += 1;
+            self.total_bytes = self.total_bytes.saturating_add(len);
             self.queues[queue].arrival[pos] = Link {
                 prev: self.arr_tail,
                 next: NIL,
@@ -396,7 +405,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         let byte_mode = self.byte_mode;
         let mtu = self.mtu;
         let Some(q) = self.queues.get_mut(queue) else {
-            self.unknown.on_drop(len);
+            self.unknown.add(len);
             return Refused {
                 packet,
                 queue,
@@ -420,11 +429,11 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         } else {
             RefuseReason::ByteLimit {
                 len,
-                backlog: q.bytes(),
+                backlog: q.bytes,
                 limit: limit.bytes,
             }
         };
-        q.stats.on_drop(len);
+        q.rare.refused.add(len);
         Refused {
             packet,
             queue,
@@ -445,25 +454,23 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             return self.dequeue_tracked();
         }
         // Without tracking the phase is always `Wrr`.
-        let queue = self.pick_wrr()?;
-        let packet = self.pop_head(queue, false, true)?;
-        Some((queue, packet))
+        self.serve_wrr::<false>()
     }
 
     /// Dequeue under `WhenSaturated`, out of line (see `enqueue_tracked`).
     #[inline(never)]
     fn dequeue_tracked(&mut self) -> Option<(usize, P)> {
-        let queue = match self.phase {
+        match self.phase {
             Phase::Fifo => {
                 if self.arr_head == NIL {
                     return None;
                 }
-                self.arr_head as usize / CAP
+                let queue = self.arr_head as usize / CAP;
+                let packet = self.pop_head::<true>(queue, true)?;
+                Some((queue, packet))
             }
-            Phase::Wrr => self.pick_wrr()?,
-        };
-        let packet = self.pop_head(queue, true, true)?;
-        Some((queue, packet))
+            Phase::Wrr => self.serve_wrr::<true>(),
+        }
     }
 
     /// Removes the packet at the head of `queue` without sending it, counting
@@ -473,8 +480,11 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         if queue >= N {
             return None;
         }
-        let track = self.track;
-        self.pop_head(queue, track, false)
+        if self.track {
+            self.pop_head::<true>(queue, false)
+        } else {
+            self.pop_head::<false>(queue, false)
+        }
     }
 
     /// Replaces the configuration, keeping every queued packet.
@@ -565,19 +575,23 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         self.phase
     }
 
-    /// Packets queued over all queues.
+    /// Packets queued over all queues. O(N): a sum over the queues (the
+    /// fast paths keep no total unless `WhenSaturated` needs one).
     pub fn len(&self) -> usize {
-        usize::try_from(self.total_packets).unwrap_or(usize::MAX)
+        self.queues.iter().map(Queue::len).sum()
     }
 
-    /// Whether every queue is empty.
+    /// Whether every queue is empty. O(1).
     pub fn is_empty(&self) -> bool {
-        self.total_packets == 0
+        // Every queue that holds a packet is on one of the active lists.
+        self.tiers.iter().all(|&t| t == NIL)
     }
 
-    /// Bytes queued over all queues.
+    /// Bytes queued over all queues. O(N), as [`Scheduler::len`].
     pub fn backlog_bytes(&self) -> u64 {
-        self.total_bytes
+        self.queues
+            .iter()
+            .fold(0u64, |sum, q| sum.saturating_add(q.bytes))
     }
 
     /// Packets queued in `queue` (0 for a queue that does not exist).
@@ -587,7 +601,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
 
     /// Bytes queued in `queue` (0 for a queue that does not exist).
     pub fn queue_bytes(&self, queue: usize) -> u64 {
-        self.queues.get(queue).map_or(0, |q| q.bytes())
+        self.queues.get(queue).map_or(0, |q| q.bytes)
     }
 
     /// The packet at the head of `queue`, if any.
@@ -599,44 +613,43 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         q.slots[q.head as usize].packet.as_ref()
     }
 
-    /// Counters of `queue`, `None` for a queue that does not exist.
-    pub fn stats(&self, queue: usize) -> Option<&QueueStats> {
-        self.queues.get(queue).map(|q| &q.stats)
+    /// Counters of `queue`, `None` for a queue that does not exist. O(1).
+    ///
+    /// Returned by value: a departure writes no counter, the packets and
+    /// bytes sent are derived here (see the `stats` module).
+    pub fn stats(&self, queue: usize) -> Option<QueueStats> {
+        self.queues.get(queue).map(|q| q.counters().stats())
     }
 
     /// Counters summed over all queues (refusals for unknown queue indices
-    /// included); the peak fields are the peaks of the *total* backlog. O(N).
+    /// included). O(N).
+    ///
+    /// The peak fields are the sums of the per-queue peaks: an upper bound
+    /// on the most the scheduler held at once, which it does not track
+    /// (queues may peak at different times).
     pub fn totals(&self) -> QueueStats {
-        let mut t = self.unknown;
+        let mut t = self.unknown_queue_stats();
         for q in &self.queues {
-            let s = &q.stats;
-            t.enqueued_packets = t.enqueued_packets.saturating_add(s.enqueued_packets);
-            t.enqueued_bytes = t.enqueued_bytes.saturating_add(s.enqueued_bytes);
-            t.dequeued_packets = t.dequeued_packets.saturating_add(s.dequeued_packets);
-            t.dequeued_bytes = t.dequeued_bytes.saturating_add(s.dequeued_bytes);
-            t.dropped_packets = t.dropped_packets.saturating_add(s.dropped_packets);
-            t.dropped_bytes = t.dropped_bytes.saturating_add(s.dropped_bytes);
+            t.add(&q.counters().stats());
         }
-        t.backlog_packets = self.total_packets;
-        t.backlog_bytes = self.total_bytes;
-        t.peak_backlog_packets = self.peak_packets;
-        t.peak_backlog_bytes = self.peak_bytes;
         t
     }
 
     /// Refusals of packets offered to a queue index past the last.
-    pub fn unknown_queue_stats(&self) -> &QueueStats {
-        &self.unknown
+    pub fn unknown_queue_stats(&self) -> QueueStats {
+        QueueStats {
+            dropped_packets: self.unknown.packets,
+            dropped_bytes: self.unknown.bytes,
+            ..QueueStats::default()
+        }
     }
 
     /// Zeroes every counter; the peaks restart from the current backlog.
     pub fn clear_stats(&mut self) {
         for q in &mut self.queues {
-            q.stats.clear();
+            (q.hot, q.rare) = q.counters().cleared();
         }
-        self.unknown = QueueStats::default();
-        self.peak_packets = self.total_packets;
-        self.peak_bytes = self.total_bytes;
+        self.unknown = Count::default();
     }
 
     /// The current deficit of `queue`, in bytes or packets (for tests and
@@ -718,6 +731,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         self.track = track;
         self.arr_head = NIL;
         self.arr_tail = NIL;
+        self.total_packets = self.len() as u64;
+        self.total_bytes = self.backlog_bytes();
         if !track {
             return;
         }
@@ -795,40 +810,43 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         }
     }
 
-    /// Priority, then a DRR step over the weighted tier, then the scavenger tier.
+    /// Sends the next packet in the `Wrr` phase: the priority queue's head
+    /// if it has one, else one deficit-round-robin step over the weighted
+    /// tier, else over the scavenger tier.
     #[inline(always)]
-    fn pick_wrr(&mut self) -> Option<usize> {
+    fn serve_wrr<const TRACK: bool>(&mut self) -> Option<(usize, P)> {
         if self.tiers[PRIORITY] != NIL {
-            return Some(self.tiers[PRIORITY] as usize);
+            let queue = self.tiers[PRIORITY] as usize;
+            return Some((queue, self.pop_head::<TRACK>(queue, true)?));
         }
         if self.tiers[WEIGHTED] != NIL {
-            return Some(self.drr_step(WEIGHTED));
+            return self.drr_step::<TRACK>(WEIGHTED);
         }
         if self.tiers[SCAVENGER] != NIL {
-            return Some(self.drr_step(SCAVENGER));
+            return self.drr_step::<TRACK>(SCAVENGER);
         }
         None
     }
 
-    /// One deficit-round-robin step over a non-empty tier: the queue to serve,
-    /// already charged for its head packet.
+    /// One deficit-round-robin step over a non-empty tier: finds the queue
+    /// whose deficit covers its head packet, charges it and sends that
+    /// packet, reading the packet's slot once.
     #[inline(always)]
-    fn drr_step(&mut self, tier: usize) -> usize {
+    fn drr_step<const TRACK: bool>(&mut self, tier: usize) -> Option<(usize, P)> {
+        let byte_mode = self.byte_mode;
         let mut h = self.tiers[tier] as usize;
         loop {
-            let q = &mut self.queues[h];
-            let cost = if self.byte_mode {
-                q.slots[wrap::<CAP>(q.head as usize)]
-                    .packet
-                    .as_ref()
-                    .map_or(0, len_of)
-            } else {
-                1
-            };
+            let q = self.queues.get_mut(h)?;
+            let pos = wrap::<CAP>(q.head as usize);
+            // A listed queue is never empty; `?` only keeps a broken
+            // invariant from looping.
+            let len = len_of(q.slots[pos].packet.as_ref()?);
+            let cost = if byte_mode { len } else { 1 };
             if q.deficit >= cost {
                 q.deficit -= cost;
                 self.tiers[tier] = h as u32;
-                return h;
+                let packet = self.take_head::<TRACK>(h, pos, len, true)?;
+                return Some((h, packet));
             }
             // Every listed queue has quantum >= 1, so this terminates.
             q.deficit = q.deficit.saturating_add(q.quantum);
@@ -836,46 +854,59 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         }
     }
 
-    /// Takes the head packet of `queue` out of the queue, the arrival list
-    /// (if `track`) and, if the queue empties, its active list; counts it as
-    /// sent or dropped; updates totals and phase.
+    /// Takes the head packet of `queue` out, counting it as sent or
+    /// dropped (see `take_head`). `None` if the queue is empty.
     #[inline(always)]
-    fn pop_head(&mut self, queue: usize, track: bool, sent: bool) -> Option<P> {
-        let q = &mut self.queues[queue];
-        let n = q.len();
-        if n == 0 {
+    fn pop_head<const TRACK: bool>(&mut self, queue: usize, sent: bool) -> Option<P> {
+        let q = &self.queues[queue];
+        if q.len == 0 {
             return None;
         }
-        let pos = q.head as usize;
-        let packet = q.slots[wrap::<CAP>(pos)].packet.take()?;
-        let len = len_of(&packet);
+        let pos = wrap::<CAP>(q.head as usize);
+        let len = len_of(q.slots[pos].packet.as_ref()?);
+        self.take_head::<TRACK>(queue, pos, len, sent)
+    }
+
+    /// Takes the head packet (at `pos`, of length `len`) of the non-empty
+    /// `queue` out of the queue, the arrival list (if `TRACK`) and, if the
+    /// queue empties, its active list; counts it as sent or dropped;
+    /// updates totals and phase.
+    #[inline(always)]
+    fn take_head<const TRACK: bool>(
+        &mut self,
+        queue: usize,
+        pos: usize,
+        len: u64,
+        sent: bool,
+    ) -> Option<P> {
+        let q = &mut self.queues[queue];
+        let packet = q.slots[pos].packet.take()?;
         q.head = wrap::<CAP>(pos + 1) as u32;
-        if sent {
-            q.stats.on_sent(len);
-        } else {
-            q.stats.on_drop(len);
+        // Sent packets are counted by difference (see `stats`): only a
+        // head drop writes a counter.
+        if !sent {
+            q.rare.head_dropped.add(len);
         }
-        // The length is read again at departure, so the byte backlog
-        // saturates at 0 and is reset when the queue empties, whatever a
-        // `PacketLen` returns.
-        q.stats.backlog_packets -= 1;
-        if n == 1 {
-            q.stats.backlog_bytes = 0;
+        q.len -= 1;
+        if q.len == 0 {
+            // Reset rather than decremented: the byte backlog stays exact
+            // even if a `PacketLen` changed its mind.
+            q.bytes = 0;
             q.deficit = 0;
             if q.listed {
                 let tier = q.tier;
                 self.unlist(tier, queue);
             }
         } else {
-            q.stats.backlog_bytes = q.stats.backlog_bytes.saturating_sub(len);
+            q.bytes = q.bytes.saturating_sub(len);
         }
-        self.total_packets -= 1;
-        self.total_bytes = if self.total_packets == 0 {
-            0
-        } else {
-            self.total_bytes.saturating_sub(len)
-        };
-        if track {
+        if TRACK {
+            self.total_packets -= 1;
+            self.total_bytes = if self.total_packets == 0 {
+                0
+            } else {
+                self.total_bytes.saturating_sub(len)
+            };
             self.unlink_arrival(queue, pos);
             if self.phase == Phase::Wrr {
                 if let Saturation::WhenSaturated(t) = self.config.saturation {

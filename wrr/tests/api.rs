@@ -227,7 +227,7 @@ fn counters_and_clear() {
     assert_eq!(s.drop_head(0), Some(1000));
     // Queue 0 joined the round first.
     assert_eq!(s.dequeue_indexed(), Some((0, 500)));
-    let st = *s.stats(0).unwrap();
+    let st = s.stats(0).unwrap();
     assert_eq!(
         (
             st.enqueued_packets,
@@ -242,7 +242,7 @@ fn counters_and_clear() {
     assert_eq!((st.peak_backlog_packets, st.peak_backlog_bytes), (2, 1500));
     assert_eq!(s.totals().peak_backlog_bytes, 1540);
     s.clear_stats();
-    let st = *s.stats(1).unwrap();
+    let st = s.stats(1).unwrap();
     assert_eq!(st.enqueued_packets, 0);
     assert_eq!((st.backlog_packets, st.peak_backlog_bytes), (1, 40));
     assert_eq!(s.totals().peak_backlog_bytes, 40);

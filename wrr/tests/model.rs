@@ -1,7 +1,7 @@
 //! Model-based property tests: a plain `Vec`-based model of every rule the
 //! scheduler promises (refusal reasons, FIFO per queue, arrival order in the
 //! `Fifo` phase, priority and scavenger precedence in the `Wrr` phase,
-//! hysteresis, counters) checked after every operation of random sequences,
+//! hysteresis, counters and their clearing) checked after every operation of random sequences,
 //! and conservation (every packet offered comes out exactly once: dequeued,
 //! dropped from the head, or handed back) at the end.
 
@@ -34,6 +34,7 @@ enum Op {
     DropHead(usize),
     SetClass(usize, Class),
     SetLimit(usize, Limit),
+    ClearStats,
 }
 
 fn class() -> impl Strategy<Value = Class> {
@@ -100,6 +101,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0usize..=N).prop_map(Op::DropHead),
         1 => (0usize..=N, class()).prop_map(|(q, c)| Op::SetClass(q, c)),
         1 => (0usize..=N, limit()).prop_map(|(q, l)| Op::SetLimit(q, l)),
+        1 => Just(Op::ClearStats),
     ]
 }
 
@@ -111,7 +113,6 @@ struct Model {
     stats: [QueueStats; N],
     unknown: QueueStats,
     phase: Phase,
-    peak: (u64, u64),
 }
 
 impl Model {
@@ -123,7 +124,6 @@ impl Model {
             stats: [QueueStats::default(); N],
             unknown: QueueStats::default(),
             phase: Phase::Fifo,
-            peak: (0, 0),
         };
         m.settle();
         m
@@ -199,18 +199,11 @@ impl Model {
         s.backlog_bytes += len;
         s.peak_backlog_packets = s.peak_backlog_packets.max(s.backlog_packets);
         s.peak_backlog_bytes = s.peak_backlog_bytes.max(s.backlog_bytes);
-        self.bump_peak();
         if let Saturation::WhenSaturated(t) = self.config.saturation {
             if self.phase == Phase::Fifo && self.backlog(t.unit) >= t.high {
                 self.phase = Phase::Wrr;
             }
         }
-    }
-
-    fn bump_peak(&mut self) {
-        let p = self.backlog(BacklogUnit::Packets);
-        let b = self.backlog(BacklogUnit::Bytes);
-        self.peak = (self.peak.0.max(p), self.peak.1.max(b));
     }
 
     fn leave(&mut self, q: usize, dequeued: bool) -> Pkt {
@@ -353,6 +346,19 @@ fn run(config: Config<N>, ops: &[Op]) -> Result<(), TestCaseError> {
                     m.config.queues[q].limit = limit;
                 }
             }
+            Op::ClearStats => {
+                s.clear_stats();
+                m.unknown = QueueStats::default();
+                for st in &mut m.stats {
+                    *st = QueueStats {
+                        backlog_packets: st.backlog_packets,
+                        backlog_bytes: st.backlog_bytes,
+                        peak_backlog_packets: st.backlog_packets,
+                        peak_backlog_bytes: st.backlog_bytes,
+                        ..QueueStats::default()
+                    };
+                }
+            }
         }
         // State after every operation.
         prop_assert_eq!(s.phase(), m.phase);
@@ -363,11 +369,24 @@ fn run(config: Config<N>, ops: &[Op]) -> Result<(), TestCaseError> {
         for q in 0..N {
             prop_assert_eq!(s.queue_len(q), m.queues[q].len());
             prop_assert_eq!(s.peek(q), m.queues[q].front());
-            prop_assert_eq!(s.stats(q), Some(&m.stats[q]), "counters of queue {}", q);
+            prop_assert_eq!(s.stats(q), Some(m.stats[q]), "counters of queue {}", q);
         }
-        prop_assert_eq!(s.unknown_queue_stats(), &m.unknown);
-        let t = s.totals();
-        prop_assert_eq!((t.peak_backlog_packets, t.peak_backlog_bytes), m.peak);
+        prop_assert_eq!(s.unknown_queue_stats(), m.unknown);
+        // Totals are the field-by-field sums (peaks included).
+        let mut t = m.unknown;
+        for st in &m.stats {
+            t.enqueued_packets += st.enqueued_packets;
+            t.enqueued_bytes += st.enqueued_bytes;
+            t.dequeued_packets += st.dequeued_packets;
+            t.dequeued_bytes += st.dequeued_bytes;
+            t.dropped_packets += st.dropped_packets;
+            t.dropped_bytes += st.dropped_bytes;
+            t.backlog_packets += st.backlog_packets;
+            t.backlog_bytes += st.backlog_bytes;
+            t.peak_backlog_packets += st.peak_backlog_packets;
+            t.peak_backlog_bytes += st.peak_backlog_bytes;
+        }
+        prop_assert_eq!(s.totals(), t);
     }
     // Drain: weight-0 leftovers (after a reconfiguration) still come out.
     while let Some((q, p)) = s.dequeue_indexed() {

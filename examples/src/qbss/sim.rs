@@ -235,7 +235,7 @@ impl<'a> Engine<'a> {
             }
         }
         let queue_stats = (0..self.sc.scheduler.queues.len())
-            .map(|q| self.port.stats(q).copied().unwrap_or_default())
+            .map(|q| self.port.stats(q).unwrap_or_default())
             .collect();
         let packets = self.totals.iter().map(|t| t.sent).sum();
         Ok(RunResult {
