@@ -155,13 +155,16 @@ struct Slot<P> {
     seq: u64,
 }
 
-/// One FIFO queue. `repr(C, align(64))` keeps everything used on every
-/// packet in the first two cache lines, ahead of the slot arrays; its class
-/// and limits live in the configuration, only what the fast path reads is
-/// copied here.
+/// The state of one FIFO queue that packets touch: ring indices, round
+/// links, deficit, limits and the counters an arrival changes. Its packets
+/// live in the scheduler's slot array; its class and limits live in the
+/// configuration, only what the fast path reads is copied here. Headers sit
+/// in one dense array, two cache lines each (`align(64)`), so the queue a
+/// packet needs is found with a shift, not a multiplication, and 64 queues'
+/// headers take 8 KiB.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
-struct Queue<P, const CAP: usize> {
+struct Queue {
     /// Slot of the head packet, `< CAP` (`N x CAP < 2^32` is checked in `new`).
     head: u32,
     /// Packets queued, `<= CAP`.
@@ -180,23 +183,20 @@ struct Queue<P, const CAP: usize> {
     /// Bytes queued, `<= limit_bytes`.
     bytes: u64,
     hot: HotCounters,
-    rare: RareCounters,
-    slots: [Slot<P>; CAP],
-    arrival: [Link; CAP],
 }
 
-impl<P, const CAP: usize> Queue<P, CAP> {
+impl Queue {
     /// Packets queued.
     #[inline(always)]
     fn len(&self) -> usize {
         self.len as usize
     }
 
-    /// Everything counted about this queue.
-    fn counters(&self) -> QueueCounters<'_> {
+    /// Everything counted about this queue, given its rare counters.
+    fn counters<'a>(&'a self, rare: &'a RareCounters) -> QueueCounters<'a> {
         QueueCounters {
             hot: &self.hot,
-            rare: &self.rare,
+            rare,
             backlog: Count {
                 packets: u64::from(self.len),
                 bytes: self.bytes,
@@ -204,17 +204,12 @@ impl<P, const CAP: usize> Queue<P, CAP> {
         }
     }
 
-    fn new(class: Class, limit: Limit, quantum: u64) -> Self {
+    fn new(class: Class, limit: Limit, quantum: u64, cap: usize) -> Self {
         Queue {
-            slots: core::array::from_fn(|_| Slot {
-                packet: None,
-                seq: 0,
-            }),
-            arrival: [UNLINKED; CAP],
             head: 0,
             len: 0,
             bytes: 0,
-            admit: admit_of(class, limit, CAP),
+            admit: admit_of(class, limit, cap),
             act_prev: NIL,
             act_next: NIL,
             limit_bytes: limit.bytes,
@@ -223,7 +218,6 @@ impl<P, const CAP: usize> Queue<P, CAP> {
             deficit: 0,
             quantum,
             hot: HotCounters::default(),
-            rare: RareCounters::default(),
         }
     }
 }
@@ -249,7 +243,13 @@ fn len_of<P: PacketLen>(packet: &P) -> u64 {
 /// See the [module documentation](self) for the algorithm and its bound.
 #[derive(Clone, Debug)]
 pub struct Scheduler<P, const N: usize, const CAP: usize> {
-    queues: [Queue<P, CAP>; N],
+    queues: [Queue; N],
+    /// Queue `i`'s ring: packet `k` of the queue (from its head) is in
+    /// `slots[i][(head + k) % CAP]`.
+    slots: [[Slot<P>; CAP]; N],
+    /// Each slot's place in the arrival list (used only while tracking).
+    arrival: [[Link; CAP]; N],
+    rare: [RareCounters; N],
     tiers: [u32; TIERS],
     arr_head: u32,
     arr_tail: u32,
@@ -289,8 +289,16 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         let mut s = Scheduler {
             queues: core::array::from_fn(|i| {
                 let qc = config.queues[i];
-                Queue::new(qc.class, qc.limit, quantum_of(qc.class, unit))
+                Queue::new(qc.class, qc.limit, quantum_of(qc.class, unit), CAP)
             }),
+            slots: core::array::from_fn(|_| {
+                core::array::from_fn(|_| Slot {
+                    packet: None,
+                    seq: 0,
+                })
+            }),
+            arrival: [[UNLINKED; CAP]; N],
+            rare: [RareCounters::default(); N],
             tiers: [NIL; TIERS],
             arr_head: NIL,
             arr_tail: NIL,
@@ -362,7 +370,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             return Err(self.refuse(queue, packet, len));
         }
         let pos = wrap::<CAP>(q.head as usize + n);
-        q.slots[pos] = Slot {
+        self.slots[queue][pos] = Slot {
             packet: Some(packet),
             seq: self.next_seq,
         };
@@ -381,7 +389,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         if TRACK {
             self.total_packets += 1;
             self.total_bytes = self.total_bytes.saturating_add(len);
-            self.queues[queue].arrival[pos] = Link {
+            self.arrival[queue][pos] = Link {
                 prev: self.arr_tail,
                 next: NIL,
             };
@@ -433,7 +441,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 limit: limit.bytes,
             }
         };
-        q.rare.refused.add(len);
+        self.rare[queue].refused.add(len);
         Refused {
             packet,
             queue,
@@ -610,7 +618,9 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         if q.len() == 0 {
             return None;
         }
-        q.slots[q.head as usize].packet.as_ref()
+        self.slots[queue][wrap::<CAP>(q.head as usize)]
+            .packet
+            .as_ref()
     }
 
     /// Counters of `queue`, `None` for a queue that does not exist. O(1).
@@ -618,7 +628,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// Returned by value: a departure writes no counter, the packets and
     /// bytes sent are derived here (see the `stats` module).
     pub fn stats(&self, queue: usize) -> Option<QueueStats> {
-        self.queues.get(queue).map(|q| q.counters().stats())
+        let q = self.queues.get(queue)?;
+        Some(q.counters(&self.rare[queue]).stats())
     }
 
     /// Counters summed over all queues (refusals for unknown queue indices
@@ -629,8 +640,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// (queues may peak at different times).
     pub fn totals(&self) -> QueueStats {
         let mut t = self.unknown_queue_stats();
-        for q in &self.queues {
-            t.add(&q.counters().stats());
+        for (q, rare) in self.queues.iter().zip(&self.rare) {
+            t.add(&q.counters(rare).stats());
         }
         t
     }
@@ -646,8 +657,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
 
     /// Zeroes every counter; the peaks restart from the current backlog.
     pub fn clear_stats(&mut self) {
-        for q in &mut self.queues {
-            (q.hot, q.rare) = q.counters().cleared();
+        for (q, rare) in self.queues.iter_mut().zip(&mut self.rare) {
+            (q.hot, *rare) = q.counters(rare).cleared();
         }
         self.unknown = Count::default();
     }
@@ -708,7 +719,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     }
 
     fn unlink_arrival(&mut self, queue: usize, pos: usize) {
-        let link = core::mem::replace(&mut self.queues[queue].arrival[pos], UNLINKED);
+        let link = core::mem::replace(&mut self.arrival[queue][pos], UNLINKED);
         if link.prev == NIL {
             self.arr_head = link.next;
         } else {
@@ -745,7 +756,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                     if pos >= CAP {
                         pos -= CAP;
                     }
-                    let seq = q.slots[pos].seq;
+                    let seq = self.slots[i][pos].seq;
                     if best.is_none_or(|(b, _)| seq < b) {
                         best = Some((seq, i));
                     }
@@ -757,7 +768,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 pos -= CAP;
             }
             taken[i] += 1;
-            self.queues[i].arrival[pos] = Link {
+            self.arrival[i][pos] = Link {
                 prev: self.arr_tail,
                 next: NIL,
             };
@@ -767,7 +778,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
 
     fn link_mut(&mut self, flat: u32) -> &mut Link {
         let flat = flat as usize;
-        &mut self.queues[flat / CAP].arrival[flat % CAP]
+        &mut self.arrival[flat / CAP][flat % CAP]
     }
 
     #[inline(always)]
@@ -840,7 +851,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             let pos = wrap::<CAP>(q.head as usize);
             // A listed queue is never empty; `?` only keeps a broken
             // invariant from looping.
-            let len = len_of(q.slots[pos].packet.as_ref()?);
+            let len = len_of(self.slots[h][pos].packet.as_ref()?);
             let cost = if byte_mode { len } else { 1 };
             if q.deficit >= cost {
                 q.deficit -= cost;
@@ -863,7 +874,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             return None;
         }
         let pos = wrap::<CAP>(q.head as usize);
-        let len = len_of(q.slots[pos].packet.as_ref()?);
+        let len = len_of(self.slots[queue][pos].packet.as_ref()?);
         self.take_head::<TRACK>(queue, pos, len, sent)
     }
 
@@ -879,13 +890,13 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         len: u64,
         sent: bool,
     ) -> Option<P> {
+        let packet = self.slots[queue][pos].packet.take()?;
         let q = &mut self.queues[queue];
-        let packet = q.slots[pos].packet.take()?;
         q.head = wrap::<CAP>(pos + 1) as u32;
         // Sent packets are counted by difference (see `stats`): only a
         // head drop writes a counter.
         if !sent {
-            q.rare.head_dropped.add(len);
+            self.rare[queue].head_dropped.add(len);
         }
         q.len -= 1;
         if q.len == 0 {
