@@ -1,6 +1,7 @@
 //! Arbitrary sequences of enqueue / dequeue / head drop / reconfiguration on
 //! a `wrr::Scheduler`, checked against a shadow copy of every queue:
-//! FIFO within each queue, global arrival order in the `Fifo` phase,
+//! FIFO within each queue, global arrival order in the `Fifo` phase (packets
+//! queued when `WhenSaturated` is switched on: interleaved by queue index),
 //! refused packets handed back intact, counters equal to the shadow, and
 //! conservation (every packet offered comes out exactly once) after a drain.
 #![no_main]
@@ -133,6 +134,19 @@ impl Shadow {
         self.out[p.id as usize] += 1;
     }
 
+    /// Arrival order is recorded only under `WhenSaturated`: switching to it
+    /// takes the queued packets one per queue in turn, by queue index.
+    fn interleave_arrivals(&mut self) {
+        self.arrivals.clear();
+        for depth in 0..CAP {
+            for q in &self.queues {
+                if let Some(p) = q.get(depth) {
+                    self.arrivals.push_back(p.id);
+                }
+            }
+        }
+    }
+
     fn check(&self, s: &Scheduler<Pkt, N, CAP>) {
         let total: usize = self.queues.iter().map(VecDeque::len).sum();
         assert_eq!(s.len(), total);
@@ -220,10 +234,14 @@ fuzz_target!(|input: Input| {
             }
             Op::Reconfigure(f) => {
                 let c = config(f);
+                let was_tracking = matches!(s.config().saturation, Saturation::WhenSaturated(_));
                 let r = s.reconfigure(c);
                 assert_eq!(r.is_ok(), c.validate().is_ok());
                 if r.is_ok() {
                     assert_eq!(s.config(), &c);
+                    if !was_tracking && matches!(c.saturation, Saturation::WhenSaturated(_)) {
+                        sh.interleave_arrivals();
+                    }
                 }
             }
             Op::ClearStats => s.clear_stats(),

@@ -4,33 +4,36 @@
 //!
 //! # State
 //!
-//! * Each queue is a ring of `CAP` packet slots (head index + length), with
-//!   its counters, a quantum, a deficit, and copies of what the fast path
-//!   needs from its configuration (packets admitted, byte limit, tier). The
-//!   fields used on every packet sit together in the first two cache lines
-//!   of the queue, ahead of the slots.
+//! * Each queue is a ring of `CAP` packet slots (`Option<P>`), and a header
+//!   with the ring's head index and length, the counters an arrival
+//!   changes, a quantum, a deficit, and copies of what the fast path needs
+//!   from its configuration (packets admitted, byte limit, tier). Headers
+//!   sit in one dense array, two cache lines each; rings, arrival links and
+//!   the rarely written counters (refusals, head drops, the baselines of
+//!   [`Scheduler::clear_stats`]) each in an array of their own.
 //! * Two *active lists*, one for the weighted tier and one for the scavenger
 //!   tier: circular doubly linked lists of queue indices threaded through the
 //!   queues themselves (`act_prev`/`act_next`). A list holds exactly the
 //!   backlogged queues of its tier, in round order; its head is the queue
 //!   whose turn it is. A third list holds the priority queue while it is
 //!   backlogged.
-//! * Every queued packet carries a sequence stamp (its arrival number), in
-//!   its slot beside it.
 //! * The *arrival list*, kept only under `WhenSaturated`: a doubly linked
 //!   list threaded through the packet slots (flat slot number
 //!   `queue * CAP + position`) holding every queued packet in global arrival
 //!   order. Since each queue is FIFO, the oldest packet overall is always at
 //!   the head of its own queue, so the list head names the queue to serve in
 //!   arrival order, and any queue's head packet can be unlinked from the
-//!   middle of the list in O(1). A reconfiguration that switches to
-//!   `WhenSaturated` with packets queued rebuilds the list by merging the
-//!   queues on their sequence stamps.
-//! * The phase: `Fifo` (arrival order) or `Wrr`, and total backlog counters.
+//!   middle of the list in O(1). Other modes keep no arrival record (a
+//!   stamp per packet would cost every packet), so a reconfiguration that
+//!   switches to `WhenSaturated` with packets queued builds the list from
+//!   the queues taken one packet each in turn, by queue index: order within
+//!   a queue is kept, order across queues is not known.
+//! * The phase: `Fifo` (arrival order) or `Wrr`, and, under
+//!   `WhenSaturated` only, the total backlog the threshold is measured on.
 //!
-//! Memory is about `N x CAP x (size_of::<Option<P>>() + 16)` bytes plus
-//! 128 bytes per queue, all inside the value: for 64 queues of 128
-//! `u32` lengths, about 200 KiB (put a large scheduler in a `static` or a
+//! Memory is about `N x CAP x (size_of::<Option<P>>() + 8)` bytes plus
+//! 256 bytes per queue, all inside the value: for 64 queues of 128
+//! `u32` lengths, about 144 KiB (put a large scheduler in a `static` or a
 //! `Box` rather than on a small stack).
 //!
 //! # Enqueue
@@ -147,14 +150,6 @@ const UNLINKED: Link = Link {
     next: NIL,
 };
 
-/// A packet slot with the sequence stamp of its packet, side by side so
-/// that an arrival writes one cache line.
-#[derive(Clone, Debug)]
-struct Slot<P> {
-    packet: Option<P>,
-    seq: u64,
-}
-
 /// The state of one FIFO queue that packets touch: ring indices, round
 /// links, deficit, limits and the counters an arrival changes. Its packets
 /// live in the scheduler's slot array; its class and limits live in the
@@ -246,7 +241,7 @@ pub struct Scheduler<P, const N: usize, const CAP: usize> {
     queues: [Queue; N],
     /// Queue `i`'s ring: packet `k` of the queue (from its head) is in
     /// `slots[i][(head + k) % CAP]`.
-    slots: [[Slot<P>; CAP]; N],
+    slots: [[Option<P>; CAP]; N],
     /// Each slot's place in the arrival list (used only while tracking).
     arrival: [[Link; CAP]; N],
     rare: [RareCounters; N],
@@ -254,7 +249,6 @@ pub struct Scheduler<P, const N: usize, const CAP: usize> {
     arr_head: u32,
     arr_tail: u32,
     track: bool,
-    next_seq: u64,
     /// Total backlog over all queues, kept only while `track` (the
     /// threshold of `WhenSaturated` is measured on it).
     total_packets: u64,
@@ -291,19 +285,13 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 let qc = config.queues[i];
                 Queue::new(qc.class, qc.limit, quantum_of(qc.class, unit), CAP)
             }),
-            slots: core::array::from_fn(|_| {
-                core::array::from_fn(|_| Slot {
-                    packet: None,
-                    seq: 0,
-                })
-            }),
+            slots: core::array::from_fn(|_| core::array::from_fn(|_| None)),
             arrival: [[UNLINKED; CAP]; N],
             rare: [RareCounters::default(); N],
             tiers: [NIL; TIERS],
             arr_head: NIL,
             arr_tail: NIL,
             track: false,
-            next_seq: 0,
             total_packets: 0,
             total_bytes: 0,
             unknown: Count::default(),
@@ -370,10 +358,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             return Err(self.refuse(queue, packet, len));
         }
         let pos = wrap::<CAP>(q.head as usize + n);
-        self.slots[queue][pos] = Slot {
-            packet: Some(packet),
-            seq: self.next_seq,
-        };
+        self.slots[queue][pos] = Some(packet);
         // No overflow: the byte backlog was checked against the limit above,
         // the packet count against the capacity.
         q.len += 1;
@@ -384,8 +369,6 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             let tier = q.tier;
             self.push_tail(tier, queue);
         }
-        // One per accepted packet: 2^64 arrivals cannot happen.
-        self.next_seq += 1;
         if TRACK {
             self.total_packets += 1;
             self.total_bytes = self.total_bytes.saturating_add(len);
@@ -618,9 +601,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         if q.len() == 0 {
             return None;
         }
-        self.slots[queue][wrap::<CAP>(q.head as usize)]
-            .packet
-            .as_ref()
+        self.slots[queue][wrap::<CAP>(q.head as usize)].as_ref()
     }
 
     /// Counters of `queue`, `None` for a queue that does not exist. O(1).
@@ -733,8 +714,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     }
 
     /// Starts or stops keeping the arrival list. Starting with packets
-    /// queued rebuilds it from their sequence stamps (a merge of the queues,
-    /// O(N x backlog)).
+    /// queued builds it from the queues taken one packet each in turn, by
+    /// queue index (their arrival order was not recorded). O(N x CAP).
     fn set_tracking(&mut self, track: bool) {
         if track == self.track {
             return;
@@ -747,32 +728,19 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         if !track {
             return;
         }
-        let mut taken = [0usize; N];
-        loop {
-            let mut best: Option<(u64, usize)> = None;
-            for (i, q) in self.queues.iter().enumerate() {
-                if taken[i] < q.len() {
-                    let mut pos = q.head as usize + taken[i];
-                    if pos >= CAP {
-                        pos -= CAP;
-                    }
-                    let seq = self.slots[i][pos].seq;
-                    if best.is_none_or(|(b, _)| seq < b) {
-                        best = Some((seq, i));
-                    }
+        for depth in 0..CAP {
+            for i in 0..N {
+                let q = &self.queues[i];
+                if depth < q.len() {
+                    let pos = wrap::<CAP>(q.head as usize + depth);
+                    self.arrival[i][pos] = Link {
+                        prev: self.arr_tail,
+                        next: NIL,
+                    };
+                    // Fits: N * CAP < NIL was checked in `new`.
+                    self.link_tail((i * CAP + pos) as u32);
                 }
             }
-            let Some((_, i)) = best else { break };
-            let mut pos = self.queues[i].head as usize + taken[i];
-            if pos >= CAP {
-                pos -= CAP;
-            }
-            taken[i] += 1;
-            self.arrival[i][pos] = Link {
-                prev: self.arr_tail,
-                next: NIL,
-            };
-            self.link_tail((i * CAP + pos) as u32);
         }
     }
 
@@ -851,7 +819,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             let pos = wrap::<CAP>(q.head as usize);
             // A listed queue is never empty; `?` only keeps a broken
             // invariant from looping.
-            let len = len_of(self.slots[h][pos].packet.as_ref()?);
+            let len = len_of(self.slots[h][pos].as_ref()?);
             let cost = if byte_mode { len } else { 1 };
             if q.deficit >= cost {
                 q.deficit -= cost;
@@ -874,7 +842,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             return None;
         }
         let pos = wrap::<CAP>(q.head as usize);
-        let len = len_of(self.slots[queue][pos].packet.as_ref()?);
+        let len = len_of(self.slots[queue][pos].as_ref()?);
         self.take_head::<TRACK>(queue, pos, len, sent)
     }
 
@@ -890,7 +858,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         len: u64,
         sent: bool,
     ) -> Option<P> {
-        let packet = self.slots[queue][pos].packet.take()?;
+        let packet = self.slots[queue][pos].take()?;
         let q = &mut self.queues[queue];
         q.head = wrap::<CAP>(pos + 1) as u32;
         // Sent packets are counted by difference (see `stats`): only a

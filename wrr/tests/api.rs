@@ -163,10 +163,13 @@ fn when_saturated_hysteresis() {
 }
 
 #[test]
-fn switching_to_when_saturated_keeps_arrival_order() {
+fn switching_to_when_saturated_interleaves_the_queued_packets() {
+    // Arrival order is not recorded outside `WhenSaturated`: packets queued
+    // at the switch are taken one per queue in turn, by queue index, each
+    // queue staying FIFO; later arrivals follow in arrival order.
     let c = Config::new([5, 1, 1], Fairness::Packets, Saturation::WorkConserving);
     let mut s: Scheduler<u32, 3, 8> = Scheduler::new(c).unwrap();
-    let arrivals = [(2, 1), (0, 2), (1, 3), (0, 4), (2, 5), (1, 6)];
+    let arrivals = [(2, 1), (0, 2), (1, 3), (0, 4), (2, 5), (1, 6), (0, 8)];
     for (q, p) in arrivals {
         s.enqueue(q, p).unwrap();
     }
@@ -174,10 +177,21 @@ fn switching_to_when_saturated_keeps_arrival_order() {
     c2.saturation = Saturation::WhenSaturated(Threshold::packets(100));
     s.reconfigure(c2).unwrap();
     assert_eq!(s.phase(), Phase::Fifo);
-    s.enqueue(0, 7).unwrap();
+    s.enqueue(1, 7).unwrap();
+    s.enqueue(0, 9).unwrap();
     assert_eq!(
         drain(&mut s),
-        [(2, 1), (0, 2), (1, 3), (0, 4), (2, 5), (1, 6), (0, 7)]
+        [
+            (0, 2),
+            (1, 3),
+            (2, 1),
+            (0, 4),
+            (1, 6),
+            (2, 5),
+            (0, 8),
+            (1, 7),
+            (0, 9)
+        ]
     );
 }
 
