@@ -150,13 +150,13 @@ const UNLINKED: Link = Link {
     next: NIL,
 };
 
-/// The state of one FIFO queue that packets touch: ring indices, round
-/// links, deficit, limits and the counters an arrival changes. Its packets
-/// live in the scheduler's slot array; its class and limits live in the
-/// configuration, only what the fast path reads is copied here. Headers sit
-/// in one dense array, two cache lines each (`align(64)`), so the queue a
-/// packet needs is found with a shift, not a multiplication, and 64 queues'
-/// headers take 8 KiB.
+/// The state of one FIFO queue that every packet touches: ring indices,
+/// round links, deficit and limits, in one cache line (`align(64)`). Its
+/// packets live in the scheduler's slot array, its counters in the counter
+/// arrays; its class and limits live in the configuration, only what the
+/// fast path reads is copied here. Headers sit in one dense array, so the
+/// queue a packet needs is found with a shift, not a multiplication, and 64
+/// queues' headers take 4 KiB.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 struct Queue {
@@ -177,7 +177,6 @@ struct Queue {
     limit_bytes: u64,
     /// Bytes queued, `<= limit_bytes`.
     bytes: u64,
-    hot: HotCounters,
 }
 
 impl Queue {
@@ -185,18 +184,6 @@ impl Queue {
     #[inline(always)]
     fn len(&self) -> usize {
         self.len as usize
-    }
-
-    /// Everything counted about this queue, given its rare counters.
-    fn counters<'a>(&'a self, rare: &'a RareCounters) -> QueueCounters<'a> {
-        QueueCounters {
-            hot: &self.hot,
-            rare,
-            backlog: Count {
-                packets: u64::from(self.len),
-                bytes: self.bytes,
-            },
-        }
     }
 
     fn new(class: Class, limit: Limit, quantum: u64, cap: usize) -> Self {
@@ -212,7 +199,6 @@ impl Queue {
             listed: false,
             deficit: 0,
             quantum,
-            hot: HotCounters::default(),
         }
     }
 }
@@ -244,6 +230,8 @@ pub struct Scheduler<P, const N: usize, const CAP: usize> {
     slots: [[Option<P>; CAP]; N],
     /// Each slot's place in the arrival list (used only while tracking).
     arrival: [[Link; CAP]; N],
+    /// The counters an arrival changes (32 bytes a queue, two queues a line).
+    hot: [HotCounters; N],
     rare: [RareCounters; N],
     tiers: [u32; TIERS],
     arr_head: u32,
@@ -287,6 +275,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             }),
             slots: core::array::from_fn(|_| core::array::from_fn(|_| None)),
             arrival: [[UNLINKED; CAP]; N],
+            hot: [HotCounters::default(); N],
             rare: [RareCounters::default(); N],
             tiers: [NIL; TIERS],
             arr_head: NIL,
@@ -363,7 +352,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         // the packet count against the capacity.
         q.len += 1;
         q.bytes += len;
-        q.hot.on_enqueue(len, q.len, q.bytes);
+        let (backlog_packets, backlog_bytes) = (q.len, q.bytes);
+        self.hot[queue].on_enqueue(len, backlog_packets, backlog_bytes);
         if n == 0 {
             q.deficit = q.quantum;
             let tier = q.tier;
@@ -609,8 +599,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// Returned by value: a departure writes no counter, the packets and
     /// bytes sent are derived here (see the `stats` module).
     pub fn stats(&self, queue: usize) -> Option<QueueStats> {
-        let q = self.queues.get(queue)?;
-        Some(q.counters(&self.rare[queue]).stats())
+        (queue < N).then(|| self.counters(queue).stats())
     }
 
     /// Counters summed over all queues (refusals for unknown queue indices
@@ -621,8 +610,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// (queues may peak at different times).
     pub fn totals(&self) -> QueueStats {
         let mut t = self.unknown_queue_stats();
-        for (q, rare) in self.queues.iter().zip(&self.rare) {
-            t.add(&q.counters(rare).stats());
+        for queue in 0..N {
+            t.add(&self.counters(queue).stats());
         }
         t
     }
@@ -638,8 +627,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
 
     /// Zeroes every counter; the peaks restart from the current backlog.
     pub fn clear_stats(&mut self) {
-        for (q, rare) in self.queues.iter_mut().zip(&mut self.rare) {
-            (q.hot, *rare) = q.counters(rare).cleared();
+        for queue in 0..N {
+            (self.hot[queue], self.rare[queue]) = self.counters(queue).cleared();
         }
         self.unknown = Count::default();
     }
@@ -651,6 +640,19 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     }
 
     // ---- internals -------------------------------------------------------
+
+    /// Everything counted about `queue < N`.
+    fn counters(&self, queue: usize) -> QueueCounters<'_> {
+        let q = &self.queues[queue];
+        QueueCounters {
+            hot: &self.hot[queue],
+            rare: &self.rare[queue],
+            backlog: Count {
+                packets: u64::from(q.len),
+                bytes: q.bytes,
+            },
+        }
+    }
 
     fn apply_globals(&mut self) {
         match self.config.fairness {
@@ -823,13 +825,14 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             let cost = if byte_mode { len } else { 1 };
             if q.deficit >= cost {
                 q.deficit -= cost;
-                self.tiers[tier] = h as u32;
                 let packet = self.take_head::<TRACK>(h, pos, len, true)?;
                 return Some((h, packet));
             }
             // Every listed queue has quantum >= 1, so this terminates.
             q.deficit = q.deficit.saturating_add(q.quantum);
             h = q.act_next as usize;
+            // The turn passes (stored only here: a send keeps the head).
+            self.tiers[tier] = h as u32;
         }
     }
 

@@ -71,6 +71,7 @@ impl Count {
 /// The counters a queue changes on every arrival (the backlog itself is the
 /// queue's length, kept by the queue).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(32))]
 pub(crate) struct HotCounters {
     /// Accepted since the queue was created.
     pub(crate) accepted: Count,
