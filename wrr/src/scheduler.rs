@@ -162,6 +162,8 @@ const UNLINKED: Link = Link {
 struct Queue {
     /// Slot of the head packet, `< CAP` (`N x CAP < 2^32` is checked in `new`).
     head: u32,
+    /// Where the head goes back to when the queue empties (see `home_slot`).
+    home: u32,
     /// Packets queued, `<= CAP`.
     len: u32,
     /// Packets the queue may hold: 0 for weight 0, else min(CAP, packet limit).
@@ -186,9 +188,10 @@ impl Queue {
         self.len as usize
     }
 
-    fn new(class: Class, limit: Limit, quantum: u64, cap: usize) -> Self {
+    fn new(class: Class, limit: Limit, quantum: u64, cap: usize, home: u32) -> Self {
         Queue {
-            head: 0,
+            head: home,
+            home,
             len: 0,
             bytes: 0,
             admit: admit_of(class, limit, cap),
@@ -271,7 +274,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         let mut s = Scheduler {
             queues: core::array::from_fn(|i| {
                 let qc = config.queues[i];
-                Queue::new(qc.class, qc.limit, quantum_of(qc.class, unit), CAP)
+                let home = home_slot::<P, CAP>(i);
+                Queue::new(qc.class, qc.limit, quantum_of(qc.class, unit), CAP, home)
             }),
             slots: core::array::from_fn(|_| core::array::from_fn(|_| None)),
             arrival: [[UNLINKED; CAP]; N],
@@ -819,13 +823,17 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         loop {
             let q = self.queues.get_mut(h)?;
             let pos = wrap::<CAP>(q.head as usize);
+            // In packet mode a turn is decided without reading the packet.
             // A listed queue is never empty; `?` only keeps a broken
             // invariant from looping.
-            let len = len_of(self.slots[h][pos].as_ref()?);
-            let cost = if byte_mode { len } else { 1 };
+            let cost = if byte_mode {
+                len_of(self.slots[h][pos].as_ref()?)
+            } else {
+                1
+            };
             if q.deficit >= cost {
                 q.deficit -= cost;
-                let packet = self.take_head::<TRACK>(h, pos, len, true)?;
+                let packet = self.take_head::<TRACK>(h, pos, true)?;
                 return Some((h, packet));
             }
             // Every listed queue has quantum >= 1, so this terminates.
@@ -845,23 +853,16 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             return None;
         }
         let pos = wrap::<CAP>(q.head as usize);
-        let len = len_of(self.slots[queue][pos].as_ref()?);
-        self.take_head::<TRACK>(queue, pos, len, sent)
+        self.take_head::<TRACK>(queue, pos, sent)
     }
 
-    /// Takes the head packet (at `pos`, of length `len`) of the non-empty
-    /// `queue` out of the queue, the arrival list (if `TRACK`) and, if the
+    /// Takes the head packet (at `pos`) of `queue` out of the queue, the arrival list (if `TRACK`) and, if the
     /// queue empties, its active list; counts it as sent or dropped;
     /// updates totals and phase.
     #[inline(always)]
-    fn take_head<const TRACK: bool>(
-        &mut self,
-        queue: usize,
-        pos: usize,
-        len: u64,
-        sent: bool,
-    ) -> Option<P> {
+    fn take_head<const TRACK: bool>(&mut self, queue: usize, pos: usize, sent: bool) -> Option<P> {
         let packet = self.slots[queue][pos].take()?;
+        let len = len_of(&packet);
         let q = &mut self.queues[queue];
         q.head = wrap::<CAP>(pos + 1) as u32;
         // Sent packets are counted by difference (see `stats`): only a
@@ -871,6 +872,10 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         }
         q.len -= 1;
         if q.len == 0 {
+            // An empty queue restarts at its home slot, so a queue that
+            // keeps emptying stays in a cache line or two instead of
+            // walking its whole ring.
+            q.head = q.home;
             // Reset rather than decremented: the byte backlog stays exact
             // even if a `PacketLen` changed its mind.
             q.bytes = 0;
@@ -913,6 +918,17 @@ const fn wrap<const CAP: usize>(i: usize) -> usize {
     } else {
         i
     }
+}
+
+/// The home slot of queue `i`: where its ring starts, and restarts each
+/// time it empties. Rings are `CAP` slots apart, often a power of two bytes,
+/// so equal positions in every ring would fall in the same few L1 cache
+/// sets; moving each queue's home one cache line further than the previous
+/// queue's spreads the rings' busy lines over the sets. Fits in `u32`: it
+/// is below `CAP`.
+fn home_slot<P, const CAP: usize>(i: usize) -> u32 {
+    let per_line = (64 / core::mem::size_of::<Option<P>>().max(1)).max(1);
+    (i.wrapping_mul(per_line) % CAP.max(1)) as u32
 }
 
 /// Packets a queue may hold: 0 when its class refuses arrivals.
