@@ -7,7 +7,8 @@
 //! * Each queue is a ring of `CAP` packet slots (`Option<P>`), and a header
 //!   with the ring's head index and length, the counters an arrival
 //!   changes, a quantum, a deficit, and copies of what the fast path needs
-//!   from its configuration (packets admitted, byte limit, tier). Headers
+//!   from its configuration (tier, quantum, and the limits folded with the
+//!   peaks into two gates, see Enqueue). Headers
 //!   sit in one dense array, two cache lines each; rings, arrival links and
 //!   the rarely written counters (refusals, head drops, the baselines of
 //!   [`Scheduler::clear_stats`]) each in an array of their own.
@@ -42,9 +43,17 @@
 //! is longer than the MTU in byte mode, or if the queue is at its capacity,
 //! packet limit or byte limit (tail drop). Otherwise it is stored at the
 //! queue's tail (and, under `WhenSaturated`, at the arrival list's tail).
-//! A queue that was empty joins
-//! the tail of its tier's active list with `deficit = quantum`. With
-//! `WhenSaturated`, a backlog now at or above the high mark switches to WRR.
+//! A queue that was empty joins the tail of its tier's active list with
+//! `deficit = quantum`. With `WhenSaturated`, a backlog now at or above the
+//! high mark switches to WRR.
+//!
+//! The limits and the peak-backlog counters are checked together: each
+//! queue keeps two *gates*, `min(packets admitted, peak packets)` and
+//! `min(byte limit, peak bytes)`. An arrival that leaves the queue under
+//! both is admitted and sets no new peak, so the common case is three
+//! comparisons (with the MTU). Only an arrival at a gate takes the slow
+//! path, which tells a refusal from a new peak and moves the gates. Peaks
+//! only rise between clears, so that path is rare in a steady state.
 //!
 //! # Dequeue
 //!
@@ -166,8 +175,9 @@ struct Queue {
     home: u32,
     /// Packets queued, `<= CAP`.
     len: u32,
-    /// Packets the queue may hold: 0 for weight 0, else min(CAP, packet limit).
-    admit: u32,
+    /// Arrivals while `len < gate_packets` are admitted and set no new
+    /// peak: min(packets admitted, peak backlog) (see `set_gates`).
+    gate_packets: u32,
     act_prev: u32,
     act_next: u32,
     /// Active list of the class (`tier_of(class)`).
@@ -175,9 +185,9 @@ struct Queue {
     listed: bool,
     deficit: u64,
     quantum: u64,
-    /// The byte limit.
-    limit_bytes: u64,
-    /// Bytes queued, `<= limit_bytes`.
+    /// The byte twin of `gate_packets`: min(byte limit, peak byte backlog).
+    gate_bytes: u64,
+    /// Bytes queued.
     bytes: u64,
 }
 
@@ -188,16 +198,17 @@ impl Queue {
         self.len as usize
     }
 
-    fn new(class: Class, limit: Limit, quantum: u64, cap: usize, home: u32) -> Self {
+    /// An empty queue; its gates stay closed (peaks 0) until `set_gates`.
+    fn new(class: Class, quantum: u64, home: u32) -> Self {
         Queue {
             head: home,
             home,
             len: 0,
             bytes: 0,
-            admit: admit_of(class, limit, cap),
+            gate_packets: 0,
             act_prev: NIL,
             act_next: NIL,
-            limit_bytes: limit.bytes,
+            gate_bytes: 0,
             tier: tier_of(class),
             listed: false,
             deficit: 0,
@@ -275,7 +286,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             queues: core::array::from_fn(|i| {
                 let qc = config.queues[i];
                 let home = home_slot::<P, CAP>(i);
-                Queue::new(qc.class, qc.limit, quantum_of(qc.class, unit), CAP, home)
+                Queue::new(qc.class, quantum_of(qc.class, unit), home)
             }),
             slots: core::array::from_fn(|_| core::array::from_fn(|_| None)),
             arrival: [[UNLINKED; CAP]; N],
@@ -339,25 +350,59 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     fn enqueue_in<const TRACK: bool>(&mut self, queue: usize, packet: P) -> Result<(), Refused<P>> {
         let len = len_of(&packet);
         let max_len = self.max_len;
-        let Some(q) = self.queues.get_mut(queue) else {
+        let Some(q) = self.queues.get(queue) else {
             return Err(self.refuse(queue, packet, len));
         };
-        let n = q.len();
-        // `admit` is 0 for a weight-0 queue, else min(CAP, packet limit).
-        let fits = n < q.admit as usize
+        // Under both gates: admitted, and no new peak to record. One set
+        // of comparisons serves the limits and the peak counters.
+        let under_gates = q.len < q.gate_packets
             && len <= max_len
-            && matches!(q.bytes.checked_add(len), Some(b) if b <= q.limit_bytes);
-        if !fits {
+            && matches!(q.bytes.checked_add(len), Some(b) if b <= q.gate_bytes);
+        if !under_gates {
+            return self.enqueue_at_gate::<TRACK>(queue, packet, len);
+        }
+        self.accept::<TRACK>(queue, packet, len);
+        Ok(())
+    }
+
+    /// An arrival at a gate: either a refusal or a new peak backlog.
+    #[cold]
+    #[inline(never)]
+    fn enqueue_at_gate<const TRACK: bool>(
+        &mut self,
+        queue: usize,
+        packet: P,
+        len: u64,
+    ) -> Result<(), Refused<P>> {
+        let qc = self.config.queues[queue];
+        let q = &self.queues[queue];
+        let admitted = q.len < admit_of(qc.class, qc.limit, CAP)
+            && len <= self.max_len
+            && matches!(q.bytes.checked_add(len), Some(b) if b <= qc.limit.bytes);
+        if !admitted {
             return Err(self.refuse(queue, packet, len));
         }
-        let pos = wrap::<CAP>(q.head as usize + n);
+        self.accept::<TRACK>(queue, packet, len);
+        let q = &self.queues[queue];
+        let hot = &mut self.hot[queue];
+        hot.peak_packets = hot.peak_packets.max(q.len);
+        hot.peak_bytes = hot.peak_bytes.max(q.bytes);
+        self.set_gates(queue);
+        Ok(())
+    }
+
+    /// Stores an admitted packet at the tail of `queue`.
+    #[inline(always)]
+    fn accept<const TRACK: bool>(&mut self, queue: usize, packet: P, len: u64) {
+        let q = &mut self.queues[queue];
+        let n = q.len;
+        let pos = wrap::<CAP>(q.head as usize + n as usize);
         self.slots[queue][pos] = Some(packet);
-        // No overflow: the byte backlog was checked against the limit above,
+        // No overflow: the byte backlog was checked against the limit,
         // the packet count against the capacity.
         q.len += 1;
         q.bytes += len;
-        let (backlog_packets, backlog_bytes) = (q.len, q.bytes);
-        self.hot[queue].on_enqueue(len, backlog_packets, backlog_bytes);
+        self.hot[queue].accepted.add(len);
         if n == 0 {
             q.deficit = q.quantum;
             let tier = q.tier;
@@ -380,7 +425,16 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 }
             }
         }
-        Ok(())
+    }
+
+    /// Sets `queue`'s gates from its limits and peaks: below both, an
+    /// arrival is admitted and sets no new peak.
+    fn set_gates(&mut self, queue: usize) {
+        let qc = self.config.queues[queue];
+        let hot = &self.hot[queue];
+        let q = &mut self.queues[queue];
+        q.gate_packets = admit_of(qc.class, qc.limit, CAP).min(hot.peak_packets);
+        q.gate_bytes = qc.limit.bytes.min(hot.peak_bytes);
     }
 
     /// The slow path of a refusal: find the reason, count the drop.
@@ -507,8 +561,6 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             q.act_prev = NIL;
             q.act_next = NIL;
             q.tier = tier_of(qc.class);
-            q.limit_bytes = qc.limit.bytes;
-            q.admit = admit_of(qc.class, qc.limit, CAP);
             q.quantum = quantum_of(qc.class, unit);
             if fairness_changed {
                 q.deficit = 0;
@@ -516,6 +568,9 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         }
         self.config = config;
         self.apply_globals();
+        for q in 0..N {
+            self.set_gates(q);
+        }
         for &q in &order[..k] {
             let q = q as usize;
             if self.queues[q].len() > 0 && !self.queues[q].listed {
@@ -545,13 +600,12 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
 
     /// Changes the limits of one queue. Packets already queued stay. O(1).
     pub fn set_limit(&mut self, queue: usize, limit: Limit) -> Result<(), ConfigError> {
-        let q = self
+        self.config
             .queues
             .get_mut(queue)
-            .ok_or(ConfigError::NoSuchQueue { queue, queues: N })?;
-        q.limit_bytes = limit.bytes;
-        q.admit = admit_of(self.config.queues[queue].class, limit, CAP);
-        self.config.queues[queue].limit = limit;
+            .ok_or(ConfigError::NoSuchQueue { queue, queues: N })?
+            .limit = limit;
+        self.set_gates(queue);
         Ok(())
     }
 
@@ -633,6 +687,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     pub fn clear_stats(&mut self) {
         for queue in 0..N {
             (self.hot[queue], self.rare[queue]) = self.counters(queue).cleared();
+            self.set_gates(queue);
         }
         self.unknown = Count::default();
     }

@@ -2,9 +2,9 @@
 //! queue stores to produce it.
 //!
 //! A queue stores, on its fast path, only what an arrival changes: packets
-//! and bytes accepted since it was created, and the peaks. Its backlog is
-//! its own length. A departure writes no counter at all: the packets and
-//! bytes sent are *derived*,
+//! and bytes accepted since it was created (and, rarely, a new peak). Its
+//! backlog is its own length. A departure writes no counter at all: the
+//! packets and bytes sent are *derived*,
 //!
 //! ```text
 //! sent = accepted - backlog - dropped from the head
@@ -68,8 +68,10 @@ impl Count {
     }
 }
 
-/// The counters a queue changes on every arrival (the backlog itself is the
-/// queue's length, kept by the queue).
+/// What a queue counts on arrival: packets and bytes accepted (on every
+/// arrival) and the peak backlog (only when an arrival reaches the queue's
+/// gate, see the scheduler's Enqueue section). The backlog itself is the
+/// queue's length, kept by the queue.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C, align(32))]
 pub(crate) struct HotCounters {
@@ -77,22 +79,6 @@ pub(crate) struct HotCounters {
     pub(crate) accepted: Count,
     pub(crate) peak_bytes: u64,
     pub(crate) peak_packets: u32,
-}
-
-impl HotCounters {
-    /// Counts an accepted packet; `backlog` is the queue's backlog with it.
-    #[inline(always)]
-    pub(crate) fn on_enqueue(&mut self, len: u64, backlog_packets: u32, backlog_bytes: u64) {
-        self.accepted.add(len);
-        // Branches rather than `max`: a new peak is rare, so the common
-        // case reads the peak and stores nothing.
-        if backlog_packets > self.peak_packets {
-            self.peak_packets = backlog_packets;
-        }
-        if backlog_bytes > self.peak_bytes {
-            self.peak_bytes = backlog_bytes;
-        }
-    }
 }
 
 /// The counters that change only on a refusal, a head drop or a clear.
