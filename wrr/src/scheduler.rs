@@ -182,7 +182,6 @@ struct Queue {
     act_next: u32,
     /// Active list of the class (`tier_of(class)`).
     tier: u8,
-    listed: bool,
     deficit: u64,
     quantum: u64,
     /// The byte twin of `gate_packets`: min(byte limit, peak byte backlog).
@@ -210,7 +209,6 @@ impl Queue {
             act_next: NIL,
             gate_bytes: 0,
             tier: tier_of(class),
-            listed: false,
             deficit: 0,
             quantum,
         }
@@ -537,7 +535,7 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     pub fn reconfigure(&mut self, config: Config<N>) -> Result<(), ConfigError> {
         config.validate()?;
         let fairness_changed = config.fairness != self.config.fairness;
-        // Old round order, weighted tier first.
+        // Old round order, tier by tier.
         let mut order = [NIL; N];
         let mut k = 0;
         for tier in [PRIORITY, WEIGHTED, SCAVENGER] {
@@ -557,7 +555,6 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         self.tiers = [NIL; TIERS];
         let unit = unit_of(config.fairness);
         for (q, qc) in self.queues.iter_mut().zip(config.queues.iter()) {
-            q.listed = false;
             q.act_prev = NIL;
             q.act_next = NIL;
             q.tier = tier_of(qc.class);
@@ -571,14 +568,18 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         for q in 0..N {
             self.set_gates(q);
         }
+        // Every backlogged queue was listed, so `order` holds each of them
+        // once; the second loop only guards that invariant.
+        let mut listed = [false; N];
         for &q in &order[..k] {
             let q = q as usize;
-            if self.queues[q].len() > 0 && !self.queues[q].listed {
+            if self.queues[q].len() > 0 && !listed[q] {
+                listed[q] = true;
                 self.push_tail(self.queues[q].tier, q);
             }
         }
         for q in 0..N {
-            if self.queues[q].len() > 0 && !self.queues[q].listed {
+            if self.queues[q].len() > 0 && !listed[q] {
                 self.queues[q].deficit = self.queues[q].quantum;
                 self.push_tail(self.queues[q].tier, q);
             }
@@ -828,17 +829,14 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             q.act_prev = tail;
             q.act_next = head;
         }
-        self.queues[queue].listed = true;
     }
 
     #[inline(always)]
     fn unlist(&mut self, tier: u8, queue: usize) {
         let tier = usize::from(tier);
         let q = &mut self.queues[queue];
+        // The queue's own links go stale: only listed queues' are read.
         let (prev, next) = (q.act_prev, q.act_next);
-        q.listed = false;
-        q.act_prev = NIL;
-        q.act_next = NIL;
         if next == queue as u32 {
             self.tiers[tier] = NIL;
         } else {
@@ -935,10 +933,9 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             // even if a `PacketLen` changed its mind.
             q.bytes = 0;
             q.deficit = 0;
-            if q.listed {
-                let tier = q.tier;
-                self.unlist(tier, queue);
-            }
+            // A backlogged queue is always on its tier's active list.
+            let tier = q.tier;
+            self.unlist(tier, queue);
         } else {
             q.bytes = q.bytes.saturating_sub(len);
         }
