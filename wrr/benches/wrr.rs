@@ -258,7 +258,7 @@ fn main() {
     criterion_group::<64>(&mut c);
     c.final_summary();
 
-    let (runs, per_run) = if quick { (3, 10_000) } else { (31, 200_000) };
+    let (runs, per_run) = if quick { (3, 10_000) } else { (51, 200_000) };
     let warm = per_run / 4;
     println!();
     println!(
