@@ -88,9 +88,10 @@
 //! queue that has just received a grant, or just joined, can always send.
 //! A dequeue therefore examines at most two queues, whatever `N`, the weights
 //! and the packet sizes. Enqueue touches one queue and the tails of two lists.
-//! The only exception follows a [`Scheduler::reconfigure`] that lowers the
-//! MTU below packets still queued: each such packet may take up to
-//! `len / quantum` rounds to reach its cost; dequeue still terminates.
+//! To keep that true without exception, a packet is charged
+//! `min(len, MTU)`: a packet queued before a [`Scheduler::reconfigure`]
+//! lowered the MTU, or one whose `PacketLen` grew while it waited, is
+//! charged the MTU (its full length would take `len / quantum` rounds).
 //! Weight-0 queues that still hold packets after a reconfiguration are
 //! drained with weight 1.
 //!
@@ -871,16 +872,16 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     /// packet, reading the packet's slot once.
     #[inline(always)]
     fn drr_step<const TRACK: bool>(&mut self, tier: usize) -> Option<(usize, P)> {
-        let byte_mode = self.byte_mode;
+        let (byte_mode, mtu) = (self.byte_mode, self.mtu);
         let mut h = self.tiers[tier] as usize;
         loop {
             let q = self.queues.get_mut(h)?;
             let pos = wrap::<CAP>(q.head as usize);
             // In packet mode a turn is decided without reading the packet.
             // A listed queue is never empty; `?` only keeps a broken
-            // invariant from looping.
+            // invariant from looping. A cost is at most the MTU (see "Cost").
             let cost = if byte_mode {
-                len_of(self.slots[h][pos].as_ref()?)
+                len_of(self.slots[h][pos].as_ref()?).min(mtu)
             } else {
                 1
             };

@@ -1,8 +1,9 @@
 //! Small deterministic checks of each documented rule and error.
 
+use std::cell::Cell;
 use wrr::{
-    Class, Config, ConfigError, Fairness, Limit, Phase, QueueConfig, RefuseReason, Saturation,
-    Scheduler, Threshold,
+    Class, Config, ConfigError, Fairness, Limit, PacketLen, Phase, QueueConfig, RefuseReason,
+    Saturation, Scheduler, Threshold,
 };
 
 fn drain<const N: usize, const CAP: usize>(s: &mut Scheduler<u32, N, CAP>) -> Vec<(usize, u32)> {
@@ -279,4 +280,70 @@ fn slices_and_references_are_packets() {
     assert_eq!(s.backlog_bytes(), 192);
     assert!(s.dequeue().is_some());
     let _ = QueueConfig::weighted(1);
+}
+
+/// A broken `PacketLen`: every call returns a length 2^20 times the last.
+#[derive(Debug)]
+struct Growing(Cell<u64>);
+
+impl PacketLen for Growing {
+    fn packet_len(&self) -> usize {
+        let len = self.0.get();
+        self.0.set(len.saturating_mul(1 << 20));
+        usize::try_from(len).unwrap_or(usize::MAX)
+    }
+}
+
+#[test]
+fn a_length_that_changes_while_queued_cannot_hang_or_panic() {
+    // Charged min(len, MTU), a packet whose length grows to 2^60 still costs
+    // one quantum; the byte backlog saturates at 0 and resets when empty.
+    let c = Config::new([1, 3], Fairness::Bytes { mtu: 1500 }, Saturation::Forced);
+    let mut s: Scheduler<Growing, 2, 8> = Scheduler::new(c).unwrap();
+    for i in 0..8u64 {
+        s.enqueue((i % 2) as usize, Growing(Cell::new(100 + i)))
+            .unwrap();
+    }
+    // The first send charges queue 0 one MTU from its one quantum; queue 1
+    // was never granted more than its joining quantum (3 x 1500).
+    assert!(s.dequeue().is_some());
+    assert_eq!((s.deficit(0), s.deficit(1)), (0, 4500));
+    let mut sent = 1;
+    while s.dequeue().is_some() {
+        sent += 1;
+        assert!(sent <= 8);
+    }
+    assert_eq!(sent, 8);
+    assert!(s.is_empty());
+    assert_eq!(
+        (s.backlog_bytes(), s.queue_bytes(0), s.queue_bytes(1)),
+        (0, 0, 0)
+    );
+    let t = s.totals();
+    assert_eq!((t.enqueued_packets, t.dequeued_packets), (8, 8));
+}
+
+#[test]
+fn lowering_the_mtu_charges_queued_packets_the_new_mtu() {
+    let c = Config::new([1, 1], Fairness::Bytes { mtu: 1500 }, Saturation::Forced);
+    let mut s: Scheduler<u32, 2, 8> = Scheduler::new(c).unwrap();
+    for _ in 0..3 {
+        s.enqueue(0, 1500).unwrap();
+        s.enqueue(1, 1500).unwrap();
+    }
+    let mut c2 = *s.config();
+    c2.fairness = Fairness::Bytes { mtu: 100 };
+    s.reconfigure(c2).unwrap();
+    // Deficits restart at 0 with the new MTU. Quantum 100, each leftover
+    // charged 100: one grant each and queue 0 sends (charged its full 1500
+    // bytes, both would have needed 15 grants first).
+    assert_eq!(s.dequeue_indexed(), Some((0, 1500)));
+    assert_eq!((s.deficit(0), s.deficit(1)), (0, 100));
+    let order: Vec<usize> = core::iter::from_fn(|| s.dequeue_indexed().map(|(q, _)| q)).collect();
+    assert_eq!(order, [1, 0, 1, 0, 1]);
+    // New arrivals over the new MTU are refused.
+    assert!(matches!(
+        s.enqueue(0, 101).unwrap_err().reason,
+        RefuseReason::ExceedsMtu { len: 101, mtu: 100 }
+    ));
 }
