@@ -579,8 +579,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
                 self.push_tail(self.queues[q].tier, q);
             }
         }
-        for q in 0..N {
-            if self.queues[q].len() > 0 && !listed[q] {
+        for (q, &done) in listed.iter().enumerate() {
+            if self.queues[q].len() > 0 && !done {
                 self.queues[q].deficit = self.queues[q].quantum;
                 self.push_tail(self.queues[q].tier, q);
             }
