@@ -527,12 +527,20 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
 
     /// Replaces the configuration, keeping every queued packet.
     ///
-    /// O(N). Counters are kept. Backlogged queues keep their place in the
-    /// round and their deficit, unless the fairness mode or MTU changed (then
-    /// deficits restart at 0). A queue whose class changed tier joins the end
-    /// of its new tier. A queue over a lowered limit keeps its packets and
-    /// refuses arrivals until it is back under. A weight-0 queue that still
-    /// holds packets is drained with weight 1. The phase is re-evaluated.
+    /// O(N) (O(N x CAP) when it switches `WhenSaturated` on). Counters are
+    /// kept. Backlogged queues keep their place in the round and their
+    /// deficit, unless the fairness mode or MTU changed (then deficits
+    /// restart at 0; packets longer than a lowered MTU are charged the MTU).
+    /// A queue whose class changed tier joins the end of its new tier. A
+    /// queue over a lowered limit keeps its packets and refuses arrivals
+    /// until it is back under. A weight-0 queue that still holds packets is
+    /// drained with weight 1. The phase is re-evaluated.
+    ///
+    /// Arrival order is recorded only under `WhenSaturated` (a stamp per
+    /// packet would cost every packet in the other modes). Switching it on
+    /// with packets queued puts them in arrival order one per queue in turn,
+    /// by queue index, each queue keeping its own order; later arrivals
+    /// follow in true arrival order.
     pub fn reconfigure(&mut self, config: Config<N>) -> Result<(), ConfigError> {
         config.validate()?;
         let fairness_changed = config.fairness != self.config.fairness;
