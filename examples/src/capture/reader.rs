@@ -340,7 +340,10 @@ impl<R: Read> CaptureReader<R> {
     }
 
     fn consume(&mut self, n: usize) {
-        self.inner.it().consume(n);
+        // No shift here: `refill` moves the unread tail to the front when the
+        // buffer runs out, which copies one partial record per buffer instead
+        // of half the buffer every time the read position passes its middle.
+        self.inner.it().consume_noshift(n);
         self.offset = self.offset.saturating_add(n as u64);
     }
 
@@ -547,6 +550,67 @@ mod tests {
         assert_eq!(ts_resolution(0x80 | 63), Some(1 << 63));
         assert_eq!(ts_resolution(0x80 | 64), None);
         assert_eq!(ts_resolution(20), None);
+    }
+
+    /// A `Read` that hands out at most `chunk` bytes per call.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        chunk: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.chunk).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// A pcap file (LINKTYPE_RAW, microseconds) of `count` records whose
+    /// lengths cycle through 1..=1500 bytes, each filled with its own index.
+    fn synthetic_pcap(count: u32) -> Vec<u8> {
+        let mut file = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0];
+        file.extend_from_slice(&[0; 8]);
+        file.extend_from_slice(&65535u32.to_le_bytes());
+        file.extend_from_slice(&101u32.to_le_bytes());
+        for i in 0..count {
+            let len = 1 + (i * 611) % 1500;
+            file.extend_from_slice(&i.to_le_bytes());
+            file.extend_from_slice(&(i % 1_000_000).to_le_bytes());
+            file.extend_from_slice(&len.to_le_bytes());
+            file.extend_from_slice(&len.to_le_bytes());
+            file.extend(std::iter::repeat_n(i as u8, len as usize));
+        }
+        file
+    }
+
+    #[test]
+    fn records_across_many_refills_come_out_whole_and_in_order() {
+        // 3,000 records (2.3 MB) through the smallest buffer, fed in odd-sized
+        // reads: every record boundary position relative to a refill occurs.
+        let file = synthetic_pcap(3000);
+        for (capacity, chunk) in [
+            (MIN_BUFFER_CAPACITY, 1000),
+            (MIN_BUFFER_CAPACITY, 7),
+            (1 << 16, 4093),
+        ] {
+            let source = Trickle { data: &file, chunk };
+            let mut reader = CaptureReader::with_capacity(source, capacity).unwrap();
+            let mut i = 0u32;
+            while let Some(r) = reader.next_record().unwrap() {
+                let len = 1 + (i * 611) % 1500;
+                assert_eq!(r.frame, u64::from(i) + 1);
+                assert_eq!(
+                    r.origlen, len,
+                    "record {i}, capacity {capacity}, chunk {chunk}"
+                );
+                assert_eq!(r.data.len(), len as usize);
+                assert!(r.data.iter().all(|&b| b == i as u8), "record {i} corrupted");
+                i += 1;
+            }
+            assert_eq!(i, 3000, "capacity {capacity}, chunk {chunk}");
+        }
     }
 
     #[test]
