@@ -4,14 +4,15 @@
 //!
 //! # State
 //!
-//! * Each queue is a ring of `CAP` packet slots (`Option<P>`), and a header
-//!   with the ring's head index and length, the counters an arrival
-//!   changes, a quantum, a deficit, and copies of what the fast path needs
-//!   from its configuration (tier, quantum, and the limits folded with the
-//!   peaks into two gates, see Enqueue). Headers
-//!   sit in one dense array, two cache lines each; rings, arrival links and
-//!   the rarely written counters (refusals, head drops, the baselines of
-//!   [`Scheduler::clear_stats`]) each in an array of their own.
+//! * Each queue is a ring of `CAP` packet slots (`Option<P>`) and a
+//!   one-cache-line header: the ring's head, home slot and length, its
+//!   byte backlog, round links, deficit, and copies of what the fast path
+//!   needs from its configuration (tier, quantum, and the limits folded
+//!   with the peaks into two gates, see Enqueue). Headers sit in one dense
+//!   array; rings, arrival links, the counters an arrival changes
+//!   (accepted packets and bytes, peaks) and the rarely written ones
+//!   (refusals, head drops, the baselines of [`Scheduler::clear_stats`])
+//!   each in an array of their own.
 //! * Two *active lists*, one for the weighted tier and one for the scavenger
 //!   tier: circular doubly linked lists of queue indices threaded through the
 //!   queues themselves (`act_prev`/`act_next`). A list holds exactly the
@@ -33,8 +34,8 @@
 //!   `WhenSaturated` only, the total backlog the threshold is measured on.
 //!
 //! Memory is about `N x CAP x (size_of::<Option<P>>() + 8)` bytes plus
-//! 256 bytes per queue, all inside the value: for 64 queues of 128
-//! `u32` lengths, about 144 KiB (put a large scheduler in a `static` or a
+//! 200 bytes per queue, all inside the value: for 64 queues of 128
+//! `u32` lengths, about 140 KiB (put a large scheduler in a `static` or a
 //! `Box` rather than on a small stack).
 //!
 //! # Enqueue
@@ -233,7 +234,7 @@ fn len_of<P: PacketLen>(packet: &P) -> u64 {
 /// at most `CAP` packets each, holding packets of type `P`.
 ///
 /// No allocation: the whole state lives in the value (about
-/// `N x CAP x (size_of::<Option<P>>() + 16)` bytes plus 128 bytes per queue).
+/// `N x CAP x (size_of::<Option<P>>() + 8)` bytes plus 200 bytes per queue).
 /// See the [module documentation](self) for the algorithm and its bound.
 #[derive(Clone, Debug)]
 pub struct Scheduler<P, const N: usize, const CAP: usize> {

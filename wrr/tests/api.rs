@@ -347,3 +347,15 @@ fn lowering_the_mtu_charges_queued_packets_the_new_mtu() {
         RefuseReason::ExceedsMtu { len: 101, mtu: 100 }
     ));
 }
+
+#[test]
+fn memory_is_as_documented() {
+    // N x CAP x (size_of::<Option<P>>() + 8) bytes plus 200 bytes per queue,
+    // (header, counters, configuration) and a few hundred bytes of globals.
+    let size = core::mem::size_of::<Scheduler<u32, 64, 128>>();
+    let documented = 64 * 128 * (core::mem::size_of::<Option<u32>>() + 8) + 64 * 200;
+    assert!(
+        (documented..documented + 1024).contains(&size),
+        "{size} bytes, documented {documented}"
+    );
+}
