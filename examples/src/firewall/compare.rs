@@ -742,7 +742,7 @@ fn describe(p: &Packet) -> String {
         (SYN, 'S'),
         (packet::FIN, 'F'),
         (packet::RST, 'R'),
-        (0x08, 'P'),
+        (tcp_options::Flags::PSH, 'P'),
         (ACK, '.'),
     ] {
         if p.has(bit) {

@@ -158,7 +158,7 @@ pub fn connections(packets: &[Packet]) -> Vec<Conn> {
         if p.is_syn() && c.client_isn.is_none() {
             c.client_isn = Some(p.seq);
         }
-        if p.flags & (FIN | RST) != 0 {
+        if p.flags.intersects(FIN | RST) {
             c.closed = true;
         }
         if a == c.client {

@@ -278,12 +278,12 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
         );
     }
     if (p.flags & (ECE | CWR)) != (q.flags & (ECE | CWR)) && !own_fields {
-        let f = |x: u8| {
+        let f = |x: tcp_options::Flags| {
             let mut s = Vec::new();
-            if x & ECE != 0 {
+            if x.contains(ECE) {
                 s.push("ECE");
             }
-            if x & CWR != 0 {
+            if x.contains(CWR) {
                 s.push("CWR");
             }
             if s.is_empty() {

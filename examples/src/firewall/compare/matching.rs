@@ -383,10 +383,10 @@ pub struct Alignment {
     pub only_after: Vec<usize>,
 }
 
-type PacketKey = (u8, u32, u32, u32);
+type PacketKey = (u16, u32, u32, u32);
 
 fn key(p: &Packet, off_seq: u32, off_ack: u32, with_ack: bool) -> PacketKey {
-    let flags = p.flags & (SYN | FIN | RST | ACK);
+    let flags = (p.flags & (SYN | FIN | RST | ACK)).bits();
     let ack = if with_ack && p.has(ACK) {
         p.ack.wrapping_add(off_ack)
     } else {

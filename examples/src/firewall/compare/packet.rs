@@ -9,22 +9,24 @@
 use std::io::Read;
 use std::net::IpAddr;
 
-use tcp_options::TcpOption;
+use tcp_options::{Flags, LinuxOptions, TcpOption};
 
-use crate::capture::{decode_tcp, CaptureError, CaptureReader, IpVersion};
+use super::super::packet::{decode_packet, Truncation};
+use crate::capture::{CaptureError, CaptureReader, IpVersion};
 
+// TCP flags, under the short names this module's users match on.
 /// TCP FIN flag.
-pub const FIN: u8 = 0x01;
+pub const FIN: Flags = Flags::FIN;
 /// TCP SYN flag.
-pub const SYN: u8 = 0x02;
+pub const SYN: Flags = Flags::SYN;
 /// TCP RST flag.
-pub const RST: u8 = 0x04;
+pub const RST: Flags = Flags::RST;
 /// TCP ACK flag.
-pub const ACK: u8 = 0x10;
+pub const ACK: Flags = Flags::ACK;
 /// TCP ECE flag.
-pub const ECE: u8 = 0x40;
+pub const ECE: Flags = Flags::ECE;
 /// TCP CWR flag.
-pub const CWR: u8 = 0x80;
+pub const CWR: Flags = Flags::CWR;
 
 // Option kinds, under the short names this module's users match on.
 pub use tcp_options::kind::{
@@ -33,8 +35,6 @@ pub use tcp_options::kind::{
     WINDOW_SCALE as KIND_WSCALE,
 };
 
-/// Length of the fixed TCP header.
-const TCP_HEADER_LEN: usize = 20;
 /// Payload bytes kept per packet to recognise the same segment on both sides.
 pub const PAYLOAD_HEAD: usize = 24;
 /// Packets kept per capture; beyond it the load stops with a warning.
@@ -78,8 +78,8 @@ pub struct Packet {
     pub seq: u32,
     /// Acknowledgment number.
     pub ack: u32,
-    /// TCP flags (low eight bits).
-    pub flags: u8,
+    /// TCP flags.
+    pub flags: Flags,
     /// Raw window field.
     pub window: u16,
     /// Options other than NOP/EOL, in order.
@@ -94,8 +94,8 @@ pub struct Packet {
 
 impl Packet {
     /// True if all of `f` are set.
-    pub fn has(&self, f: u8) -> bool {
-        self.flags & f == f
+    pub fn has(&self, f: Flags) -> bool {
+        self.flags.contains(f)
     }
     /// The first option of `kind`.
     pub fn option(&self, kind: u8) -> Option<&TcpOpt> {
@@ -153,53 +153,21 @@ pub struct Loaded {
     pub warnings: Vec<String>,
 }
 
-/// Walks a TCP option block the way Linux does: stop at EOL, skip NOP, stop
-/// silently at a length below 2 or one running past the block. Returns the
-/// options and whether the walk reached the end cleanly.
+/// Walks a TCP option block the way Linux does (`tcp-options`'
+/// [`LinuxOptions`]: stop at EOL, skip NOP, stop silently at a length below
+/// 2 or one running past the block). Returns the options other than NOP and
+/// EOL, and whether the walk reached the end cleanly.
 pub fn walk_options(block: &[u8]) -> (Vec<TcpOpt>, bool) {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < block.len() {
-        let kind = block[i];
-        match kind {
-            KIND_EOL => return (out, true),
-            KIND_NOP => i += 1,
-            _ => {
-                let Some(&len) = block.get(i + 1) else {
-                    return (out, false);
-                };
-                let len = usize::from(len);
-                if len < 2 || i + len > block.len() {
-                    return (out, false);
-                }
-                out.push(TcpOpt {
-                    kind,
-                    data: block[i + 2..i + len].to_vec(),
-                });
-                i += len;
-            }
-        }
-    }
-    (out, true)
-}
-
-/// Decodes the TCP header of a segment whose IP layer is already known.
-/// `None` when fewer than 20 TCP bytes were captured or the data offset is invalid.
-fn tcp_fields(tcp: &[u8], wire_len: usize) -> Option<(u16, u16, u32, u32, u8, u16, usize)> {
-    if tcp.len() < TCP_HEADER_LEN {
-        return None;
-    }
-    let sport = u16::from_be_bytes([tcp[0], tcp[1]]);
-    let dport = u16::from_be_bytes([tcp[2], tcp[3]]);
-    let seq = u32::from_be_bytes([tcp[4], tcp[5], tcp[6], tcp[7]]);
-    let ack = u32::from_be_bytes([tcp[8], tcp[9], tcp[10], tcp[11]]);
-    let data_offset = usize::from(tcp[12] >> 4) * 4;
-    let flags = tcp[13];
-    let window = u16::from_be_bytes([tcp[14], tcp[15]]);
-    if data_offset < TCP_HEADER_LEN || data_offset > wire_len.max(TCP_HEADER_LEN) {
-        return None;
-    }
-    Some((sport, dport, seq, ack, flags, window, data_offset))
+    let mut walk = LinuxOptions::new(block);
+    let out = walk
+        .by_ref()
+        .filter(|o| !matches!(o.option, TcpOption::NoOperation | TcpOption::EndOfList))
+        .map(|o| TcpOpt {
+            kind: o.kind,
+            data: o.data.to_vec(),
+        })
+        .collect();
+    (out, walk.stopped().is_none())
 }
 
 /// Reads a whole capture from `input`.
@@ -228,7 +196,7 @@ pub fn load<R: Read>(input: R) -> Result<Loaded, CaptureError> {
             ));
             break;
         }
-        let seg = match decode_tcp(record.linktype, record.data, record.origlen) {
+        let seg = match decode_packet(&record) {
             Ok(Some(s)) => s,
             Ok(None) => {
                 out.non_tcp += 1;
@@ -239,17 +207,8 @@ pub fn load<R: Read>(input: R) -> Result<Loaded, CaptureError> {
                 continue;
             }
         };
-        let Some((sport, dport, seq, ack, flags, window, data_offset)) =
-            tcp_fields(seg.tcp, seg.wire_len)
-        else {
-            out.undecodable += 1;
-            continue;
-        };
-        let opt_end = data_offset.min(seg.tcp.len());
-        let (options, clean) = walk_options(&seg.tcp[TCP_HEADER_LEN..opt_end]);
-        let payload = seg.tcp.get(data_offset..).unwrap_or(&[]);
-        let payload_len =
-            u32::try_from(seg.wire_len.saturating_sub(data_offset)).unwrap_or(u32::MAX);
+        let (options, clean) = walk_options(seg.options);
+        let payload_len = u32::try_from(seg.payload_len).unwrap_or(u32::MAX);
         out.packets.push(Packet {
             frame: record.frame,
             ts_ns: record
@@ -266,16 +225,16 @@ pub fn load<R: Read>(input: R) -> Result<Loaded, CaptureError> {
                 None
             },
             df: seg.ip.df,
-            sport,
-            dport,
-            seq,
-            ack,
-            flags,
-            window,
+            sport: seg.src_port,
+            dport: seg.dst_port,
+            seq: seg.seq,
+            ack: seg.ack,
+            flags: seg.flags,
+            window: seg.window,
             options,
-            options_complete: clean && opt_end == data_offset,
+            options_complete: clean && seg.truncation != Truncation::Options,
             payload_len,
-            payload_head: payload[..payload.len().min(PAYLOAD_HEAD)].to_vec(),
+            payload_head: seg.payload[..seg.payload.len().min(PAYLOAD_HEAD)].to_vec(),
         });
     }
     if out.undecodable > 0 {
