@@ -12,7 +12,7 @@
 //! (`{:.2}`) rounds for people instead.
 
 use crate::error::{ParseError, Quantity};
-use crate::text::{fmt_largest, scale, split_number};
+use crate::text::{fmt_largest, scale, split_number, split_prefix};
 use core::fmt;
 use core::str::FromStr;
 
@@ -84,18 +84,6 @@ impl BitsPerSecond {
     }
 }
 
-/// SI prefixes accepted in rates, with their factor.
-const fn prefix_factor(b: u8, binary: bool) -> Option<u128> {
-    let k: u128 = if binary { 1024 } else { 1000 };
-    match b {
-        b'k' | b'K' => Some(k),
-        b'm' | b'M' => Some(k * k),
-        b'g' | b'G' => Some(k * k * k),
-        b't' | b'T' => Some(k * k * k * k),
-        _ => None,
-    }
-}
-
 /// Bit-rate unit words accepted after the prefix.
 const BIT_UNITS: [&str; 7] = ["", "bps", "bit/s", "bits/s", "b/s", "bit", "bits"];
 /// Byte-rate unit words, refused with a clear error.
@@ -107,17 +95,9 @@ impl FromStr for BitsPerSecond {
     fn from_str(s: &str) -> Result<Self, ParseError> {
         const KIND: Quantity = Quantity::Rate;
         let (number, unit, at) = split_number(s, KIND)?;
-        let mut rest = unit;
-        let mut factor: u128 = 1;
-        if let Some(&first) = unit.as_bytes().first() {
-            let binary = unit.as_bytes().get(1) == Some(&b'i');
-            if let Some(f) = prefix_factor(first, binary) {
-                factor = f;
-                rest = &unit[if binary { 2 } else { 1 }..];
-                if binary && rest.is_empty() {
-                    return Err(ParseError::UnknownUnit { kind: KIND, at });
-                }
-            }
+        let (factor, rest, prefix) = split_prefix(unit);
+        if prefix == Some(true) && rest.is_empty() {
+            return Err(ParseError::UnknownUnit { kind: KIND, at });
         }
         if BYTE_UNITS.contains(&rest) {
             return Err(ParseError::BytesForBits { at });

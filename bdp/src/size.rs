@@ -14,7 +14,7 @@
 //! unit, exactly or rounded with a precision (`{:.2}`).
 
 use crate::error::{ParseError, Quantity};
-use crate::text::{fmt_largest, pad, scale, split_number, write_ratio, Buf};
+use crate::text::{fmt_largest, pad, scale, split_number, split_prefix, write_ratio, Buf};
 use core::fmt;
 use core::str::FromStr;
 
@@ -92,17 +92,6 @@ impl From<Bytes> for u64 {
     }
 }
 
-fn prefix_factor(b: u8, binary: bool) -> Option<u128> {
-    let k: u128 = if binary { 1024 } else { 1000 };
-    match b {
-        b'k' | b'K' => Some(k),
-        b'm' | b'M' => Some(k * k),
-        b'g' | b'G' => Some(k * k * k),
-        b't' | b'T' => Some(k * k * k * k),
-        _ => None,
-    }
-}
-
 const BYTE_UNITS: [&str; 5] = ["B", "byte", "bytes", "Byte", "Bytes"];
 const BIT_UNITS: [&str; 5] = ["b", "bit", "bits", "Bit", "Bits"];
 
@@ -112,21 +101,11 @@ impl FromStr for Bytes {
     fn from_str(s: &str) -> Result<Self, ParseError> {
         const KIND: Quantity = Quantity::Size;
         let (number, unit, at) = split_number(s, KIND)?;
-        let mut factor: u128 = 1;
-        let mut rest = unit;
-        let mut prefixed = false;
-        if let Some(&first) = unit.as_bytes().first() {
-            let binary = unit.as_bytes().get(1) == Some(&b'i');
-            if let Some(f) = prefix_factor(first, binary) {
-                factor = f;
-                prefixed = true;
-                rest = &unit[if binary { 2 } else { 1 }..];
-            }
-        }
+        let (factor, rest, prefix) = split_prefix(unit);
         if BIT_UNITS.contains(&rest) {
             return Err(ParseError::BitsForBytes { at });
         }
-        if prefixed && rest.is_empty() {
+        if prefix.is_some() && rest.is_empty() {
             return Err(ParseError::AmbiguousPrefix { at });
         }
         if !(rest.is_empty() || BYTE_UNITS.contains(&rest)) {

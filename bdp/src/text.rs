@@ -66,6 +66,24 @@ pub(crate) fn split_number(
     Ok((Decimal { int, frac }, unit, unit_at))
 }
 
+/// Splits the SI (`k`, `M`, `G`, `T`: powers of 1000) or binary (`Ki`,
+/// `Mi`, `Gi`, `Ti`: powers of 1024) prefix off a unit: its factor (1
+/// without a prefix), the unit word after it, and `Some(binary)` when there
+/// was a prefix. Either case of the prefix letter is accepted.
+pub(crate) fn split_prefix(unit: &str) -> (u128, &str, Option<bool>) {
+    let bytes = unit.as_bytes();
+    let binary = bytes.get(1) == Some(&b'i');
+    let k: u128 = if binary { 1024 } else { 1000 };
+    let factor = match bytes.first() {
+        Some(b'k' | b'K') => k,
+        Some(b'm' | b'M') => k * k,
+        Some(b'g' | b'G') => k * k * k,
+        Some(b't' | b'T') => k * k * k * k,
+        _ => return (1, unit, None),
+    };
+    (factor, &unit[if binary { 2 } else { 1 }..], Some(binary))
+}
+
 /// `number * factor`, exactly, as an integer.
 ///
 /// The fraction is scaled digit by digit from the last one: with
