@@ -165,15 +165,7 @@ pub fn write_json<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result
     w.write_all(b",\"ecn\":")?;
     write_u64(w, u64::from(s.ip.ecn()))?;
     w.write_all(b",\"options\":[")?;
-    let mut first = true;
-    for opt in s.options_strict() {
-        let Ok(opt) = opt else { break };
-        if !first {
-            w.write_all(b",")?;
-        }
-        first = false;
-        write_json_option(w, &opt)?;
-    }
+    write_options(w, s, write_json_option)?;
     w.write_all(b"],\"options_error\":")?;
     match s.options_problem() {
         None => w.write_all(b"null")?,
@@ -191,6 +183,22 @@ pub fn write_json<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result
         }
     }
     w.write_all(b"}\n")
+}
+
+/// The well-formed options of `s` (strict policy, up to the first
+/// malformation), each written by `one`, separated by commas.
+fn write_options<W: Write + ?Sized>(
+    w: &mut W,
+    s: &TcpRecord<'_>,
+    one: fn(&mut W, &ParsedOption<'_>) -> io::Result<()>,
+) -> io::Result<()> {
+    for (i, opt) in s.options_strict().map_while(Result::ok).enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        one(w, &opt)?;
+    }
+    Ok(())
 }
 
 /// Writes one option in the JSON form described at [`write_json`].
@@ -334,15 +342,7 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result
     }
     if !s.options.is_empty() {
         w.write_all(b", options [")?;
-        let mut first = true;
-        for opt in s.options_strict() {
-            let Ok(opt) = opt else { break };
-            if !first {
-                w.write_all(b",")?;
-            }
-            first = false;
-            write_text_option(w, &opt)?;
-        }
+        write_options(w, s, write_text_option)?;
         w.write_all(b"]")?;
     }
     write!(w, ", length {}", s.payload_len)?;
