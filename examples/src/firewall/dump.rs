@@ -190,7 +190,7 @@ pub fn write_json<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result
 fn write_options<W: Write + ?Sized>(
     w: &mut W,
     s: &TcpRecord<'_>,
-    one: fn(&mut W, &ParsedOption<'_>) -> io::Result<()>,
+    one: impl Fn(&mut W, &ParsedOption<'_>) -> io::Result<()>,
 ) -> io::Result<()> {
     for (i, opt) in s.options_strict().map_while(Result::ok).enumerate() {
         if i > 0 {
