@@ -107,6 +107,29 @@ fn burst(q0: usize, sizes: [&[u32]; 4]) -> Vec<(usize, u32)> {
     v
 }
 
+/// The trace's event lines (comments left out).
+fn events(t: &str) -> Vec<&str> {
+    t.lines().filter(|l| !l.starts_with('#')).collect()
+}
+
+/// Asserts that an event line starts with `prefix`, showing it if not.
+fn assert_starts(line: &str, prefix: &str) {
+    assert!(
+        line.starts_with(prefix),
+        "{line:?} does not start with {prefix:?}"
+    );
+}
+
+/// The mixed-size burst of both mixed-size scenarios, traced under `fairness`.
+fn mixed_sizes_trace(fairness: Fairness) -> String {
+    trace(
+        "300 packets of 1500/40/576 B to q0, 10 x 1500 B to q1, 5 x 64 B to q2, 40/1500 B to q3",
+        Config::new(QBSS_WEIGHTS, fairness, Saturation::Forced),
+        &burst(300, [&[1500, 40, 576], &[1500], &[64], &[40, 1500]]),
+        None,
+    )
+}
+
 #[test]
 fn qbss_equal_sizes_bytes() {
     let config = Config::new(
@@ -122,79 +145,43 @@ fn qbss_equal_sizes_bytes() {
     );
     // Hand check of the first rounds: 98 best-effort packets, one QBSS, one
     // network control, then best effort again.
-    let lines: Vec<&str> = t.lines().filter(|l| !l.starts_with('#')).collect();
+    let lines = events(&t);
     assert_eq!(
         lines[0],
         "refuse q2 (queue has weight 0 and is never served) x5 7500B: 1500 1500 1500 1500 1500"
     );
-    assert!(lines[1].starts_with("dequeue q0 Wrr x98 147000B: "));
-    assert!(lines[2].starts_with("dequeue q1 Wrr x1 1500B"));
-    assert!(lines[3].starts_with("dequeue q3 Wrr x1 1500B"));
-    assert!(lines[4].starts_with("dequeue q0 Wrr x98 147000B: "));
+    assert_starts(lines[1], "dequeue q0 Wrr x98 147000B: ");
+    assert_starts(lines[2], "dequeue q1 Wrr x1 1500B");
+    assert_starts(lines[3], "dequeue q3 Wrr x1 1500B");
+    assert_starts(lines[4], "dequeue q0 Wrr x98 147000B: ");
     check("qbss_equal_bytes", &t);
 }
 
 #[test]
 fn qbss_mixed_sizes_bytes() {
-    let config = Config::new(
-        QBSS_WEIGHTS,
-        Fairness::Bytes { mtu: 1500 },
-        Saturation::Forced,
-    );
-    let t = trace(
-        "300 packets of 1500/40/576 B to q0, 10 x 1500 B to q1, 5 x 64 B to q2, 40/1500 B to q3",
-        config,
-        &burst(300, [&[1500, 40, 576], &[1500], &[64], &[40, 1500]]),
-        None,
-    );
+    let t = mixed_sizes_trace(Fairness::Bytes { mtu: 1500 });
     // DRR by hand: q0 starts with 98 x 1500 = 147000 B of deficit; the
     // 1500+40+576 = 2116 B triple fits 69 times (207 packets, 146004 B) and
     // the next 1500 B packet does not fit the 996 B left, which ends the
     // turn. q1 sends one 1500 B packet; q3 sends 40 B, then its 1500 B packet
     // does not fit the 1460 B left. q0 then has 996 + 147000 B, enough for
     // its last 93 packets (65596 B).
-    let lines: Vec<&str> = t.lines().filter(|l| !l.starts_with('#')).collect();
-    assert!(
-        lines[1].starts_with("dequeue q0 Wrr x207 146004B: "),
-        "{}",
-        lines[1]
-    );
-    assert!(
-        lines[2].starts_with("dequeue q1 Wrr x1 1500B"),
-        "{}",
-        lines[2]
-    );
+    let lines = events(&t);
+    assert_starts(lines[1], "dequeue q0 Wrr x207 146004B: ");
+    assert_starts(lines[2], "dequeue q1 Wrr x1 1500B");
     assert_eq!(lines[3], "dequeue q3 Wrr x1 40B: 40");
-    assert!(
-        lines[4].starts_with("dequeue q0 Wrr x93 65596B: "),
-        "{}",
-        lines[4]
-    );
+    assert_starts(lines[4], "dequeue q0 Wrr x93 65596B: ");
     check("qbss_mixed_bytes", &t);
 }
 
 #[test]
 fn qbss_mixed_sizes_packets() {
-    let config = Config::new(QBSS_WEIGHTS, Fairness::Packets, Saturation::Forced);
-    let t = trace(
-        "300 packets of 1500/40/576 B to q0, 10 x 1500 B to q1, 5 x 64 B to q2, 40/1500 B to q3",
-        config,
-        &burst(300, [&[1500, 40, 576], &[1500], &[64], &[40, 1500]]),
-        None,
-    );
+    let t = mixed_sizes_trace(Fairness::Packets);
     // Classic WRR counts packets: 98 from queue 0 whatever their sizes, then one each.
-    let lines: Vec<&str> = t.lines().filter(|l| !l.starts_with('#')).collect();
-    assert!(lines[1].starts_with("dequeue q0 Wrr x98 "), "{}", lines[1]);
-    assert!(
-        lines[2].starts_with("dequeue q1 Wrr x1 1500B"),
-        "{}",
-        lines[2]
-    );
-    assert!(
-        lines[3].starts_with("dequeue q3 Wrr x1 40B"),
-        "{}",
-        lines[3]
-    );
+    let lines = events(&t);
+    assert_starts(lines[1], "dequeue q0 Wrr x98 ");
+    assert_starts(lines[2], "dequeue q1 Wrr x1 1500B");
+    assert_starts(lines[3], "dequeue q3 Wrr x1 40B");
     check("qbss_mixed_packets", &t);
 }
 
@@ -216,7 +203,7 @@ fn qbss_when_saturated_interleaved() {
         &arrivals,
         Some(2),
     );
-    let lines: Vec<&str> = t.lines().filter(|l| !l.starts_with('#')).collect();
+    let lines = events(&t);
     assert_eq!(lines[0], "dequeue q0 Fifo x1 1500B: 1500");
     assert_eq!(lines[1], "dequeue q1 Fifo x1 1500B: 1500");
     check("qbss_when_saturated", &t);
