@@ -14,9 +14,14 @@
 //!
 //! RFC 1624 recommends eqn. 3 over RFC 1141's `HC' = HC + m + ~m'`
 //! (its eqn. 2), which can produce `0xffff` (-0) where a full
-//! recomputation gives `0x0000` (+0). Eqn. 3 itself turns a checksum of
-//! `0x0000` into `0xffff` when `m == m'` (RFC 1624 erratum 4782), so the
-//! header writers in this crate apply it only when the word changes.
+//! recomputation gives `0x0000` (+0). With the end-around carry, eqn. 3
+//! cannot do that: the folded sum `~HC + ~m + m'` is zero only when all
+//! three terms are zero, so the result is `0xffff` only for
+//! `HC = 0xffff, m = 0xffff, m' = 0x0000`. In particular an unchanged word
+//! (`m == m'`) keeps every checksum except `0xffff`, which becomes
+//! `0x0000`, never the other way round (tested below). The header writers
+//! of this crate still skip the update when the byte does not change, so
+//! a rewrite that changes nothing writes nothing.
 
 /// The folded one's complement sum of `data` as big-endian 16-bit words.
 ///
@@ -86,6 +91,32 @@ mod tests {
         // RFC 1141's eqn. 2, HC + m + ~m', would give 0xffff instead.
         let eqn2 = fold(u64::from(hc) + 0x5555 + u64::from(!0x3285_u16));
         assert_eq!(eqn2, 0xffff);
+    }
+
+    #[test]
+    fn eqn3_never_turns_zero_into_minus_zero() {
+        // RFC 1624 section 3, eqn. 3 with the end-around carry: an
+        // unchanged word keeps a 0x0000 checksum, and 0xffff (-0) becomes
+        // 0x0000 (+0); every other checksum is kept as it is.
+        for hc in 0..=0xffff_u16 {
+            for m in [0x0000, 0x4500, 0x4522, 0xfffe, 0xffff] {
+                let expected = if hc == 0xffff { 0x0000 } else { hc };
+                assert_eq!(
+                    incremental_update(hc, m, m),
+                    expected,
+                    "hc {hc:#06x} m {m:#06x}"
+                );
+            }
+        }
+        // From a 0x0000 checksum no change of word gives 0xffff; the only
+        // input that yields 0xffff at all is (0xffff, 0xffff, 0x0000).
+        for new in 0..=0xffff_u16 {
+            for old in [0x0000, 0x0001, 0x4500, 0x8000, 0xffff] {
+                assert_ne!(incremental_update(0x0000, old, new), 0xffff);
+                let minus_zero = incremental_update(0xffff, old, new) == 0xffff;
+                assert_eq!(minus_zero, old == 0xffff && new == 0x0000);
+            }
+        }
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //!   ECN codepoint above 3, a precedence above 7).
 //! - [`ParseDscpError`], [`ParsePrecedenceError`], [`ParseEcnError`]: text
 //!   that is not a code point, with the reason.
-//! - [`ReadError`] and [`WriteError`]: a buffer that is not an IPv4 or IPv6
-//!   header this crate can read or rewrite.
+//! - [`HeaderError`]: a buffer that is not an IPv4 or IPv6 header this
+//!   crate can read or rewrite. [`ReadError`] and [`WriteError`] are other
+//!   names of it, kept for existing callers.
 
 use thiserror::Error;
 
@@ -190,7 +191,7 @@ pub enum ParseEcnError {
     UnknownName,
 }
 
-/// Which IP header a [`ReadError`] or [`WriteError`] is about.
+/// Which IP header a [`HeaderError`] is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IpVersion {
     /// IPv4 (RFC 791).
@@ -215,13 +216,15 @@ impl core::fmt::Display for IpVersion {
     }
 }
 
-/// A buffer that cannot be read as an IPv4 or IPv6 header.
+/// A buffer that is not an IPv4 or IPv6 header this crate can read or
+/// rewrite. Readers and writers share it: a writer that fails has written
+/// nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Error)]
-pub enum ReadError {
+pub enum HeaderError {
     /// The buffer is shorter than the header.
-    #[error("cannot read {header} header: buffer of {len} bytes, the header needs {needed}")]
+    #[error("not a whole {header} header: buffer of {len} bytes, the header needs {needed}")]
     TooShort {
-        /// The header being read.
+        /// The header being read or rewritten.
         header: IpVersion,
         /// Bytes needed.
         needed: usize,
@@ -229,7 +232,7 @@ pub enum ReadError {
         len: usize,
     },
     /// The version nibble (byte 0, high 4 bits) is not the expected one.
-    #[error("cannot read {expected} header: version field is {found}")]
+    #[error("not an {expected} header: version field (byte 0, high nibble) is {found}")]
     WrongVersion {
         /// The header that was expected.
         expected: IpVersion,
@@ -238,58 +241,16 @@ pub enum ReadError {
     },
     /// IPv4 IHL (byte 0, low 4 bits) below 5: the header would be shorter
     /// than its fixed 20 bytes.
-    #[error("cannot read IPv4 header: IHL is {ihl} (header of {} bytes), the minimum is 5 (20 bytes)", *ihl as usize * 4)]
+    #[error("not a valid IPv4 header: IHL (byte 0, low nibble) is {ihl} (header of {} bytes), the minimum is 5 (20 bytes)", *ihl as usize * 4)]
     BadIhl {
         /// The IHL field, in 32-bit words.
         ihl: u8,
     },
 }
 
-/// A buffer whose DS field cannot be rewritten; nothing was written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Error)]
-pub enum WriteError {
-    /// The buffer is shorter than the header.
-    #[error("cannot rewrite {header} header: buffer of {len} bytes, the header needs {needed}")]
-    TooShort {
-        /// The header being rewritten.
-        header: IpVersion,
-        /// Bytes needed.
-        needed: usize,
-        /// Bytes available.
-        len: usize,
-    },
-    /// The version nibble is not the expected one.
-    #[error("cannot rewrite {expected} header: version field is {found}")]
-    WrongVersion {
-        /// The header that was expected.
-        expected: IpVersion,
-        /// The version field found.
-        found: u8,
-    },
-    /// IPv4 IHL below 5.
-    #[error("cannot rewrite IPv4 header: IHL is {ihl} (header of {} bytes), the minimum is 5 (20 bytes)", *ihl as usize * 4)]
-    BadIhl {
-        /// The IHL field, in 32-bit words.
-        ihl: u8,
-    },
-}
+/// The error of the header readers: the same type as [`HeaderError`].
+pub type ReadError = HeaderError;
 
-impl From<ReadError> for WriteError {
-    fn from(e: ReadError) -> Self {
-        match e {
-            ReadError::TooShort {
-                header,
-                needed,
-                len,
-            } => WriteError::TooShort {
-                header,
-                needed,
-                len,
-            },
-            ReadError::WrongVersion { expected, found } => {
-                WriteError::WrongVersion { expected, found }
-            }
-            ReadError::BadIhl { ihl } => WriteError::BadIhl { ihl },
-        }
-    }
-}
+/// The error of the header writers: the same type as [`HeaderError`]
+/// (nothing was written).
+pub type WriteError = HeaderError;

@@ -160,8 +160,8 @@ pub fn set_ds_field(buf: &mut [u8], field: DsField) -> Result<(), WriteError> {
     let old_byte = buf[DS_FIELD];
     let new_byte = field.value();
     if old_byte == new_byte {
-        // RFC 1624 erratum 4782: eqn. 3 with m == m' would turn a 0x0000
-        // checksum into 0xffff; an unchanged header keeps its checksum.
+        // Nothing changes, so nothing is written. (Eqn. 3 itself would keep
+        // a 0x0000 checksum too: see the `checksum` module.)
         return Ok(());
     }
     let old_word = u16::from_be_bytes([buf[VERSION_IHL], old_byte]);
@@ -231,8 +231,11 @@ mod tests {
     }
 
     #[test]
-    fn unchanged_field_keeps_a_zero_checksum() {
-        // RFC 1624 erratum 4782: a header whose valid checksum is 0x0000.
+    fn zero_checksum_stays_valid_and_never_becomes_minus_zero() {
+        // A header whose valid checksum is 0x0000 (+0). RFC 1624 eqn. 3 with
+        // the end-around carry never turns it into 0xffff (-0): rewriting
+        // the DS field to any value and back gives what a recomputation
+        // gives, and the original 0x0000.
         let mut h = EXAMPLE;
         // Choose the identification field so that the checksum is 0.
         h[4..6].copy_from_slice(&0xb861_u16.to_be_bytes());
@@ -241,6 +244,14 @@ mod tests {
         assert_eq!(verify_checksum(&h), Ok(true));
         set_dscp(&mut h, Dscp::CS0).unwrap();
         assert_eq!(stored_checksum(&h), Ok(0x0000));
+        let original = h;
+        for byte in 0..=255u8 {
+            set_ds_field(&mut h, DsField::new(byte)).unwrap();
+            assert_eq!(stored_checksum(&h), compute_checksum(&h));
+            assert_ne!(stored_checksum(&h), Ok(0xffff));
+            set_ds_field(&mut h, DsField::new(0)).unwrap();
+            assert_eq!(h, original);
+        }
     }
 
     #[test]

@@ -84,8 +84,8 @@ pub use crate::ds_field::DsField;
 pub use crate::dscp::Dscp;
 pub use crate::ecn::Ecn;
 pub use crate::error::{
-    IpVersion, ParseDscpError, ParseEcnError, ParsePrecedenceError, Radix, ReadError, ValueError,
-    WriteError,
+    HeaderError, IpVersion, ParseDscpError, ParseEcnError, ParsePrecedenceError, Radix, ReadError,
+    ValueError, WriteError,
 };
 pub use crate::pool::Pool;
 pub use crate::precedence::Precedence;

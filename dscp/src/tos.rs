@@ -82,8 +82,32 @@ impl Tos {
     }
 
     /// A TOS byte from a precedence and TOS flags, MBZ clear.
+    ///
+    /// Only the four TOS bits of `flags` are used: bits a `TosFlags` may
+    /// carry from [`TosFlags::from_bits_retain`] are masked off, so they
+    /// never reach the precedence or the MBZ bit.
+    ///
+    /// ```
+    /// use dscp::{Precedence, Tos, TosFlags};
+    ///
+    /// let stray = TosFlags::from_bits_retain(0xff);
+    /// let tos = Tos::from_parts(Precedence::Priority, stray);
+    /// assert_eq!(tos.value(), 0x3e);
+    /// assert_eq!(tos.precedence(), Precedence::Priority);
+    /// ```
     pub const fn from_parts(precedence: Precedence, flags: TosFlags) -> Tos {
-        Tos((precedence.value() << 5) | flags.bits())
+        Tos((precedence.value() << 5) | (flags.bits() & Self::TOS_MASK))
+    }
+
+    /// This byte with its precedence replaced; the TOS bits and MBZ are kept.
+    pub const fn with_precedence(self, precedence: Precedence) -> Tos {
+        Tos((self.0 & !Self::PRECEDENCE_MASK) | (precedence.value() << 5))
+    }
+
+    /// This byte with its four TOS bits replaced (bits of `flags` outside
+    /// them are ignored); the precedence and MBZ are kept.
+    pub const fn with_flags(self, flags: TosFlags) -> Tos {
+        Tos((self.0 & !Self::TOS_MASK) | (flags.bits() & Self::TOS_MASK))
     }
 
     /// The byte.
@@ -191,6 +215,34 @@ mod tests {
                 | if t.mbz_set() { Tos::MBZ_MASK } else { 0 };
             assert_eq!(rebuilt, byte);
             assert_eq!(t.ds_field().value(), byte);
+        }
+    }
+
+    #[test]
+    fn setters_touch_only_their_own_bits() {
+        // Every TosFlags bit pattern, stray bits included, against every
+        // byte: the precedence and MBZ bits never change through the flags,
+        // the TOS bits and MBZ never through the precedence.
+        for byte in 0..=255u8 {
+            let t = Tos::new(byte);
+            for bits in 0..=255u8 {
+                let flags = TosFlags::from_bits_retain(bits);
+                let f = t.with_flags(flags);
+                assert_eq!(f.value() & !Tos::TOS_MASK, byte & !Tos::TOS_MASK);
+                assert_eq!(f.value() & Tos::TOS_MASK, bits & Tos::TOS_MASK);
+                let built = Tos::from_parts(t.precedence(), flags);
+                assert_eq!(built.precedence(), t.precedence());
+                assert!(!built.mbz_set());
+            }
+            for p in 0..8 {
+                let p = Precedence::new(p).unwrap();
+                let w = t.with_precedence(p);
+                assert_eq!(w.precedence(), p);
+                assert_eq!(
+                    w.value() & !Tos::PRECEDENCE_MASK,
+                    byte & !Tos::PRECEDENCE_MASK
+                );
+            }
         }
     }
 
