@@ -7,20 +7,33 @@
 //! - `compare CAPTURE_A CAPTURE_B [--json] [--rtt T]`: captures from the two
 //!   sides of a middlebox, and every field it changed.
 //!
-//! Exit status: 0 on success, 1 when the capture cannot be (fully) read or
-//! output fails (what was read is still printed), 2 on a usage error.
+//! Exit status: see [`EXIT_STATUS`].
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use examples::firewall::{analyze, compare, dump};
+use examples::firewall::{analyze, compare, dump, Failure, Outcome};
+
+/// The exit statuses, as `--help` prints them.
+const EXIT_STATUS: &str = "\
+Exit status:
+  0  done, nothing found
+  1  runtime error (a capture that cannot be read to its end, I/O); what was
+     read is still reported
+  2  usage error
+  3  done with findings: compare found tampering; analyze found a broken
+     negotiation, a SYN Linux drops or a window-limited transfer
+
+A capture argument of `-` reads standard input. A closed standard output
+(`| head`) ends the tool quietly with status 0.";
 
 #[derive(Parser)]
 #[command(
     name = "firewall-check",
     version,
-    about = "Find what a middlebox does to TCP, from packet captures"
+    about = "Find what a middlebox does to TCP, from packet captures",
+    after_help = EXIT_STATUS
 )]
 struct Cli {
     #[command(subcommand)]
@@ -30,25 +43,39 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Print every TCP segment of a capture (tcpdump-like text, or JSON lines).
+    #[command(after_help = EXIT_STATUS)]
     Dump(dump::DumpArgs),
     /// Per connection: negotiation, window ceiling, achieved throughput, verdict.
+    #[command(after_help = EXIT_STATUS)]
     Analyze(analyze::AnalyzeArgs),
     /// Two captures from the two sides of a middlebox: what it changed, what it costs.
+    #[command(after_help = EXIT_STATUS)]
     Compare(compare::CompareArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are not errors; clap exits 2 on usage errors.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result: Result<Outcome, Failure> = match cli.command {
         Command::Dump(args) => dump::run(&args),
         Command::Analyze(args) => analyze::run(&args),
         Command::Compare(args) => compare::run(&args),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("firewall-check: {message}");
-            ExitCode::FAILURE
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Findings) => ExitCode::from(3),
+        Err(f) => {
+            eprintln!("firewall-check: {}", f.message());
+            ExitCode::from(match f {
+                Failure::Usage(_) => 2,
+                Failure::Runtime(_) => 1,
+            })
         }
     }
 }

@@ -443,6 +443,16 @@ pub struct ConnectionReport {
     pub verdict: String,
 }
 
+impl ConnectionReport {
+    /// A broken negotiation or a window-limited direction: what makes
+    /// `firewall-check analyze` exit with status 3.
+    pub fn has_findings(&self) -> bool {
+        self.negotiated.wscale_mismatch
+            || self.directions.client_to_server.window_limited == Some(true)
+            || self.directions.server_to_client.window_limited == Some(true)
+    }
+}
+
 /// Formats an integer with thousands separators: `1,250,000`.
 pub struct Thousands(pub u64);
 
@@ -844,10 +854,11 @@ pub fn analyze<R: Read, W: Write>(
     out: &mut W,
     format: AnalyzeFormat,
     settings: &Settings,
-) -> Result<usize, AnalyzeError> {
+) -> Result<AnalyzeSummary, AnalyzeError> {
     let mut reader = CaptureReader::with_capacity(input, settings.buffer_capacity)?;
     let mut tracker: ConnTracker<ConnState> = ConnTracker::new(settings.capacity);
     let mut written = 0usize;
+    let mut findings = 0usize;
     let mut write_err: Option<io::Error> = None;
     if format == AnalyzeFormat::Json {
         out.write_all(b"{\"connections\":[")?;
@@ -857,6 +868,9 @@ pub fn analyze<R: Read, W: Write>(
             return;
         }
         let rep = report(&conn, settings);
+        if rep.has_findings() {
+            findings += 1;
+        }
         let res = match format {
             AnalyzeFormat::Json => {
                 let sep: &[u8] = if written == 0 { b"\n" } else { b",\n" };
@@ -896,7 +910,20 @@ pub fn analyze<R: Read, W: Write>(
     }
     out.flush()?;
     result?;
-    Ok(written)
+    Ok(AnalyzeSummary {
+        connections: written,
+        findings,
+    })
+}
+
+/// What an analysis reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AnalyzeSummary {
+    /// Connections reported.
+    pub connections: usize,
+    /// Connections with a finding: a broken negotiation, a SYN Linux drops,
+    /// or a window-limited direction.
+    pub findings: usize,
 }
 
 fn opt<T: fmt::Display>(v: Option<T>) -> String {
@@ -998,7 +1025,12 @@ fn parse_rate(s: &str) -> Result<BitsPerSecond, String> {
 }
 
 /// Runs `analyze` for the command line; the error is the message to print.
-pub fn run(args: &AnalyzeArgs) -> Result<(), String> {
+pub fn run(args: &AnalyzeArgs) -> Result<super::Outcome, super::Failure> {
+    if args.max_connections == 0 {
+        return Err(super::Failure::Usage(
+            "--max-connections must be at least 1".to_string(),
+        ));
+    }
     let input = super::open_capture(&args.capture)?;
     let settings = Settings {
         rtt: args.rtt,
@@ -1015,8 +1047,9 @@ pub fn run(args: &AnalyzeArgs) -> Result<(), String> {
         AnalyzeFormat::Text
     };
     match analyze(input, &mut out, format, &settings) {
-        Ok(_) => Ok(()),
-        Err(AnalyzeError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(format!("{}: {e}", args.capture.display())),
+        Ok(summary) if summary.findings > 0 => Ok(super::Outcome::Findings),
+        Ok(_) => Ok(super::Outcome::Clean),
+        Err(AnalyzeError::Write(e)) if super::is_broken_pipe(&e) => Ok(super::Outcome::Clean),
+        Err(e) => Err(format!("{}: {e}", args.capture.display()).into()),
     }
 }

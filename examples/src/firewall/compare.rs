@@ -268,13 +268,17 @@ pub struct CompareArgs {
 /// that could not be read to its end (the report of what was read is still
 /// printed) or two captures with no connection in common give `Err` with the
 /// message for stderr.
-pub fn run(args: &CompareArgs) -> Result<(), String> {
+pub fn run(args: &CompareArgs) -> Result<super::Outcome, super::Failure> {
     use std::io::Write;
     let rtt = match args.rtt.as_deref().map(bdp::parse_duration) {
         None => None,
         Some(Ok(d)) if !d.is_zero() => Some(d),
-        Some(Ok(_)) => return Err("--rtt must be above zero".to_string()),
-        Some(Err(e)) => return Err(format!("bad --rtt: {e}")),
+        Some(Ok(_)) => {
+            return Err(super::Failure::Usage(
+                "--rtt must be above zero".to_string(),
+            ))
+        }
+        Some(Err(e)) => return Err(super::Failure::Usage(format!("bad --rtt: {e}"))),
     };
     let report = compare_paths(&args.capture_a, &args.capture_b, &Options { rtt })
         .map_err(|e| e.to_string())?;
@@ -284,10 +288,14 @@ pub fn run(args: &CompareArgs) -> Result<(), String> {
         render_text(&report)
     };
     let mut stdout = std::io::stdout().lock();
-    stdout
+    match stdout
         .write_all(out.as_bytes())
         .and_then(|()| stdout.flush())
-        .map_err(|e| format!("cannot write the report: {e}"))?;
+    {
+        Err(e) if super::is_broken_pipe(&e) => return Ok(super::Outcome::Clean),
+        Err(e) => return Err(format!("cannot write the report: {e}").into()),
+        Ok(()) => {}
+    }
     let problems: Vec<String> = report
         .captures
         .iter()
@@ -296,13 +304,17 @@ pub fn run(args: &CompareArgs) -> Result<(), String> {
     if report.connections.is_empty() {
         return Err(
             "no TCP connection was found in both captures: were they taken at the same time on the two sides of the same middlebox?"
-                .to_string(),
+                .to_string().into(),
         );
     }
     if !problems.is_empty() {
-        return Err(problems.join("; "));
+        return Err(problems.join("; ").into());
     }
-    Ok(())
+    Ok(if report.findings.is_empty() {
+        super::Outcome::Clean
+    } else {
+        super::Outcome::Findings
+    })
 }
 
 /// Handshake RTT in one capture: client's SYN to the ACK that completes the handshake.

@@ -458,7 +458,7 @@ pub struct DumpArgs {
 
 /// Runs `dump` for the command line: output on stdout, warnings on stderr.
 /// The error is the message to print; output already produced is kept.
-pub fn run(args: &DumpArgs) -> Result<(), String> {
+pub fn run(args: &DumpArgs) -> Result<super::Outcome, super::Failure> {
     let input = super::open_capture(&args.capture)?;
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -470,8 +470,8 @@ pub fn run(args: &DumpArgs) -> Result<(), String> {
         DumpFormat::Text
     };
     match dump(input, &mut out, &mut diag, format) {
-        Ok(_) => Ok(()),
-        Err(DumpError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(format!("{}: {e}", args.capture.display())),
+        Ok(_) => Ok(super::Outcome::Clean),
+        Err(DumpError::Write(e)) if super::is_broken_pipe(&e) => Ok(super::Outcome::Clean),
+        Err(e) => Err(format!("{}: {e}", args.capture.display()).into()),
     }
 }

@@ -35,6 +35,47 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
+/// How a subcommand that ran to its end went; maps to the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done, nothing to report (exit status 0).
+    Clean,
+    /// Done, and something was found: `compare` found tampering, `analyze`
+    /// found a broken negotiation or a window-limited transfer (exit status 3).
+    Findings,
+}
+
+/// Why a subcommand failed; maps to the exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The command line asks for something impossible (exit status 2).
+    Usage(String),
+    /// Reading, decoding or writing failed (exit status 1); whatever valid
+    /// output there was has been written.
+    Runtime(String),
+}
+
+impl Failure {
+    /// The message for standard error.
+    pub fn message(&self) -> &str {
+        match self {
+            Failure::Usage(m) | Failure::Runtime(m) => m,
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(m: String) -> Self {
+        Failure::Runtime(m)
+    }
+}
+
+/// True for the error a write to a closed pipe gives (`| head`): the tools
+/// then stop quietly with status 0, as `cat` does.
+pub fn is_broken_pipe(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::BrokenPipe
+}
+
 /// Opens a capture for reading (`-` is standard input), with a message
 /// naming the file on failure.
 pub fn open_capture(path: &Path) -> Result<Box<dyn Read>, String> {
