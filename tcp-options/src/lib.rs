@@ -7,7 +7,7 @@
 //! |------|-------|
 //! | header view | [`TcpPacket::new_checked`] (checks length and data offset) gives [`TcpPacket::header`] (a zerocopy [`TcpHeader`]: ports, seq/ack, [`Flags`], window, checksum, urgent), [`TcpPacket::options`] (the option block), [`TcpPacket::payload`] |
 //! | options, strict | [`StrictOptions`] (or [`TcpPacket::options_strict`]): `Iterator<Item = Result<ParsedOption, OptionError>>`; an [`OptionError`] has `offset` (in the option block), `kind`, `reason` ([`OptionErrorReason`]); ends after the first error; non-zero bytes after EOL are a final `Err` with [`OptionError::is_warning`] |
-//! | options, Linux | [`LinuxOptions`] (or [`TcpPacket::options_linux`]): `Iterator<Item = ParsedOption>`, never errors; [`LinuxRepr::parse`] gives what the kernel records (rules in [`linux`]) |
+//! | options, Linux | [`LinuxOptions`] (or [`TcpPacket::options_linux`]): `Iterator<Item = ParsedOption>`, never errors; [`LinuxRepr::parse`] gives what the kernel records (rules in [`linux`]); [`ParseContext::signature_build`] ([`SignatureBuild`]: TCP-AO, MD5 only, neither) picks the kernel build's signature walk, [`LinuxRepr::drop_without_keys`] says whether that build drops the segment ([`SignatureDrop`]) |
 //! | one option | [`ParsedOption`] `{ offset, kind, data, option }` with [`TcpOption`]: `EndOfList`, `NoOperation`, `MaxSegmentSize`, `WindowScale`, `SackPermitted`, `Sack(`[`SackBlocks`]`)`, `Timestamps`, `Md5Signature`, `UserTimeout`, `TcpAo`, `Mptcp`, `FastOpen`, `AccEcn`, `Experimental`, `Unknown {kind, data}`, `Invalid` (Linux policy only) |
 //! | raw records | [`RawOptions`]: the generic kind/length/data walker under both policies |
 //! | negotiation | [`Handshake`] (SYN / SYN-ACK option blocks, as sent and as received) `.negotiate()` gives a [`Negotiation`] with an [`EndpointView`] per side |
@@ -68,7 +68,9 @@ pub use error::{
 };
 pub use flags::Flags;
 pub use header::{TcpHeader, TcpPacket, HEADER_LEN, MAX_HEADER_LEN};
-pub use linux::{auth_options, AuthOptions, FastOpenSeen, LinuxRepr, ParseContext};
+pub use linux::{
+    auth_options, AuthOptions, FastOpenSeen, LinuxRepr, ParseContext, SignatureBuild, SignatureDrop,
+};
 pub use negotiate::{EndpointView, Handshake, Negotiation, DEFAULT_MSS_IPV4, DEFAULT_MSS_IPV6};
 pub use option::{
     AccEcn, Experimental, FastOpen, Mptcp, ParsedOption, SackBlock, SackBlockIter, SackBlocks,

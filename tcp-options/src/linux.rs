@@ -78,9 +78,24 @@
 //!   least one byte).
 //! - A second signature option (MD5 or TCP-AO) after the first is an error.
 //!
-//! [`auth_options`] performs this walk; [`LinuxRepr::parse`] runs it as a
-//! kernel with TCP-AO support does and reports a failure in
+//! A kernel built with neither (`CONFIG_TCP_MD5SIG` and `CONFIG_TCP_AO`
+//! both unset) has no such walk and drops nothing here.
+//!
+//! Which of the three the kernel is is [`SignatureBuild`], carried in
+//! [`ParseContext::signature_build`] (default [`SignatureBuild::TcpAo`]).
+//! [`SignatureBuild::auth_options`] performs the walk of that build;
+//! [`LinuxRepr::parse`] runs it and reports a failure in
 //! [`LinuxRepr::auth_error`].
+//!
+//! # Signed segments to a socket without keys (`tcp_inbound_hash`)
+//!
+//! After a successful walk, a segment that carries a signature option is
+//! checked against the socket's keys. On a socket with no key at all (the
+//! common case: nothing configured), a kernel with MD5 support drops a
+//! segment carrying an MD5 option (`SKB_DROP_REASON_TCP_MD5UNEXPECTED`), and
+//! a kernel with TCP-AO support drops one carrying a TCP-AO option
+//! (`SKB_DROP_REASON_TCP_AOUNEXPECTED`); a kernel without TCP-AO lets a
+//! TCP-AO option through. [`LinuxRepr::drop_without_keys`] answers this.
 //!
 //! [`crate::LinuxOptions`] is the iterator form of rules 1-3; [`LinuxRepr`]
 //! applies all of them and is what the kernel would keep.
@@ -108,6 +123,108 @@ pub struct ParseContext {
     pub sysctl_timestamps: bool,
     /// sysctl `net.ipv4.tcp_sack` (default on).
     pub sysctl_sack: bool,
+    /// Which signature options the kernel was built to check (default
+    /// [`SignatureBuild::TcpAo`]).
+    pub signature_build: SignatureBuild,
+}
+
+/// Which TCP signature options a Linux kernel was built with: this decides
+/// the signature walk ([`crate::linux`] module docs) and so which malformed
+/// blocks it drops.
+///
+/// ```
+/// use tcp_options::{LinuxRepr, ParseContext, SignatureBuild};
+/// // MD5 (18 bytes) then a TCP-AO option (6 bytes): two signature options.
+/// let mut block = vec![0x13, 18];
+/// block.extend([0u8; 16]);
+/// block.extend([0x1d, 6, 1, 1, 0xaa, 0xbb]);
+/// let ctx = ParseContext::handshake(true);
+/// // A TCP-AO kernel reads on while 5 bytes are left, finds the second one, drops.
+/// assert!(LinuxRepr::parse(&block, ctx).auth_error.is_some());
+/// // An MD5-only kernel stops when fewer than 18 bytes are left: no error.
+/// let md5 = ctx.with_signature_build(SignatureBuild::Md5Only);
+/// assert!(LinuxRepr::parse(&block, md5).auth_error.is_none());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SignatureBuild {
+    /// `CONFIG_TCP_AO=y` (Linux 6.7 and later; distribution kernels build
+    /// MD5 too): the walk reads records while 5 bytes are left, and both
+    /// MD5 and TCP-AO options are checked against the socket's keys.
+    #[default]
+    TcpAo,
+    /// `CONFIG_TCP_MD5SIG=y` without `CONFIG_TCP_AO` (every kernel before
+    /// 6.7 with MD5, and later ones built so): the walk reads records only
+    /// while 18 bytes are left; a TCP-AO option is found but never checked.
+    Md5Only,
+    /// Neither: no signature walk, nothing dropped for signature options.
+    Neither,
+}
+
+impl SignatureBuild {
+    /// The three builds, TCP-AO first.
+    pub const ALL: [SignatureBuild; 3] = [
+        SignatureBuild::TcpAo,
+        SignatureBuild::Md5Only,
+        SignatureBuild::Neither,
+    ];
+
+    /// The kernel configuration this build stands for, for people.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SignatureBuild::TcpAo => "CONFIG_TCP_AO",
+            SignatureBuild::Md5Only => "CONFIG_TCP_MD5SIG without CONFIG_TCP_AO",
+            SignatureBuild::Neither => "neither CONFIG_TCP_MD5SIG nor CONFIG_TCP_AO",
+        }
+    }
+
+    /// Bytes that must be left in the block for the signature walk to read
+    /// another record; `None` when the build has no such walk.
+    pub const fn walk_min_left(self) -> Option<usize> {
+        match self {
+            SignatureBuild::TcpAo => Some(AUTH_WALK_MIN_LEFT_AO),
+            SignatureBuild::Md5Only => Some(AUTH_WALK_MIN_LEFT_MD5),
+            SignatureBuild::Neither => None,
+        }
+    }
+
+    /// Whether an MD5 option is checked against the socket's keys (a socket
+    /// without keys drops the segment).
+    pub const fn checks_md5(self) -> bool {
+        matches!(self, SignatureBuild::TcpAo | SignatureBuild::Md5Only)
+    }
+
+    /// Whether a TCP-AO option is checked against the socket's keys.
+    pub const fn checks_tcp_ao(self) -> bool {
+        matches!(self, SignatureBuild::TcpAo)
+    }
+
+    /// This build's signature walk over `block` (module docs): an error
+    /// means the kernel drops the segment. [`SignatureBuild::Neither`]
+    /// always finds nothing.
+    pub fn auth_options(self, block: &[u8]) -> Result<AuthOptions<'_>, AuthOptionError> {
+        match self.walk_min_left() {
+            Some(min_left) => auth_walk(block, min_left),
+            None => Ok(AuthOptions::default()),
+        }
+    }
+}
+
+/// Why a kernel drops a segment because of its signature options, on a
+/// socket with no MD5 or TCP-AO key ([`LinuxRepr::drop_without_keys`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum SignatureDrop {
+    /// The signature walk failed (`SKB_DROP_REASON_TCP_AUTH_HDR`); dropped
+    /// whatever keys the socket has.
+    #[error("malformed signature options: {0}")]
+    Walk(AuthOptionError),
+    /// An MD5 option the socket has no key for
+    /// (`SKB_DROP_REASON_TCP_MD5UNEXPECTED`).
+    #[error("MD5 signature option but the socket has no MD5 key")]
+    Md5Unexpected,
+    /// A TCP-AO option the socket has no key for
+    /// (`SKB_DROP_REASON_TCP_AOUNEXPECTED`).
+    #[error("TCP-AO option but the socket has no TCP-AO key")]
+    AoUnexpected,
 }
 
 impl ParseContext {
@@ -122,6 +239,7 @@ impl ParseContext {
             sysctl_window_scaling: true,
             sysctl_timestamps: true,
             sysctl_sack: true,
+            signature_build: SignatureBuild::TcpAo,
         }
     }
 
@@ -136,12 +254,19 @@ impl ParseContext {
             sysctl_window_scaling: true,
             sysctl_timestamps: true,
             sysctl_sack: true,
+            signature_build: SignatureBuild::TcpAo,
         }
     }
 
     /// The same context with the SYN bit set as given.
     pub const fn with_syn(mut self, syn: bool) -> Self {
         self.syn = syn;
+        self
+    }
+
+    /// The same context for a kernel of this signature build.
+    pub const fn with_signature_build(mut self, build: SignatureBuild) -> Self {
+        self.signature_build = build;
         self
     }
 }
@@ -188,8 +313,10 @@ pub struct LinuxRepr<'a> {
     /// `None` when there is none or the walk failed.
     pub tcp_ao: Option<TcpAo<'a>>,
     /// Why the signature walk failed: Linux drops such a segment (module
-    /// docs, kernel built with TCP-AO support).
+    /// docs; the walk is the one of [`ParseContext::signature_build`]).
     pub auth_error: Option<AuthOptionError>,
+    /// The kernel build the segment was parsed for (from the context).
+    pub signature_build: SignatureBuild,
     /// The last AccECN option, of any length, with the whole 3-byte counter
     /// fields Linux reads from it (at most three).
     pub accecn: Option<AccEcn<'a>>,
@@ -300,7 +427,8 @@ impl<'a> LinuxRepr<'a> {
                 _ => r.saw_unknown = true,
             }
         }
-        match auth_options(block, true) {
+        r.signature_build = ctx.signature_build;
+        match ctx.signature_build.auth_options(block) {
             Ok(found) => {
                 r.md5 = found.md5;
                 r.tcp_ao = found.tcp_ao;
@@ -308,6 +436,32 @@ impl<'a> LinuxRepr<'a> {
             Err(e) => r.auth_error = Some(e),
         }
         r
+    }
+
+    /// Whether a kernel of [`LinuxRepr::signature_build`] drops this
+    /// segment for its signature options on a socket that has no MD5 or
+    /// TCP-AO key (module docs), and why; `None` when it passes.
+    ///
+    /// ```
+    /// use tcp_options::{LinuxRepr, ParseContext, SignatureBuild, SignatureDrop};
+    /// let ao = [0x1d, 0x06, 0x01, 0x01, 0xaa, 0xbb, 0x01, 0x01]; // TCP-AO, 2-byte MAC
+    /// let ctx = ParseContext::handshake(true);
+    /// let drop = |b| LinuxRepr::parse(&ao, ctx.with_signature_build(b)).drop_without_keys();
+    /// assert_eq!(drop(SignatureBuild::TcpAo), Some(SignatureDrop::AoUnexpected));
+    /// assert_eq!(drop(SignatureBuild::Md5Only), None);
+    /// assert_eq!(drop(SignatureBuild::Neither), None);
+    /// ```
+    pub fn drop_without_keys(&self) -> Option<SignatureDrop> {
+        if let Some(e) = self.auth_error {
+            return Some(SignatureDrop::Walk(e));
+        }
+        if self.md5.is_some() && self.signature_build.checks_md5() {
+            return Some(SignatureDrop::Md5Unexpected);
+        }
+        if self.tcp_ao.is_some() && self.signature_build.checks_tcp_ao() {
+            return Some(SignatureDrop::AoUnexpected);
+        }
+        None
     }
 
     fn fast_open_from(&mut self, cookie_len: usize, decoded: Option<TcpOption<'a>>) {
@@ -349,6 +503,8 @@ pub const AUTH_WALK_MIN_LEFT_MD5: usize = kind::MD5_SIGNATURE_LEN as usize;
 /// the module docs). `tcp_ao_configured` selects a kernel built with TCP-AO
 /// support (it looks at records while 5 bytes are left) or with MD5 only
 /// (18 bytes). An error means Linux drops the segment.
+/// [`SignatureBuild::auth_options`] is the same with the third build
+/// (neither) included.
 ///
 /// ```
 /// use tcp_options::{auth_options, AuthOptionError};
@@ -361,11 +517,15 @@ pub fn auth_options(
     block: &[u8],
     tcp_ao_configured: bool,
 ) -> Result<AuthOptions<'_>, AuthOptionError> {
-    let min_left = if tcp_ao_configured {
-        AUTH_WALK_MIN_LEFT_AO
+    let build = if tcp_ao_configured {
+        SignatureBuild::TcpAo
     } else {
-        AUTH_WALK_MIN_LEFT_MD5
+        SignatureBuild::Md5Only
     };
+    build.auth_options(block)
+}
+
+fn auth_walk(block: &[u8], min_left: usize) -> Result<AuthOptions<'_>, AuthOptionError> {
     let mut found = AuthOptions::default();
     let mut pos = 0;
     while block.len().saturating_sub(pos) >= min_left {

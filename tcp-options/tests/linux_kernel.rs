@@ -2,7 +2,10 @@
 //! the first version of the `linux` module had wrong or left out. Each test
 //! names the kernel function the rule comes from.
 
-use tcp_options::{auth_options, AuthOptionError, LinuxRepr, OptionErrorReason, ParseContext};
+use tcp_options::{
+    auth_options, AuthOptionError, LinuxRepr, OptionErrorReason, ParseContext, SignatureBuild,
+    SignatureDrop,
+};
 
 const SYN: ParseContext = ParseContext::handshake(true);
 const ACK: ParseContext = ParseContext::established(true, true);
@@ -175,4 +178,145 @@ fn framing_error_is_fatal_only_to_the_signature_walk() {
     // EOL ends the signature walk before anything after it.
     let block = [0x00, 0x02, 0x01, 0x00, 0x00, 0x00];
     assert_eq!(auth_options(&block, true), Ok(Default::default()));
+}
+
+// ---- the three kernel builds (tcp_do_parse_auth_options' minimum length,
+// ---- include/net/tcp_ao.h's stub without MD5 or TCP-AO, tcp_inbound_hash) ----
+
+fn tcp_ao(mac_len: usize) -> Vec<u8> {
+    let mut v = vec![0x1d, (4 + mac_len) as u8, 1, 1];
+    v.extend(std::iter::repeat_n(0xab, mac_len));
+    v
+}
+
+fn parse_for(block: &[u8], build: SignatureBuild) -> LinuxRepr<'_> {
+    LinuxRepr::parse(block, SYN.with_signature_build(build))
+}
+
+/// The default context models a kernel built with TCP-AO.
+#[test]
+fn default_build_is_tcp_ao() {
+    assert_eq!(SYN.signature_build, SignatureBuild::TcpAo);
+    assert_eq!(
+        ParseContext::default().signature_build,
+        SignatureBuild::TcpAo
+    );
+    assert_eq!(
+        LinuxRepr::parse(&[], SYN).signature_build,
+        SignatureBuild::TcpAo
+    );
+    assert_eq!(SignatureBuild::default(), SignatureBuild::TcpAo);
+}
+
+/// MD5 then TCP-AO (18 + 6 = 24 bytes): after the MD5 option 6 bytes are
+/// left, enough for the TCP-AO walk (5) but not for the MD5-only walk (18).
+/// TCP-AO then MD5 (16 + 18 = 34): the MD5 option starts with exactly 18
+/// left, so both walks see the duplicate. Without either, nothing drops.
+#[test]
+fn md5_and_tcp_ao_together_per_build() {
+    let mut md5_first = md5(7);
+    md5_first.extend(tcp_ao(2));
+    let dup = |offset, kind| Some(AuthOptionError::Duplicate { offset, kind });
+    assert_eq!(
+        parse_for(&md5_first, SignatureBuild::TcpAo).auth_error,
+        dup(18, 0x1d)
+    );
+    let r = parse_for(&md5_first, SignatureBuild::Md5Only);
+    assert_eq!(r.auth_error, None);
+    assert_eq!(r.md5, Some(&[7u8; 16]));
+    assert_eq!(r.tcp_ao, None, "the MD5-only walk never reached it");
+    assert_eq!(r.drop_without_keys(), Some(SignatureDrop::Md5Unexpected));
+    let r = parse_for(&md5_first, SignatureBuild::Neither);
+    assert_eq!(
+        (r.auth_error, r.md5, r.drop_without_keys()),
+        (None, None, None)
+    );
+
+    let mut ao_first = tcp_ao(12);
+    ao_first.extend(md5(7));
+    assert_eq!(ao_first.len(), 34);
+    for build in [SignatureBuild::TcpAo, SignatureBuild::Md5Only] {
+        let r = parse_for(&ao_first, build);
+        assert_eq!(r.auth_error, dup(16, 0x13), "{build:?}");
+        assert!(matches!(
+            r.drop_without_keys(),
+            Some(SignatureDrop::Walk(_))
+        ));
+    }
+    assert_eq!(
+        parse_for(&ao_first, SignatureBuild::Neither).drop_without_keys(),
+        None
+    );
+}
+
+/// tcp_inbound_hash on a socket with no key: an MD5 option is unexpected on
+/// every build with MD5; a TCP-AO option only on a build with TCP-AO (the
+/// MD5-only build's tcp_inbound_ao_hash is a stub that lets it through).
+#[test]
+fn lone_signature_options_per_build() {
+    let ao = tcp_ao(16);
+    let m = md5(1);
+    let cases = [
+        (
+            &ao,
+            SignatureBuild::TcpAo,
+            Some(SignatureDrop::AoUnexpected),
+        ),
+        (&ao, SignatureBuild::Md5Only, None),
+        (&ao, SignatureBuild::Neither, None),
+        (
+            &m,
+            SignatureBuild::TcpAo,
+            Some(SignatureDrop::Md5Unexpected),
+        ),
+        (
+            &m,
+            SignatureBuild::Md5Only,
+            Some(SignatureDrop::Md5Unexpected),
+        ),
+        (&m, SignatureBuild::Neither, None),
+    ];
+    for (block, build, want) in cases {
+        assert_eq!(
+            parse_for(block, build).drop_without_keys(),
+            want,
+            "{build:?} {block:02x?}"
+        );
+    }
+    // The MD5-only walk still finds a TCP-AO option with 18 bytes left.
+    let r = parse_for(&ao, SignatureBuild::Md5Only);
+    assert_eq!(r.tcp_ao.map(|a| a.mac.len()), Some(16));
+    // An unsigned SYN passes everywhere.
+    let plain = [0x02, 0x04, 0x05, 0xb4];
+    for build in SignatureBuild::ALL {
+        assert_eq!(parse_for(&plain, build).drop_without_keys(), None);
+    }
+}
+
+/// A framing error 5..17 bytes from the end drops the segment on a TCP-AO
+/// build only; the same error with 18 or more bytes left drops it on both
+/// builds with a walk; never without one. The main walk stops quietly in
+/// every build.
+#[test]
+fn framing_error_per_build() {
+    // NOP, then a window-scale record of length 9 with 6 bytes left.
+    let short = [0x01, 0x03, 0x09, 0x07, 0x00, 0x00, 0x00];
+    let ws = |block: &[u8], b| parse_for(block, b).drop_without_keys().is_some();
+    assert!(ws(&short, SignatureBuild::TcpAo));
+    assert!(!ws(&short, SignatureBuild::Md5Only));
+    assert!(!ws(&short, SignatureBuild::Neither));
+    // A length-1 record with 20 bytes left.
+    let mut long = vec![0x22, 0x01];
+    long.extend([0u8; 18]);
+    assert!(ws(&long, SignatureBuild::TcpAo));
+    assert!(ws(&long, SignatureBuild::Md5Only));
+    assert!(!ws(&long, SignatureBuild::Neither));
+    for build in SignatureBuild::ALL {
+        assert!(parse_for(&long, build).stopped.is_some(), "{build:?}");
+        // The bool form is the same walk.
+        if let Some(min) = build.walk_min_left() {
+            let tcp_ao = min == 5;
+            assert_eq!(auth_options(&short, tcp_ao), build.auth_options(&short));
+        }
+    }
 }
