@@ -87,8 +87,14 @@
 //! Every accepted packet costs at most `M` (the MTU in byte mode, 1 in packet
 //! mode) and every quantum is at least `M` (weights are at least 1), so a
 //! queue that has just received a grant, or just joined, can always send.
-//! A dequeue therefore examines at most two queues, whatever `N`, the weights
-//! and the packet sizes. Enqueue touches one queue and the tails of two lists.
+//! That is the invariant: *every listed queue except its tier's head has a
+//! deficit of at least `M`*. A joining queue enters with a quantum; a head
+//! that passes the turn has just been granted one; a new head is a queue
+//! that was behind it. A dequeue therefore examines at most two queues (the
+//! head, and if the head cannot send, the next one, which can), whatever
+//! `N`, the weights and the packet sizes. [`Scheduler::reconfigure`]
+//! re-establishes the invariant for the new `M` and the new tiers (a unit
+//! test counts the queues examined after every kind of reconfiguration). Enqueue touches one queue and the tails of two lists.
 //! To keep that true without exception, a packet is charged
 //! `min(len, MTU)`: a packet queued before a [`Scheduler::reconfigure`]
 //! lowered the MTU, or one whose `PacketLen` grew while it waited, is
@@ -263,6 +269,9 @@ pub struct Scheduler<P, const N: usize, const CAP: usize> {
     max_len: u64,
     phase: Phase,
     config: Config<N>,
+    /// Queues examined by DRR steps (unit tests of the O(1) promise only).
+    #[cfg(test)]
+    examined: u32,
 }
 
 impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
@@ -304,6 +313,8 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             max_len: u64::MAX,
             phase: Phase::Fifo,
             config,
+            #[cfg(test)]
+            examined: 0,
         };
         s.apply_globals();
         s.settle_phase();
@@ -530,9 +541,12 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     ///
     /// O(N) (O(N x CAP) when it switches `WhenSaturated` on). Counters are
     /// kept. Backlogged queues keep their place in the round and their
-    /// deficit, unless the fairness mode or MTU changed (then deficits
-    /// restart at 0; packets longer than a lowered MTU are charged the MTU).
-    /// A queue whose class changed tier joins the end of its new tier. A
+    /// deficit, unless the fairness mode or MTU changed: then every
+    /// backlogged queue starts a fresh turn with one quantum, as a queue
+    /// that joins (packets longer than a lowered MTU are charged the MTU).
+    /// A queue whose class changed tier joins the end of its new tier with
+    /// one quantum. After any reconfiguration a dequeue still examines at
+    /// most two queues (see "Cost" in the [module documentation](self)). A
     /// queue over a lowered limit keeps its packets and refuses arrivals
     /// until it is back under. A weight-0 queue that still holds packets is
     /// drained with weight 1. The phase is re-evaluated.
@@ -564,34 +578,67 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         }
         self.tiers = [NIL; TIERS];
         let unit = unit_of(config.fairness);
-        for (q, qc) in self.queues.iter_mut().zip(config.queues.iter()) {
+        let mut moved = [false; N];
+        for ((q, qc), moved) in self
+            .queues
+            .iter_mut()
+            .zip(config.queues.iter())
+            .zip(moved.iter_mut())
+        {
+            let tier = tier_of(qc.class);
+            *moved = tier != q.tier;
             q.act_prev = NIL;
             q.act_next = NIL;
-            q.tier = tier_of(qc.class);
+            q.tier = tier;
             q.quantum = quantum_of(qc.class, unit);
-            if fairness_changed {
-                q.deficit = 0;
-            }
         }
         self.config = config;
         self.apply_globals();
         for q in 0..N {
             self.set_gates(q);
         }
-        // Every backlogged queue was listed, so `order` holds each of them
-        // once; the second loop only guards that invariant.
+        // Queues that stay in their tier keep their place in the round; a
+        // queue that changed tier joins the end of its new one. Every
+        // backlogged queue was listed, so `order` holds each of them once;
+        // the last loop only guards that invariant.
         let mut listed = [false; N];
-        for &q in &order[..k] {
-            let q = q as usize;
+        for pass_moved in [false, true] {
+            for &q in &order[..k] {
+                let q = q as usize;
+                if self.queues[q].len() > 0 && !listed[q] && moved[q] == pass_moved {
+                    listed[q] = true;
+                    self.push_tail(self.queues[q].tier, q);
+                }
+            }
+        }
+        for q in 0..N {
             if self.queues[q].len() > 0 && !listed[q] {
-                listed[q] = true;
+                moved[q] = true;
                 self.push_tail(self.queues[q].tier, q);
             }
         }
-        for (q, &done) in listed.iter().enumerate() {
-            if self.queues[q].len() > 0 && !done {
-                self.queues[q].deficit = self.queues[q].quantum;
-                self.push_tail(self.queues[q].tier, q);
+        // Deficits: what keeps a dequeue at two queues examined is that
+        // every listed queue but its tier's head can send its head packet
+        // (deficit >= the largest cost). A new fairness mode or MTU, or a
+        // new tier, starts the queue on a fresh quantum, as a joining
+        // queue; any other queue behind the head that cannot cover the
+        // largest cost gets one too.
+        for tier in [WEIGHTED, SCAVENGER] {
+            let head = self.tiers[tier];
+            let mut cur = head;
+            for _ in 0..N {
+                if cur == NIL {
+                    break;
+                }
+                let i = cur as usize;
+                let q = &mut self.queues[i];
+                if fairness_changed || moved[i] || (cur != head && q.deficit < unit) {
+                    q.deficit = q.quantum;
+                }
+                cur = q.act_next;
+                if cur == head {
+                    break;
+                }
             }
         }
         self.settle_phase();
@@ -884,6 +931,10 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         let (byte_mode, mtu) = (self.byte_mode, self.mtu);
         let mut h = self.tiers[tier] as usize;
         loop {
+            #[cfg(test)]
+            {
+                self.examined += 1;
+            }
             let q = self.queues.get_mut(h)?;
             let pos = wrap::<CAP>(q.head as usize);
             // In packet mode a turn is decided without reading the packet.
@@ -1016,5 +1067,284 @@ fn quantum_of(class: Class, unit: u64) -> u64 {
     match class.weight() {
         Some(w) => u64::from(w.max(1)) * unit,
         None => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{QueueConfig, Threshold};
+
+    type S = Scheduler<u32, 8, 32>;
+
+    /// A small deterministic generator (xorshift) for the random walks.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// Dequeues once and returns how many queues the DRR step examined.
+    fn examined_by_dequeue(s: &mut S) -> (Option<(usize, u32)>, u32) {
+        s.examined = 0;
+        let out = s.dequeue_indexed();
+        (out, s.examined)
+    }
+
+    /// Dequeues everything, checking each dequeue examined at most two queues.
+    fn drain_checked(s: &mut S, what: &str) {
+        let mut left = s.len();
+        while left > 0 {
+            let (out, examined) = examined_by_dequeue(s);
+            assert!(out.is_some(), "{what}: a backlogged scheduler sent nothing");
+            assert!(
+                examined <= 2,
+                "{what}: a dequeue examined {examined} queues"
+            );
+            left -= 1;
+        }
+        assert!(s.is_empty());
+    }
+
+    fn bytes(mtu: u32) -> Fairness {
+        Fairness::Bytes { mtu }
+    }
+
+    fn config(classes: [Class; 8], fairness: Fairness, saturation: Saturation) -> Config<8> {
+        Config {
+            queues: classes.map(|class| QueueConfig {
+                class,
+                limit: Limit::NONE,
+            }),
+            fairness,
+            saturation,
+        }
+    }
+
+    const W: fn(u32) -> Class = Class::Weighted;
+
+    /// Backlogs every queue with mixed sizes and sends a few packets, so
+    /// that heads sit mid-turn with partial deficits.
+    fn loaded(c: Config<8>) -> S {
+        let mut s = S::new(c).unwrap();
+        for round in 0..20u32 {
+            for q in 0..8 {
+                let len = [1500, 64, 700, 1499, 1][(round as usize + q) % 5];
+                let _ = s.enqueue(q, len);
+            }
+        }
+        for _ in 0..13 {
+            let (_, examined) = examined_by_dequeue(&mut s);
+            assert!(examined <= 2);
+        }
+        s
+    }
+
+    #[test]
+    fn every_kind_of_reconfiguration_keeps_dequeue_at_two_queues() {
+        let base = config(
+            [W(1), W(2), W(3), W(1), W(5), W(1), W(2), W(1)],
+            bytes(1500),
+            Saturation::WorkConserving,
+        );
+        let mut kinds: [(&str, Config<8>); 13] = [("", base); 13];
+        kinds[0] = (
+            "new weights",
+            config(
+                [W(7), W(1), W(1), W(9), W(1), W(3), W(1), W(2)],
+                bytes(1500),
+                Saturation::WorkConserving,
+            ),
+        );
+        kinds[1] = (
+            "MTU raised",
+            config(
+                base.queues.map(|q| q.class),
+                bytes(9000),
+                Saturation::WorkConserving,
+            ),
+        );
+        kinds[2] = (
+            "MTU lowered",
+            config(
+                base.queues.map(|q| q.class),
+                bytes(100),
+                Saturation::WorkConserving,
+            ),
+        );
+        kinds[3] = (
+            "bytes to packets",
+            config(
+                base.queues.map(|q| q.class),
+                Fairness::Packets,
+                Saturation::WorkConserving,
+            ),
+        );
+        kinds[4] = (
+            "to scavenger",
+            config(
+                [
+                    W(1),
+                    Class::Scavenger(2),
+                    W(3),
+                    Class::Scavenger(1),
+                    W(5),
+                    W(1),
+                    Class::Scavenger(4),
+                    W(1),
+                ],
+                bytes(1500),
+                Saturation::WorkConserving,
+            ),
+        );
+        kinds[5] = (
+            "to priority",
+            config(
+                [W(1), W(2), Class::Priority, W(1), W(5), W(1), W(2), W(1)],
+                bytes(1500),
+                Saturation::WorkConserving,
+            ),
+        );
+        kinds[6] = (
+            "weights to 0",
+            config(
+                [W(0), W(2), W(0), W(1), W(0), W(1), W(0), W(1)],
+                bytes(1500),
+                Saturation::WorkConserving,
+            ),
+        );
+        kinds[7] = (
+            "forced",
+            config(
+                base.queues.map(|q| q.class),
+                bytes(1500),
+                Saturation::Forced,
+            ),
+        );
+        kinds[8] = (
+            "when saturated, above",
+            config(
+                base.queues.map(|q| q.class),
+                bytes(1500),
+                Saturation::WhenSaturated(Threshold::packets(1)),
+            ),
+        );
+        kinds[9] = (
+            "when saturated, below",
+            config(
+                base.queues.map(|q| q.class),
+                bytes(1500),
+                Saturation::WhenSaturated(Threshold::packets(1000).with_low(10)),
+            ),
+        );
+        kinds[10] = ("limits", base.with_limit_all(Limit::new(3, 2000)));
+        kinds[11] = (
+            "all scavenger, packets",
+            config(
+                [Class::Scavenger(1); 8],
+                Fairness::Packets,
+                Saturation::WorkConserving,
+            ),
+        );
+        kinds[12] = ("unchanged", base);
+        for (what, to) in kinds {
+            let mut s = loaded(base);
+            s.reconfigure(to).unwrap();
+            drain_checked(&mut s, what);
+            // And from the new configuration back to the base one.
+            let mut s = loaded(to);
+            s.reconfigure(base).unwrap();
+            drain_checked(&mut s, what);
+        }
+    }
+
+    #[test]
+    fn packets_to_bytes_and_scavenger_to_weighted() {
+        let from = config(
+            [
+                Class::Scavenger(1),
+                Class::Scavenger(3),
+                Class::Priority,
+                W(1),
+                W(1),
+                W(1),
+                W(1),
+                W(1),
+            ],
+            Fairness::Packets,
+            Saturation::WorkConserving,
+        );
+        let to = config(
+            [W(1), W(3), W(2), W(1), W(1), W(1), W(1), W(1)],
+            bytes(1500),
+            Saturation::WorkConserving,
+        );
+        let mut s = loaded(from);
+        s.reconfigure(to).unwrap();
+        drain_checked(
+            &mut s,
+            "packets to bytes, scavenger and priority to weighted",
+        );
+    }
+
+    #[test]
+    fn random_reconfigurations_between_operations() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut s = S::new(config([W(1); 8], bytes(1500), Saturation::WorkConserving)).unwrap();
+        let mut mtu = 1500u32;
+        for step in 0..20_000 {
+            match rng.below(10) {
+                0 => {
+                    let mut classes = [W(1); 8];
+                    let priority = rng.below(16) as usize;
+                    for (i, c) in classes.iter_mut().enumerate() {
+                        let w = rng.below(5) as u32;
+                        *c = if i == priority {
+                            Class::Priority
+                        } else if rng.below(3) == 0 {
+                            Class::Scavenger(w)
+                        } else {
+                            W(w)
+                        };
+                    }
+                    let fairness = if rng.below(3) == 0 {
+                        Fairness::Packets
+                    } else {
+                        mtu = [64, 1500, 9000, 100][rng.below(4) as usize];
+                        bytes(mtu)
+                    };
+                    let saturation = match rng.below(3) {
+                        0 => Saturation::WorkConserving,
+                        1 => Saturation::Forced,
+                        _ => Saturation::WhenSaturated(Threshold::packets(rng.below(40))),
+                    };
+                    s.reconfigure(config(classes, fairness, saturation))
+                        .unwrap();
+                }
+                1..=5 => {
+                    let q = rng.below(8) as usize;
+                    let _ = s.enqueue(q, 1 + rng.below(u64::from(mtu)) as u32);
+                }
+                6 => {
+                    let _ = s.drop_head(rng.below(8) as usize);
+                }
+                _ => {
+                    let had = !s.is_empty();
+                    let (out, examined) = examined_by_dequeue(&mut s);
+                    assert_eq!(out.is_some(), had, "step {step}");
+                    assert!(
+                        examined <= 2,
+                        "step {step}: a dequeue examined {examined} queues"
+                    );
+                }
+            }
+        }
     }
 }

@@ -334,8 +334,8 @@ fn lowering_the_mtu_charges_queued_packets_the_new_mtu() {
     let mut c2 = *s.config();
     c2.fairness = Fairness::Bytes { mtu: 100 };
     s.reconfigure(c2).unwrap();
-    // Deficits restart at 0 with the new MTU. Quantum 100, each leftover
-    // charged 100: one grant each and queue 0 sends (charged its full 1500
+    // Deficits restart at one quantum of the new MTU (100), and each
+    // leftover is charged 100: queue 0 sends at once (charged its full 1500
     // bytes, both would have needed 15 grants first).
     assert_eq!(s.dequeue_indexed(), Some((0, 1500)));
     assert_eq!((s.deficit(0), s.deficit(1)), (0, 100));
