@@ -30,7 +30,8 @@ fn list_presets_names_every_preset() {
 }
 
 #[test]
-fn unknown_preset_and_bad_file_exit_2_with_a_message() {
+fn unknown_preset_exits_2_and_a_bad_file_exits_1_with_a_message() {
+    // Issue 12: 0 done, 1 runtime error (bad file, I/O), 2 usage error.
     let (status, out, err) = run(&["--preset", "nope"]);
     assert_eq!(status, 2);
     assert!(out.is_empty());
@@ -38,6 +39,8 @@ fn unknown_preset_and_bad_file_exit_2_with_a_message() {
         err.contains("no preset \"nope\"") && err.contains("transpac"),
         "{err}"
     );
+    let (status, _, err) = run(&[]);
+    assert_eq!(status, 2, "{err}");
 
     let dir = std::env::temp_dir().join(format!("qbss-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -48,14 +51,56 @@ fn unknown_preset_and_bad_file_exit_2_with_a_message() {
         .replace("kind = \"shaped\"", "kind = \"squeezed\"");
     std::fs::write(&bad, &text).unwrap();
     let (status, out, err) = run(&[bad.to_str().unwrap()]);
-    assert_eq!(status, 2);
+    assert_eq!(status, 1);
     assert!(out.is_empty());
     let line = 1 + text.lines().position(|l| l.contains("squeezed")).unwrap();
     assert!(err.contains(&format!("line {line}: vc.kind:")), "{err}");
     let (status, _, err) = run(&[dir.join("missing.toml").to_str().unwrap()]);
-    assert_eq!(status, 2);
+    assert_eq!(status, 1);
     assert!(err.contains("missing.toml"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn help_documents_the_exit_statuses_and_bad_options_exit_2() {
+    let bin = env!("CARGO_BIN_EXE_qbss-model");
+    let out = std::process::Command::new(bin)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    for want in [
+        "Exit status:",
+        "0  done",
+        "1  runtime error",
+        "2  usage error",
+    ] {
+        assert!(help.contains(want), "{want:?} missing from --help:\n{help}");
+    }
+    let out = std::process::Command::new(bin)
+        .arg("--no-such-option")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly_with_status_0() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_qbss-model"))
+        .args(["--preset", "transpac"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away before the report is written, as `| head -0` would.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.to_lowercase().contains("broken pipe"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]

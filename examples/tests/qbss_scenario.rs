@@ -125,6 +125,28 @@ fn a_bad_rate_names_its_line_and_field() {
 }
 
 #[test]
+fn a_rate_without_a_unit_names_its_line_and_field() {
+    // Issue 12: "a scenario rate without a unit in qbss-model is an error naming the line".
+    for bare in ["\"20\"", "\"20.5\"", "\" 20 \""] {
+        let src = GOOD.replace("\"20Mbit/s\"", bare);
+        let (l, field, msg) = error(&src);
+        assert_eq!((l, field.as_str()), (line(&src, bare), "stream[1].rate"));
+        assert!(msg.contains("no unit"), "{msg}");
+    }
+    let src = GOOD.replace("rate = \"10Mbit/s\"", "rate = \"10000000\"");
+    let (l, field, msg) = error(&src);
+    assert_eq!((l, field.as_str()), (line(&src, "10000000"), "link.rate"));
+    assert!(msg.contains("no unit"), "{msg}");
+    // A number where a string belongs is a type error on its line.
+    let src = GOOD.replace("\"20Mbit/s\"", "20");
+    let (l, field, _) = error(&src);
+    assert_eq!(
+        (l, field.as_str()),
+        (line(&src, "rate = 20"), "stream[1].rate")
+    );
+}
+
+#[test]
 fn an_unknown_field_names_its_line() {
     let src = GOOD.replace("precedence = 1", "precedense = 1");
     let (l, field, msg) = error(&src);

@@ -11,9 +11,16 @@ use super::presets::{find, PRESETS};
 use super::scenario::Scenario;
 use super::{plot, report, sim};
 
+/// The exit statuses, as `--help` shows them.
+pub const EXIT_STATUS: &str = "Exit status:
+  0  done (also when standard output is closed early, as by `| head`)
+  1  runtime error: a scenario file that cannot be read or is not a valid scenario,
+     a failed run, an output that cannot be written
+  2  usage error: bad options, an unknown preset, no scenario given";
+
 /// Simulate a link with a DS-field classifier and a WRR profile (the TransPAC QBSS test bench).
 #[derive(Debug, Parser)]
-#[command(name = "qbss-model", version, about)]
+#[command(name = "qbss-model", version, about, after_help = EXIT_STATUS)]
 pub struct Args {
     /// Scenario file (TOML; see examples/scenarios/).
     #[arg(conflicts_with = "preset")]
@@ -38,7 +45,8 @@ pub struct Args {
     pub show: bool,
 }
 
-/// Runs the tool; returns the exit status (0 success, 1 run or output failure, 2 bad input).
+/// Runs the tool; returns the exit status ([`EXIT_STATUS`]: 0 done, 1 runtime error,
+/// 2 usage error). A closed standard output ends the report quietly with status 0.
 pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     if args.list_presets {
         for p in PRESETS {
@@ -66,7 +74,7 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
             Ok(t) => (path.display().to_string(), t),
             Err(e) => {
                 let _ = writeln!(stderr, "qbss-model: {}: {e}", path.display());
-                return 2;
+                return 1;
             }
         },
         (None, None) => {
@@ -85,7 +93,7 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
         Ok(s) => s,
         Err(e) => {
             let _ = writeln!(stderr, "qbss-model: {origin}: {e}");
-            return 2;
+            return 1;
         }
     };
     let t0 = Instant::now();
@@ -93,7 +101,7 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
         Ok(r) => r,
         Err(e) => {
             let _ = writeln!(stderr, "qbss-model: {origin}: {e}");
-            return 2;
+            return 1;
         }
     };
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
@@ -115,9 +123,14 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
     } else {
         report::write_text(stdout, &sc, &res)
     };
-    if let Err(e) = written.and_then(|_| stdout.flush()) {
-        let _ = writeln!(stderr, "qbss-model: writing the report: {e}");
-        status = 1;
+    match written.and_then(|_| stdout.flush()) {
+        // The reader went away (`| head`): not an error, as for `cat`.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            let _ = writeln!(stderr, "qbss-model: writing the report: {e}");
+            status = 1;
+        }
+        Ok(()) => {}
     }
     if let Some(path) = &args.csv {
         let mut buf = Vec::new();

@@ -250,53 +250,28 @@ fn line_of(src: &str, offset: usize) -> usize {
         .count()
 }
 
-/// The field path at byte `offset`: the enclosing table header (array-of-tables entries
-/// numbered from 1) and the key of the line, if the line is `key = value`.
-fn field_at(src: &str, offset: usize) -> String {
-    let end = offset.min(src.len());
-    let line_start = src[..end].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = src[line_start..]
-        .find('\n')
-        .map_or(src.len(), |i| line_start + i);
-    let line = &src[line_start..line_end];
-    let mut table = String::new();
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    for l in src[..line_start].lines() {
-        let t = l.trim();
-        if let Some(name) = t.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
-            let name = name.trim().to_string();
-            let n = match counts.iter_mut().find(|(k, _)| *k == name) {
-                Some((_, c)) => {
-                    *c += 1;
-                    *c
+/// The field path of a deserialization error, as this module names fields: tables
+/// and keys joined by dots, array entries counted from 1 (`stream[2].rate`).
+fn field_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for seg in path.iter() {
+        match seg {
+            Segment::Seq { index } => {
+                let _ = fmt::Write::write_fmt(&mut out, format_args!("[{}]", index + 1));
+            }
+            // `toml::Spanned` wraps a value in a private one-field table: not a field.
+            Segment::Map { key } | Segment::Enum { variant: key } if key.starts_with("$__") => {}
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                if !out.is_empty() {
+                    out.push('.');
                 }
-                None => {
-                    counts.push((name.clone(), 1));
-                    1
-                }
-            };
-            table = format!("{name}[{n}]");
-        } else if let Some(name) = t.strip_prefix('[').and_then(|r| r.split(']').next()) {
-            table = name.trim().to_string();
+                out.push_str(key);
+            }
+            Segment::Unknown => {}
         }
     }
-    let t = line.trim_start();
-    let key = if t.starts_with('[') || t.starts_with('#') {
-        None
-    } else {
-        t.split_once('=')
-            .map(|(k, _)| k.trim().trim_matches('"').to_string())
-    };
-    match (table.is_empty(), key) {
-        (_, Some(k)) if k.is_empty() => table,
-        (true, Some(k)) => k,
-        (false, Some(k)) => format!("{table}.{k}"),
-        (_, None) if line.trim_start().starts_with('[') => line
-            .trim()
-            .trim_matches(|c| c == '[' || c == ']')
-            .to_string(),
-        (_, None) => table,
-    }
+    out
 }
 
 struct Ctx<'a> {
@@ -326,6 +301,16 @@ impl Ctx<'_> {
     }
 
     fn rate(&self, v: &Spanned<String>, field: &str) -> Result<u64, ScenarioError> {
+        // `bdp` reads a bare number as bit/s; in a scenario that is almost always a
+        // forgotten unit ("200" meant 200 Mbit/s), so the unit is required.
+        let text = v.get_ref().trim();
+        if text.ends_with(|c: char| c.is_ascii_digit() || c == '.') {
+            return Err(self.err(
+                v.span(),
+                field,
+                format_args!("{text:?} has no unit: write it with one, as \"{text}Mbit/s\""),
+            ));
+        }
         let r: bdp::BitsPerSecond = v
             .get_ref()
             .parse()
@@ -356,12 +341,17 @@ impl Ctx<'_> {
 impl Scenario {
     /// Parses and validates a scenario from TOML text.
     pub fn from_toml(src: &str) -> Result<Scenario, ScenarioError> {
-        let raw: RawScenario = toml::from_str(src).map_err(|e| {
-            let span = e.span().unwrap_or(0..0);
+        // The deserializer's own span locates the line; serde_path_to_error names the
+        // field (the path it had reached when the error happened).
+        let de = toml::Deserializer::new(src);
+        let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let field = field_path(e.path());
+            let inner = e.into_inner();
+            let span = inner.span().unwrap_or(0..0);
             ScenarioError {
                 line: line_of(src, span.start),
-                field: field_at(src, span.start),
-                message: match e.message().trim() {
+                field,
+                message: match inner.message().trim() {
                     // The TOML parser gives some syntax errors (a lone
                     // carriage return, say) no text of their own.
                     "" => "invalid TOML syntax".to_string(),
