@@ -148,10 +148,13 @@ impl TcpHeader {
             .set((v & 0x0fff) | (u16::from(words) << 12));
         Ok(())
     }
-    /// Set the control bits (reserved bits are kept).
+    /// Set the nine control bits; the data offset and the reserved bits are
+    /// kept, and bits of `flags` outside the nine (possible with
+    /// [`Flags::from_bits_retain`]) are ignored.
     pub fn set_flags(&mut self, flags: Flags) {
         let v = self.offset_flags.get();
-        self.offset_flags.set((v & 0xfe00) | flags.bits());
+        self.offset_flags
+            .set((v & !Flags::all().bits()) | (flags.bits() & Flags::all().bits()));
     }
     /// Set the window field.
     pub fn set_window(&mut self, v: u16) {

@@ -9,6 +9,7 @@
 //! | options, strict | [`StrictOptions`] (or [`TcpPacket::options_strict`]): `Iterator<Item = Result<ParsedOption, OptionError>>`; an [`OptionError`] has `offset` (in the option block), `kind`, `reason` ([`OptionErrorReason`]); ends after the first error; non-zero bytes after EOL are a final `Err` with [`OptionError::is_warning`] |
 //! | options, Linux | [`LinuxOptions`] (or [`TcpPacket::options_linux`]): `Iterator<Item = ParsedOption>`, never errors; [`LinuxRepr::parse`] gives what the kernel records (rules in [`linux`]); [`ParseContext::signature_build`] ([`SignatureBuild`]: TCP-AO, MD5 only, neither) picks the kernel build's signature walk, [`LinuxRepr::drop_without_keys`] says whether that build drops the segment ([`SignatureDrop`]) |
 //! | one option | [`ParsedOption`] `{ offset, kind, data, option }` with [`TcpOption`]: `EndOfList`, `NoOperation`, `MaxSegmentSize`, `WindowScale`, `SackPermitted`, `Sack(`[`SackBlocks`]`)`, `Timestamps`, `Md5Signature`, `UserTimeout`, `TcpAo`, `Mptcp`, `FastOpen`, `AccEcn`, `Experimental`, `Unknown {kind, data}`, `Invalid` (Linux policy only) |
+//! | text | [`display`]: `Display` for [`TcpOption`], [`ParsedOption`] and [`Flags`] in tcpdump's notation (`mss 1460`, `TS val 1 ecr 0`, `[S.]`); [`OptionList`] for a whole block |
 //! | raw records | [`RawOptions`]: the generic kind/length/data walker under both policies |
 //! | negotiation | [`Handshake`] (SYN / SYN-ACK option blocks, as sent and as received) `.negotiate()` gives a [`Negotiation`] with an [`EndpointView`] per side |
 //! | builder | [`OptionsBuilder`] writes Linux's canonical layout into a buffer or a `heapless::Vec<u8, 40>`; over 40 bytes is [`BuildError::TooLong`] |
@@ -51,6 +52,7 @@ extern crate std;
 
 mod builder;
 pub mod checksum;
+pub mod display;
 mod error;
 mod flags;
 pub mod header;
@@ -62,6 +64,7 @@ pub mod rewrite;
 mod walk;
 
 pub use builder::OptionsBuilder;
+pub use display::OptionList;
 pub use error::{
     AuthOptionError, BuildError, ExpectedLength, HeaderError, OptionError, OptionErrorReason,
     RewriteError,
@@ -77,3 +80,8 @@ pub use option::{
     TcpAo, TcpOption, Timestamps, UserTimeout,
 };
 pub use walk::{decode, LinuxOptions, RawOption, RawOptions, StrictOptions};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -142,7 +142,8 @@ impl<'a> SackBlocks<'a> {
     }
     /// Block `i`, if present.
     pub fn get(&self, i: usize) -> Option<SackBlock> {
-        let b = self.bytes.get(i.checked_mul(8)?..i.checked_mul(8)? + 8)?;
+        let start = i.checked_mul(8)?;
+        let b = self.bytes.get(start..start.checked_add(8)?)?;
         Some(SackBlock {
             left: u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
             right: u32::from_be_bytes([b[4], b[5], b[6], b[7]]),
@@ -313,7 +314,7 @@ impl<'a> AccEcn<'a> {
     /// Counter field `i` in wire order.
     pub fn field(&self, i: usize) -> Option<u32> {
         let start = i.checked_mul(3)?;
-        match self.fields.get(start..start + 3)? {
+        match self.fields.get(start..start.checked_add(3)?)? {
             [a, b, c] => Some(u32::from_be_bytes([0, *a, *b, *c])),
             _ => None,
         }

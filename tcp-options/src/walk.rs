@@ -25,8 +25,9 @@ use crate::option::{
 #[inline(always)]
 fn wrong(data: &[u8], expected: ExpectedLength) -> OptionErrorReason {
     OptionErrorReason::WrongLength {
-        // data is at most 253 bytes (its length came from a length byte).
-        length: (data.len() + 2) as u8,
+        // From a walk, data is at most 253 bytes (its length came from a
+        // length byte); `decode` called with more reports 255.
+        length: u8::try_from(data.len().saturating_add(2)).unwrap_or(u8::MAX),
         expected,
     }
 }
@@ -40,7 +41,10 @@ fn fast_open_cookie_ok(len: usize) -> bool {
 
 /// Decode the record `kind` with `data` (the bytes after the length byte).
 ///
-/// EOL and NOP are not records; pass them only with empty data.
+/// EOL and NOP are not records; pass them only with empty data. A
+/// [`OptionErrorReason::WrongLength`] carries the length byte `data` implies
+/// (`data.len() + 2`), or 255 when `data` is longer than a length byte can
+/// describe (more than 253 bytes).
 #[inline(always)]
 pub fn decode(kind: u8, data: &[u8]) -> Result<TcpOption<'_>, OptionErrorReason> {
     use ExpectedLength::Exactly;
@@ -381,6 +385,8 @@ impl<'a> Iterator for StrictOptions<'a> {
         }
     }
 }
+
+impl core::iter::FusedIterator for RawOptions<'_> {}
 
 impl core::iter::FusedIterator for StrictOptions<'_> {}
 
