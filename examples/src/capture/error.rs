@@ -57,6 +57,21 @@ pub enum CaptureError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// A pcapng block's length field is impossible for its type; the block
+    /// is refused before any of its contents are parsed.
+    #[error("corrupt capture at byte {offset} (frame {frame}): {} with length {length}: {problem}", crate::capture::reader::block_name(*block_type))]
+    BadBlockLength {
+        /// Byte offset of the block.
+        offset: u64,
+        /// Number the next packet record would have had.
+        frame: u64,
+        /// The block type field (as read in the section's byte order).
+        block_type: u32,
+        /// The (leading) block length field.
+        length: u32,
+        /// What is wrong with it.
+        problem: BlockLengthProblem,
+    },
     /// A pcapng packet block names an interface no Interface Description Block declared.
     #[error("corrupt capture at byte {offset} (frame {frame}): packet on interface {interface}, but only {declared} interface(s) declared in this section")]
     UnknownInterface {
@@ -76,6 +91,26 @@ pub enum CaptureError {
         offset: u64,
         /// The limit.
         limit: usize,
+    },
+}
+
+/// What is wrong with a pcapng block's length field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum BlockLengthProblem {
+    /// Shorter than the fixed fields of the block type (12 bytes for any block).
+    #[error("below the {minimum} bytes this block type needs")]
+    BelowMinimum {
+        /// The smallest valid length of the block type.
+        minimum: u32,
+    },
+    /// Not a multiple of 4, as every block length must be.
+    #[error("not a multiple of 4")]
+    NotMultipleOf4,
+    /// The trailing copy of the length differs from the leading one.
+    #[error("the trailing copy of the length says {trailer}")]
+    TrailerMismatch {
+        /// The trailing length field.
+        trailer: u32,
     },
 }
 

@@ -29,7 +29,7 @@ pub mod reader;
 pub mod segment;
 pub mod timestamp;
 
-pub use error::{CaptureError, DecodeError};
+pub use error::{BlockLengthProblem, CaptureError, DecodeError};
 pub use reader::{CaptureFormat, CaptureReader, Record};
 pub use segment::{decode_tcp, IpInfo, IpVersion, TcpSegment};
 pub use timestamp::Timestamp;

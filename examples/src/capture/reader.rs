@@ -1,27 +1,41 @@
 //! Streaming pcap / pcapng reader with a fixed-size buffer.
 //!
-//! The file is read through `pcap-parser` in streaming mode: one buffer of a
-//! fixed capacity is allocated when the reader is created and never grows.
-//! A record (or pcapng block) larger than about half of that buffer is
-//! reported as [`CaptureError::RecordTooLarge`]; no length field read from the
-//! file ever sizes an allocation. pcapng files may hold several sections, each
-//! with its own interfaces; every interface has its own link type, timestamp
+//! One buffer of a fixed capacity is allocated when the reader is created
+//! and never grows. A record (or pcapng block) larger than half of that
+//! buffer is reported as [`CaptureError::RecordTooLarge`] as soon as its
+//! header is read; no length field read from the file ever sizes an
+//! allocation. pcapng files may hold several sections, each with its own byte
+//! order and interfaces; every interface has its own link type, timestamp
 //! resolution (`if_tsresol`) and offset (`if_tsoffset`). Legacy pcap files
 //! may use the microsecond or the nanosecond magic number, in either byte
-//! order.
+//! order, and Kuznetzov's modified record header.
+//!
+//! The framing is checked here before any block is parsed: every pcapng
+//! block's length is at least 12 bytes and at least what its type needs, a
+//! multiple of 4, within the buffer limit and equal to the trailing copy, and
+//! each section header names a byte order. (`pcap-parser` 0.16 and 0.17, used
+//! as a streaming reader, subtract 12 from a Process Information Block's
+//! length without checking it, which overflows on a length of 4; they check
+//! no section header's trailing length, skip the obsolete Packet Block and
+//! refuse big-endian modified pcap files.) So the buffering, the framing and
+//! the packet records (legacy records; Enhanced, Simple and obsolete Packet
+//! Blocks, their captured length checked against the block) are handled here,
+//! and `pcap-parser` parses only complete, framed Interface Description
+//! Blocks, for their options; every other block is skipped whole.
+//!
+//! Each record is returned as soon as its bytes have been read: one `read`
+//! call per refill, never waiting for the buffer to fill, so a capture
+//! arriving through a pipe (`tcpdump -U -w - | ...`) comes out packet by
+//! packet.
 //!
 //! Packets come out as [`Record`]s numbered from 1 in file order, like
 //! tcpdump's `--number` and Wireshark's `frame.number`.
 
-use std::cell::RefCell;
-use std::io::{self, Cursor, Read};
-use std::rc::Rc;
+use std::io::{self, Read};
 
-use pcap_parser::pcapng::Block;
-use pcap_parser::traits::PcapReaderIterator;
-use pcap_parser::{LegacyPcapReader, PcapBlockOwned, PcapError, PcapNGReader};
+use pcap_parser::pcapng::{parse_interfacedescriptionblock_be, parse_interfacedescriptionblock_le};
 
-use super::error::CaptureError;
+use super::error::{BlockLengthProblem, CaptureError};
 use super::timestamp::Timestamp;
 
 /// Default buffer capacity: 1 MiB, enough for 256 KiB snapshots and BIG TCP frames.
@@ -42,10 +56,89 @@ const PCAP_MAGICS: [[u8; 4]; 6] = [
     [0xa1, 0xb2, 0xcd, 0x34],
     [0x34, 0xcd, 0xb2, 0xa1],
 ];
+/// Length of the legacy pcap file header.
+const PCAP_HEADER_LEN: usize = 24;
+/// Length of a legacy pcap record header (Kuznetzov's modified format: 24).
+const PCAP_RECORD_HEADER_LEN: usize = 16;
+/// Length of a record header in Kuznetzov's modified pcap format.
+const PCAP_MODIFIED_RECORD_HEADER_LEN: usize = 24;
 /// Microseconds per second.
 const MICROS: u64 = 1_000_000;
 /// Nanoseconds per second.
 const NANOS: u64 = 1_000_000_000;
+
+/// pcapng Section Header Block type (a palindrome: the same in both byte orders).
+pub const SHB_TYPE: u32 = 0x0a0d_0d0a;
+/// pcapng Interface Description Block type.
+pub const IDB_TYPE: u32 = 1;
+/// pcapng (obsolete) Packet Block type.
+pub const PB_TYPE: u32 = 2;
+/// pcapng Simple Packet Block type.
+pub const SPB_TYPE: u32 = 3;
+/// pcapng Name Resolution Block type.
+pub const NRB_TYPE: u32 = 4;
+/// pcapng Interface Statistics Block type.
+pub const ISB_TYPE: u32 = 5;
+/// pcapng Enhanced Packet Block type.
+pub const EPB_TYPE: u32 = 6;
+/// pcapng systemd Journal Export Block type.
+pub const SJE_TYPE: u32 = 9;
+/// pcapng Decryption Secrets Block type.
+pub const DSB_TYPE: u32 = 0x0a;
+/// pcapng Custom Block type (may be copied).
+pub const CB_TYPE: u32 = 0x0bad;
+/// pcapng Custom Block type (do not copy).
+pub const DCB_TYPE: u32 = 0x4000_0bad;
+/// Apple's Process Information Block type.
+pub const PIB_TYPE: u32 = 0x8000_0001;
+/// The byte-order magic of a section header, as a little-endian section stores it.
+const BYTE_ORDER_MAGIC_LE: [u8; 4] = [0x4d, 0x3c, 0x2b, 0x1a];
+/// The byte-order magic of a section header, as a big-endian section stores it.
+const BYTE_ORDER_MAGIC_BE: [u8; 4] = [0x1a, 0x2b, 0x3c, 0x4d];
+/// Block type, leading and trailing length: the 12 bytes every pcapng block has.
+pub const BLOCK_OVERHEAD: u32 = 12;
+
+/// The smallest length a pcapng block of this type can have: its fixed
+/// fields plus the 12 bytes of type and both lengths.
+pub fn min_block_len(block_type: u32) -> u32 {
+    match block_type {
+        // type, length, byte-order magic, versions, section length, length
+        SHB_TYPE => 28,
+        // link type, reserved, snap length
+        IDB_TYPE => 20,
+        // interface, drops, timestamp, captured and original length
+        PB_TYPE | EPB_TYPE => 32,
+        // original length
+        SPB_TYPE => 16,
+        // interface, timestamp
+        ISB_TYPE => 24,
+        // secrets type and length
+        DSB_TYPE => 20,
+        // private enterprise number
+        CB_TYPE | DCB_TYPE => 16,
+        // process id
+        PIB_TYPE => 16,
+        _ => BLOCK_OVERHEAD,
+    }
+}
+
+/// Name of a pcapng block type, for messages.
+pub fn block_name(block_type: u32) -> &'static str {
+    match block_type {
+        SHB_TYPE => "Section Header Block",
+        IDB_TYPE => "Interface Description Block",
+        PB_TYPE => "Packet Block (obsolete)",
+        SPB_TYPE => "Simple Packet Block",
+        NRB_TYPE => "Name Resolution Block",
+        ISB_TYPE => "Interface Statistics Block",
+        EPB_TYPE => "Enhanced Packet Block",
+        SJE_TYPE => "systemd Journal Export Block",
+        DSB_TYPE => "Decryption Secrets Block",
+        CB_TYPE | DCB_TYPE => "Custom Block",
+        PIB_TYPE => "Process Information Block",
+        _ => "block of unknown type",
+    }
+}
 
 /// The container format of a capture file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,53 +176,50 @@ impl Record<'_> {
     }
 }
 
-/// A `Read` adapter that fills the whole buffer unless the stream ends, and keeps
-/// the last I/O error so it can be reported with its cause (`pcap-parser` drops it).
-struct FillRead<R> {
-    inner: R,
-    error: Rc<RefCell<Option<io::Error>>>,
+/// The reader's one buffer: bytes `start..end` are read and not yet consumed.
+struct Buffer {
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+    /// A read returned 0: the stream has ended.
+    exhausted: bool,
 }
 
-impl<R: Read> Read for FillRead<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let mut filled = 0;
-        while filled < buf.len() {
-            match self.inner.read(&mut buf[filled..]) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    let kind = e.kind();
-                    *self.error.borrow_mut() = Some(e);
-                    if filled > 0 {
-                        return Ok(filled);
-                    }
-                    return Err(kind.into());
-                }
-            }
-        }
-        Ok(filled)
-    }
-}
-
-type Source<R> = FillRead<io::Chain<Cursor<[u8; 4]>, R>>;
-
-enum Inner<R: Read> {
-    Pcap(LegacyPcapReader<Source<R>>),
-    PcapNg(PcapNGReader<Source<R>>),
-}
-
-impl<R: Read> Inner<R> {
-    fn it(&mut self) -> &mut dyn PcapReaderIterator {
-        match self {
-            Inner::Pcap(r) => r,
-            Inner::PcapNg(r) => r,
-        }
-    }
+impl Buffer {
     fn data(&self) -> &[u8] {
-        match self {
-            Inner::Pcap(r) => r.data(),
-            Inner::PcapNg(r) => r.data(),
+        &self.buf[self.start..self.end]
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.start = (self.start + n).min(self.end);
+    }
+
+    /// Moves the unread bytes to the front, then makes one read (retrying
+    /// only on `Interrupted`) into the free space, so whatever has arrived is
+    /// handed on at once. The number of bytes read; 0 when the stream ended
+    /// or the buffer is full.
+    fn refill<R: Read>(&mut self, reader: &mut R) -> io::Result<usize> {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            return Ok(0);
+        }
+        loop {
+            match reader.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.exhausted = true;
+                    return Ok(0);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
         }
     }
 }
@@ -143,7 +233,7 @@ struct Interface {
     snaplen: u32,
 }
 
-/// What one step of the underlying reader produced, owned so the borrow ends.
+/// What one step of the reader produced, owned so the borrow ends.
 enum Step {
     Skip(usize),
     Packet {
@@ -156,6 +246,121 @@ enum Step {
     },
     NeedMore,
     Eof,
+}
+
+/// Why a pcapng block's framing is wrong (before offsets are attached).
+enum FrameError {
+    ByteOrder,
+    Length {
+        block_type: u32,
+        length: u32,
+        problem: BlockLengthProblem,
+    },
+    TooLarge,
+}
+
+/// The outer frame of one pcapng block, checked.
+#[derive(Debug, Clone, Copy)]
+struct BlockFrame {
+    block_type: u32,
+    len: usize,
+    big_endian: bool,
+}
+
+fn u32_at(data: &[u8], at: usize, big_endian: bool) -> u32 {
+    let mut b = [0u8; 4];
+    if let Some(src) = data.get(at..at + 4) {
+        b.copy_from_slice(src);
+    }
+    if big_endian {
+        u32::from_be_bytes(b)
+    } else {
+        u32::from_le_bytes(b)
+    }
+}
+
+fn u16_at(data: &[u8], at: usize, big_endian: bool) -> u16 {
+    let mut b = [0u8; 2];
+    if let Some(src) = data.get(at..at + 2) {
+        b.copy_from_slice(src);
+    }
+    if big_endian {
+        u16::from_be_bytes(b)
+    } else {
+        u16::from_le_bytes(b)
+    }
+}
+
+/// Checks the frame of the pcapng block at the start of `data`: `Ok(None)`
+/// when more bytes are needed to decide (or to hold the whole block).
+fn frame_block(
+    data: &[u8],
+    section_big_endian: bool,
+    limit: usize,
+) -> Result<Option<BlockFrame>, FrameError> {
+    // Type and length decide everything but a section header's byte order,
+    // which its next four bytes give.
+    if data.len() < 8 {
+        return Ok(None);
+    }
+    let (block_type, big_endian) = if data[..4] == PCAPNG_MAGIC {
+        let Some(byte_order) = data.get(8..12) else {
+            return Ok(None);
+        };
+        let big_endian = match byte_order {
+            m if *m == BYTE_ORDER_MAGIC_LE => false,
+            m if *m == BYTE_ORDER_MAGIC_BE => true,
+            _ => return Err(FrameError::ByteOrder),
+        };
+        (SHB_TYPE, big_endian)
+    } else {
+        (u32_at(data, 0, section_big_endian), section_big_endian)
+    };
+    let length = u32_at(data, 4, big_endian);
+    let length_error = |problem| FrameError::Length {
+        block_type,
+        length,
+        problem,
+    };
+    let minimum = min_block_len(block_type);
+    if length < minimum {
+        return Err(length_error(BlockLengthProblem::BelowMinimum { minimum }));
+    }
+    if length % 4 != 0 {
+        return Err(length_error(BlockLengthProblem::NotMultipleOf4));
+    }
+    let len = length as usize;
+    if len > limit {
+        return Err(FrameError::TooLarge);
+    }
+    if data.len() < len {
+        return Ok(None);
+    }
+    let trailer = u32_at(data, len - 4, big_endian);
+    if trailer != length {
+        return Err(length_error(BlockLengthProblem::TrailerMismatch {
+            trailer,
+        }));
+    }
+    Ok(Some(BlockFrame {
+        block_type,
+        len,
+        big_endian,
+    }))
+}
+
+/// Reads until `buf` is full or the stream ends; the number of bytes read.
+fn read_full<R: Read>(reader: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match reader.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 /// A streaming reader of pcap and pcapng files.
@@ -171,11 +376,18 @@ enum Step {
 /// assert!(reader.next_record().unwrap().is_none());
 /// ```
 pub struct CaptureReader<R: Read> {
-    inner: Inner<R>,
+    reader: R,
+    buffer: Buffer,
     format: CaptureFormat,
-    error: Rc<RefCell<Option<io::Error>>>,
     interfaces: Vec<Interface>,
-    capacity: usize,
+    /// Largest record or block accepted: half the buffer.
+    limit: usize,
+    /// Legacy pcap: the file's byte order.
+    pcap_big_endian: bool,
+    /// Legacy pcap: length of each record header (16, or 24 in the modified format).
+    pcap_record_header: usize,
+    /// pcapng: byte order of the current section.
+    section_big_endian: bool,
     /// Bytes of the current record still to be consumed before the next step.
     pending: usize,
     /// Bytes of the file consumed so far.
@@ -192,19 +404,22 @@ impl<R: Read> CaptureReader<R> {
     }
 
     /// A reader with a buffer of `capacity` bytes (at least [`MIN_BUFFER_CAPACITY`]).
-    /// Records larger than about half the capacity are refused.
+    /// Records larger than half the capacity are refused.
+    ///
+    /// Reads the file header (the pcap header, or pcapng's first section
+    /// header block) and nothing more.
     pub fn with_capacity(mut reader: R, capacity: usize) -> Result<Self, CaptureError> {
         let capacity = capacity.max(MIN_BUFFER_CAPACITY);
+        let limit = capacity / 2;
+        let io_error = |source| CaptureError::Io { offset: 0, source };
+        let truncated = CaptureError::Truncated {
+            offset: 0,
+            frame: 1,
+        };
+        let mut buf = vec![0u8; capacity].into_boxed_slice();
+        let got = read_full(&mut reader, &mut buf[..4]).map_err(io_error)?;
         let mut magic = [0u8; 4];
-        let mut got = 0;
-        while got < magic.len() {
-            match reader.read(&mut magic[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(source) => return Err(CaptureError::Io { offset: 0, source }),
-            }
-        }
+        magic.copy_from_slice(&buf[..4]);
         if got == 0 {
             return Err(CaptureError::Empty);
         }
@@ -212,60 +427,76 @@ impl<R: Read> CaptureReader<R> {
             let prefix = &magic[..got];
             if PCAP_MAGICS.iter().any(|m| m.starts_with(prefix)) || PCAPNG_MAGIC.starts_with(prefix)
             {
+                return Err(truncated);
+            }
+            return Err(CaptureError::NotACapture { magic });
+        }
+        let mut read_to = |buf: &mut [u8], from: usize, to: usize| -> Result<(), CaptureError> {
+            if read_full(&mut reader, &mut buf[from..to]).map_err(io_error)? < to - from {
                 return Err(CaptureError::Truncated {
                     offset: 0,
                     frame: 1,
                 });
             }
-            return Err(CaptureError::NotACapture { magic });
-        }
-        let error = Rc::new(RefCell::new(None));
-        let source = FillRead {
-            inner: Cursor::new(magic).chain(reader),
-            error: Rc::clone(&error),
+            Ok(())
         };
-        let header_error =
-            |e: PcapError<&'static [u8]>, error: &Rc<RefCell<Option<io::Error>>>| match e {
-                PcapError::ReadError => CaptureError::Io {
-                    offset: 0,
-                    source: error
-                        .borrow_mut()
-                        .take()
-                        .unwrap_or_else(|| io::Error::other("read failed")),
-                },
-                PcapError::Incomplete(_) | PcapError::UnexpectedEof | PcapError::Eof => {
-                    CaptureError::Truncated {
-                        offset: 0,
-                        frame: 1,
-                    }
-                }
-                _ => CaptureError::Corrupt {
-                    offset: 0,
-                    frame: 1,
-                    reason: "malformed file header",
-                },
+        let mut interfaces = Vec::new();
+        let (format, end) = if magic == PCAPNG_MAGIC {
+            // The first section header is read whole and its frame checked;
+            // `step` consumes it like any later one.
+            read_to(&mut buf, 4, BLOCK_OVERHEAD as usize)?;
+            let frame_error = |e| frame_error(e, 0, 1, limit);
+            let head = &buf[..BLOCK_OVERHEAD as usize];
+            let len = match frame_block(head, false, limit).map_err(frame_error)? {
+                Some(frame) => frame.len,
+                None => u32_at(head, 4, head[8..12] == BYTE_ORDER_MAGIC_BE) as usize,
             };
-        let (inner, format) = if magic == PCAPNG_MAGIC {
-            let r = PcapNGReader::new(capacity, source).map_err(|e| header_error(e, &error))?;
-            (Inner::PcapNg(r), CaptureFormat::PcapNg)
+            read_to(&mut buf, BLOCK_OVERHEAD as usize, len)?;
+            frame_block(&buf[..len], false, limit).map_err(frame_error)?;
+            (CaptureFormat::PcapNg, len)
         } else if PCAP_MAGICS.contains(&magic) {
+            read_to(&mut buf, 4, PCAP_HEADER_LEN)?;
+            let be = magic[0] == 0xa1;
             let nanosecond = magic == PCAP_MAGICS[2] || magic == PCAP_MAGICS[3];
-            let r = LegacyPcapReader::new(capacity, source).map_err(|e| header_error(e, &error))?;
-            (Inner::Pcap(r), CaptureFormat::Pcap { nanosecond })
+            interfaces.push(Interface {
+                // The upper bits of the link-type field carry FCS information.
+                linktype: u32_at(&buf, 20, be) & 0xffff,
+                units_per_sec: if nanosecond { NANOS } else { MICROS },
+                offset_secs: 0,
+                snaplen: u32_at(&buf, 16, be),
+            });
+            (CaptureFormat::Pcap { nanosecond }, PCAP_HEADER_LEN)
         } else {
             return Err(CaptureError::NotACapture { magic });
         };
-        Ok(CaptureReader {
-            inner,
+        let modified = magic == PCAP_MAGICS[4] || magic == PCAP_MAGICS[5];
+        let mut this = CaptureReader {
+            reader,
+            buffer: Buffer {
+                buf,
+                start: 0,
+                end,
+                exhausted: false,
+            },
             format,
-            error,
-            interfaces: Vec::new(),
-            capacity,
+            interfaces,
+            limit,
+            pcap_big_endian: magic[0] == 0xa1,
+            pcap_record_header: if modified {
+                PCAP_MODIFIED_RECORD_HEADER_LEN
+            } else {
+                PCAP_RECORD_HEADER_LEN
+            },
+            section_big_endian: false,
             pending: 0,
             offset: 0,
             frames: 0,
             done: false,
-        })
+        };
+        if let CaptureFormat::Pcap { .. } = format {
+            this.consume(PCAP_HEADER_LEN);
+        }
+        Ok(this)
     }
 
     /// The container format.
@@ -280,7 +511,9 @@ impl<R: Read> CaptureReader<R> {
 
     /// The next packet record, `Ok(None)` at the end of the file.
     ///
-    /// After an error the reader is finished: later calls return `Ok(None)`.
+    /// Returns as soon as the record's bytes have been read; blocks only
+    /// while they have not all arrived. After an error the reader is
+    /// finished: later calls return `Ok(None)`.
     pub fn next_record(&mut self) -> Result<Option<Record<'_>>, CaptureError> {
         if self.done {
             return Ok(None);
@@ -321,7 +554,7 @@ impl<R: Read> CaptureReader<R> {
                     self.frames += 1;
                     let frame = self.frames;
                     let data = self
-                        .inner
+                        .buffer
                         .data()
                         .get(start..)
                         .and_then(|d| d.get(..len))
@@ -342,41 +575,37 @@ impl<R: Read> CaptureReader<R> {
     fn consume(&mut self, n: usize) {
         // No shift here: `refill` moves the unread tail to the front when the
         // buffer runs out, which copies one partial record per buffer instead
-        // of half the buffer every time the read position passes its middle.
-        self.inner.it().consume_noshift(n);
+        // of the rest of the buffer after every record.
+        self.buffer.consume(n);
         self.offset = self.offset.saturating_add(n as u64);
     }
 
+    /// One read into the buffer. Called only when the bytes buffered do not
+    /// hold the next record, so the end of the stream here is a truncation.
     fn refill(&mut self) -> Result<(), CaptureError> {
-        let before = self.inner.data().len();
-        let it = self.inner.it();
-        let exhausted_before = it.reader_exhausted();
-        if it.refill().is_err() {
-            return Err(self.io_error());
-        }
-        let after = self.inner.data().len();
-        if after == before && !self.inner.it().reader_exhausted() {
-            // The buffer is full and the parser still cannot tell the record size.
-            return Err(CaptureError::RecordTooLarge {
-                offset: self.offset,
-                frame: self.frames + 1,
-                limit: self.capacity / 2,
-            });
-        }
-        if after == before && exhausted_before {
+        if self.buffer.exhausted {
             return Err(self.truncated());
         }
-        Ok(())
-    }
-
-    fn io_error(&self) -> CaptureError {
-        CaptureError::Io {
-            offset: self.offset,
-            source: self
-                .error
-                .borrow_mut()
-                .take()
-                .unwrap_or_else(|| io::Error::other("read failed")),
+        match self.buffer.refill(&mut self.reader) {
+            Ok(0) if self.buffer.exhausted => {
+                if self.buffer.data().is_empty() {
+                    Ok(())
+                } else {
+                    Err(self.truncated())
+                }
+            }
+            // The buffer is full and still does not hold the record (the
+            // frame checks make this unreachable; kept as a guard).
+            Ok(0) => Err(CaptureError::RecordTooLarge {
+                offset: self.offset,
+                frame: self.frames + 1,
+                limit: self.limit,
+            }),
+            Ok(_) => Ok(()),
+            Err(source) => Err(CaptureError::Io {
+                offset: self.offset,
+                source,
+            }),
         }
     }
 
@@ -387,141 +616,194 @@ impl<R: Read> CaptureReader<R> {
         }
     }
 
-    /// One call of the underlying parser, turned into an owned [`Step`].
+    /// The next step over the buffered bytes, turned into an owned [`Step`].
     fn step(&mut self) -> Result<Step, CaptureError> {
-        let base = self.inner.data().as_ptr() as usize;
+        if self.buffer.data().is_empty() {
+            return Ok(if self.buffer.exhausted {
+                Step::Eof
+            } else {
+                Step::NeedMore
+            });
+        }
+        match self.format {
+            CaptureFormat::Pcap { .. } => self.step_pcap(),
+            CaptureFormat::PcapNg => self.step_pcapng(),
+        }
+    }
+
+    fn step_pcap(&mut self) -> Result<Step, CaptureError> {
+        let data = self.buffer.data();
+        let hdr = self.pcap_record_header;
+        if data.len() < hdr {
+            return Ok(Step::NeedMore);
+        }
+        let be = self.pcap_big_endian;
+        let caplen = u32_at(data, 8, be) as usize;
+        if caplen > self.limit - hdr {
+            return Err(CaptureError::RecordTooLarge {
+                offset: self.offset,
+                frame: self.frames + 1,
+                limit: self.limit,
+            });
+        }
+        if data.len() < hdr + caplen {
+            return Ok(Step::NeedMore);
+        }
+        let iface = self.interfaces[0];
+        let ts = Timestamp::from_units(
+            u64::from(u32_at(data, 4, be)),
+            iface.units_per_sec,
+            i64::from(u32_at(data, 0, be)),
+        );
+        Ok(Step::Packet {
+            consumed: hdr + caplen,
+            start: hdr,
+            len: caplen,
+            ts,
+            iface,
+            origlen: u32_at(data, 12, be),
+        })
+    }
+
+    fn step_pcapng(&mut self) -> Result<Step, CaptureError> {
         let offset = self.offset;
         let frame = self.frames + 1;
-        let limit = self.capacity / 2;
-        let format = self.format;
         let corrupt = |reason| CaptureError::Corrupt {
             offset,
             frame,
             reason,
         };
-        let interfaces = &mut self.interfaces;
-        let result = match &mut self.inner {
-            Inner::Pcap(r) => r.next(),
-            Inner::PcapNg(r) => r.next(),
+        let data = self.buffer.data();
+        let Some(block) = frame_block(data, self.section_big_endian, self.limit)
+            .map_err(|e| frame_error(e, offset, frame, self.limit))?
+        else {
+            return Ok(Step::NeedMore);
         };
-        let (consumed, block) = match result {
-            Ok(ok) => ok,
-            Err(PcapError::Eof) => return Ok(Step::Eof),
-            Err(PcapError::Incomplete(_)) => return Ok(Step::NeedMore),
-            Err(PcapError::UnexpectedEof) => return Err(CaptureError::Truncated { offset, frame }),
-            Err(PcapError::BufferTooSmall) => {
-                return Err(CaptureError::RecordTooLarge {
-                    offset,
-                    frame,
-                    limit,
+        let be = block.big_endian;
+        let len = block.len;
+        let unknown_interface = |interface: u32, declared: usize| CaptureError::UnknownInterface {
+            offset,
+            frame,
+            interface,
+            declared,
+        };
+        match block.block_type {
+            EPB_TYPE | PB_TYPE => {
+                // EPB: interface (4), timestamp (8), captured, original length.
+                // PB: interface (2), drops (2), timestamp (8), captured, original length.
+                let if_id = if block.block_type == EPB_TYPE {
+                    u32_at(data, 8, be)
+                } else {
+                    u32::from(u16_at(data, 8, be))
+                };
+                let caplen = u32_at(data, 20, be) as usize;
+                let origlen = u32_at(data, 24, be);
+                if caplen > len - 32 {
+                    return Err(corrupt(
+                        "packet block's captured length runs past the end of the block",
+                    ));
+                }
+                let Some(&iface) = self.interfaces.get(if_id as usize) else {
+                    return Err(unknown_interface(if_id, self.interfaces.len()));
+                };
+                let units =
+                    (u64::from(u32_at(data, 12, be)) << 32) | u64::from(u32_at(data, 16, be));
+                let ts = Timestamp::from_units(units, iface.units_per_sec, iface.offset_secs);
+                Ok(Step::Packet {
+                    consumed: len,
+                    start: 28,
+                    len: caplen,
+                    ts,
+                    iface,
+                    origlen,
                 })
             }
-            Err(PcapError::ReadError) => {
-                return Err(CaptureError::Io {
-                    offset,
-                    source: self
-                        .error
-                        .borrow_mut()
-                        .take()
-                        .unwrap_or_else(|| io::Error::other("read failed")),
+            SPB_TYPE => {
+                let Some(&iface) = self.interfaces.first() else {
+                    return Err(unknown_interface(0, 0));
+                };
+                let origlen = u32_at(data, 8, be);
+                // The captured length is implied: the original length, cut to
+                // the interface's snap length and to the block.
+                let mut caplen = (origlen as usize).min(len - 16);
+                if iface.snaplen > 0 {
+                    caplen = caplen.min(iface.snaplen as usize);
+                }
+                Ok(Step::Packet {
+                    consumed: len,
+                    start: 12,
+                    len: caplen,
+                    ts: None,
+                    iface,
+                    origlen,
                 })
             }
-            Err(PcapError::HeaderNotRecognized) => return Err(corrupt("header not recognized")),
-            Err(PcapError::NomError(..)) | Err(PcapError::OwnedNomError(..)) => {
-                return Err(corrupt("malformed block or record"))
+            SHB_TYPE => {
+                self.section_big_endian = be;
+                self.interfaces.clear();
+                Ok(Step::Skip(len))
             }
-        };
-        let packet = |data: &[u8], len: usize, ts, iface: Interface, origlen: u32| {
-            let start = (data.as_ptr() as usize).wrapping_sub(base);
-            Step::Packet {
-                consumed,
-                start,
-                len: len.min(data.len()),
-                ts,
-                iface,
-                origlen,
-            }
-        };
-        let step = match block {
-            PcapBlockOwned::LegacyHeader(h) => {
-                let units = match format {
-                    CaptureFormat::Pcap { nanosecond: true } => NANOS,
-                    _ => MICROS,
-                };
-                interfaces.clear();
-                interfaces.push(Interface {
-                    // The upper bits of the link-type field carry FCS information.
-                    linktype: (h.network.0 as u32) & 0xffff,
-                    units_per_sec: units,
-                    offset_secs: 0,
-                    snaplen: h.snaplen,
-                });
-                Step::Skip(consumed)
-            }
-            PcapBlockOwned::Legacy(b) => {
-                let Some(&iface) = interfaces.first() else {
-                    return Err(corrupt("packet record before the file header"));
-                };
-                let ts = Timestamp::from_units(
-                    u64::from(b.ts_usec),
-                    iface.units_per_sec,
-                    i64::from(b.ts_sec),
-                );
-                packet(b.data, b.caplen as usize, ts, iface, b.origlen)
-            }
-            PcapBlockOwned::NG(Block::SectionHeader(_)) => {
-                interfaces.clear();
-                Step::Skip(consumed)
-            }
-            PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
-                if interfaces.len() >= MAX_INTERFACES {
+            IDB_TYPE => {
+                if self.interfaces.len() >= MAX_INTERFACES {
                     return Err(CaptureError::TooManyInterfaces {
                         offset,
                         limit: MAX_INTERFACES,
                     });
                 }
+                // The whole block is here and its frame is sound: a parse
+                // error is in its contents.
+                let parsed = if be {
+                    parse_interfacedescriptionblock_be(&data[..len])
+                } else {
+                    parse_interfacedescriptionblock_le(&data[..len])
+                };
+                let idb = match parsed {
+                    Ok(([], idb)) => idb,
+                    _ => return Err(corrupt("malformed interface description block")),
+                };
                 let Some(units_per_sec) = ts_resolution(idb.if_tsresol) else {
                     return Err(corrupt("invalid if_tsresol option"));
                 };
-                interfaces.push(Interface {
+                let iface = Interface {
                     linktype: (idb.linktype.0 as u32) & 0xffff,
                     units_per_sec,
                     offset_secs: idb.if_tsoffset,
                     snaplen: idb.snaplen,
-                });
-                Step::Skip(consumed)
-            }
-            PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
-                let Some(&iface) = interfaces.get(epb.if_id as usize) else {
-                    return Err(CaptureError::UnknownInterface {
-                        offset,
-                        frame,
-                        interface: epb.if_id,
-                        declared: interfaces.len(),
-                    });
                 };
-                let units = (u64::from(epb.ts_high) << 32) | u64::from(epb.ts_low);
-                let ts = Timestamp::from_units(units, iface.units_per_sec, iface.offset_secs);
-                packet(epb.data, epb.caplen as usize, ts, iface, epb.origlen)
+                self.interfaces.push(iface);
+                Ok(Step::Skip(len))
             }
-            PcapBlockOwned::NG(Block::SimplePacket(spb)) => {
-                let Some(&iface) = interfaces.first() else {
-                    return Err(CaptureError::UnknownInterface {
-                        offset,
-                        frame,
-                        interface: 0,
-                        declared: 0,
-                    });
-                };
-                let mut len = spb.origlen as usize;
-                if iface.snaplen > 0 {
-                    len = len.min(iface.snaplen as usize);
-                }
-                packet(spb.data, len, None, iface, spb.origlen)
-            }
-            PcapBlockOwned::NG(_) => Step::Skip(consumed),
-        };
-        Ok(step)
+            // Name resolution, statistics, secrets, custom and unknown blocks
+            // carry nothing the tools use: skipped whole, unparsed.
+            _ => Ok(Step::Skip(len)),
+        }
+    }
+}
+
+/// A framing problem as a [`CaptureError`] at `offset`.
+fn frame_error(e: FrameError, offset: u64, frame: u64, limit: usize) -> CaptureError {
+    match e {
+        FrameError::ByteOrder => CaptureError::Corrupt {
+            offset,
+            frame,
+            reason: "section header's byte-order magic is neither 1a2b3c4d nor 4d3c2b1a",
+        },
+        FrameError::Length {
+            block_type,
+            length,
+            problem,
+        } => CaptureError::BadBlockLength {
+            offset,
+            frame,
+            block_type,
+            length,
+            problem,
+        },
+        FrameError::TooLarge => CaptureError::RecordTooLarge {
+            offset,
+            frame,
+            limit,
+        },
     }
 }
 
@@ -627,5 +909,284 @@ mod tests {
             CaptureReader::new(&[0x0a, 0x0d][..]),
             Err(CaptureError::Truncated { .. })
         ));
+    }
+
+    /// Decodes a hex string.
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    /// Every record of `file`, or the error that ended the stream.
+    fn read_all(file: &[u8]) -> Result<Vec<(u64, Vec<u8>)>, CaptureError> {
+        let mut reader = CaptureReader::with_capacity(file, MIN_BUFFER_CAPACITY)?;
+        let mut out = Vec::new();
+        while let Some(r) = reader.next_record()? {
+            out.push((r.frame, r.data.to_vec()));
+        }
+        Ok(out)
+    }
+
+    /// One pcapng block: type, length, body (padded to 4 bytes), length.
+    fn block(block_type: u32, body: &[u8], be: bool) -> Vec<u8> {
+        let mut body = body.to_vec();
+        while body.len() % 4 != 0 {
+            body.push(0);
+        }
+        let len = (body.len() + 12) as u32;
+        let w = |v: u32| if be { v.to_be_bytes() } else { v.to_le_bytes() };
+        let mut b = w(block_type).to_vec();
+        b.extend_from_slice(&w(len));
+        b.extend_from_slice(&body);
+        b.extend_from_slice(&w(len));
+        b
+    }
+
+    /// A section header and one Ethernet interface (microseconds).
+    fn shb_idb(be: bool) -> Vec<u8> {
+        let bom: [u8; 4] = if be {
+            [0x1a, 0x2b, 0x3c, 0x4d]
+        } else {
+            [0x4d, 0x3c, 0x2b, 0x1a]
+        };
+        let mut shb_body = bom.to_vec();
+        let ver: [u8; 4] = if be { [0, 1, 0, 0] } else { [1, 0, 0, 0] };
+        shb_body.extend_from_slice(&ver);
+        shb_body.extend_from_slice(&[0xff; 8]);
+        let mut f = block(SHB_TYPE, &shb_body, be);
+        let mut idb = Vec::new();
+        if be {
+            idb.extend_from_slice(&1u16.to_be_bytes());
+            idb.extend_from_slice(&[0, 0]);
+            idb.extend_from_slice(&0u32.to_be_bytes());
+        } else {
+            idb.extend_from_slice(&1u16.to_le_bytes());
+            idb.extend_from_slice(&[0, 0]);
+            idb.extend_from_slice(&0u32.to_le_bytes());
+        }
+        f.extend(block(IDB_TYPE, &idb, be));
+        f
+    }
+
+    /// An Enhanced Packet Block (interface 0) holding `data`.
+    fn epb(data: &[u8], be: bool) -> Vec<u8> {
+        let w = |v: u32| if be { v.to_be_bytes() } else { v.to_le_bytes() };
+        let mut body = Vec::new();
+        for v in [0, 1, 2, data.len() as u32, data.len() as u32] {
+            body.extend_from_slice(&w(v));
+        }
+        body.extend_from_slice(data);
+        block(EPB_TYPE, &body, be)
+    }
+
+    #[test]
+    fn process_information_block_with_length_4_is_refused_before_parsing() {
+        // Issue 12 section 5 (fuzz/regressions/capture_read/pib-length-4): a
+        // Process Information Block whose length (4) is below the 12 bytes of
+        // any block made pcap-parser 0.16 subtract with overflow. The fuzzed
+        // file's section header also has a wrong trailing length: refused
+        // there, at byte 0.
+        let mut file =
+            hex("0a0d0d0a1c0000004d3c2b1a01000000ffffff8cae99e58f338ab6a601000080040000000000cd");
+        assert_eq!(file.len(), 39);
+        assert!(matches!(
+            read_all(&file),
+            Err(CaptureError::BadBlockLength {
+                offset: 0,
+                block_type: SHB_TYPE,
+                length: 28,
+                problem: BlockLengthProblem::TrailerMismatch { .. },
+                ..
+            })
+        ));
+        // With the trailer mended, the Process Information Block at byte 28
+        // is refused for its length.
+        file[24..28].copy_from_slice(&28u32.to_le_bytes());
+        match read_all(&file) {
+            Err(CaptureError::BadBlockLength {
+                offset: 28,
+                frame: 1,
+                block_type: PIB_TYPE,
+                length: 4,
+                problem: BlockLengthProblem::BelowMinimum { minimum: 16 },
+            }) => {}
+            other => panic!("expected BadBlockLength at byte 28, got {other:?}"),
+        }
+        let msg = read_all(&file).unwrap_err().to_string();
+        assert!(
+            msg.contains("byte 28") && msg.contains("Process Information Block"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn every_block_length_below_its_minimum_is_refused() {
+        for block_type in [
+            IDB_TYPE, PB_TYPE, SPB_TYPE, NRB_TYPE, ISB_TYPE, EPB_TYPE, SJE_TYPE, DSB_TYPE, CB_TYPE,
+            DCB_TYPE, PIB_TYPE, 0x1234,
+        ] {
+            let minimum = min_block_len(block_type);
+            assert!(minimum >= BLOCK_OVERHEAD);
+            for length in [0u32, 4, 8, minimum - 4] {
+                if length >= minimum {
+                    continue;
+                }
+                let mut file = shb_idb(false);
+                let start = file.len() as u64;
+                file.extend_from_slice(&block_type.to_le_bytes());
+                file.extend_from_slice(&length.to_le_bytes());
+                file.extend_from_slice(&[0; 64]);
+                match read_all(&file) {
+                    Err(CaptureError::BadBlockLength {
+                        offset,
+                        block_type: t,
+                        length: l,
+                        problem: BlockLengthProblem::BelowMinimum { minimum: m },
+                        ..
+                    }) => {
+                        assert_eq!((offset, t, l, m), (start, block_type, length, minimum));
+                    }
+                    other => panic!("type {block_type:#x} length {length}: {other:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn length_not_multiple_of_4_and_trailer_mismatch_are_refused() {
+        let mut file = shb_idb(true);
+        let mut bad = epb(&[1, 2, 3, 4], true);
+        bad[4..8].copy_from_slice(&37u32.to_be_bytes());
+        file.extend_from_slice(&bad);
+        assert!(matches!(
+            read_all(&file),
+            Err(CaptureError::BadBlockLength {
+                length: 37,
+                problem: BlockLengthProblem::NotMultipleOf4,
+                ..
+            })
+        ));
+        let mut file = shb_idb(false);
+        let mut bad = epb(&[1, 2, 3, 4], false);
+        let n = bad.len();
+        bad[n - 4..].copy_from_slice(&100u32.to_le_bytes());
+        file.extend_from_slice(&bad);
+        assert!(matches!(
+            read_all(&file),
+            Err(CaptureError::BadBlockLength {
+                length: 36,
+                problem: BlockLengthProblem::TrailerMismatch { trailer: 100 },
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn section_header_byte_order_must_be_one_of_two() {
+        let mut file = shb_idb(false);
+        file[8..12].copy_from_slice(&[1, 2, 3, 4]);
+        assert!(matches!(
+            CaptureReader::new(&file[..]),
+            Err(CaptureError::Corrupt { offset: 0, .. })
+        ));
+        // A later section with a bad byte order: refused at its offset.
+        let mut file = shb_idb(false);
+        file.extend(epb(&[9; 5], false));
+        let second = file.len() as u64;
+        let mut next = shb_idb(true);
+        next[8..12].copy_from_slice(&[0, 0, 0, 0]);
+        file.extend(next);
+        let mut reader = CaptureReader::new(&file[..]).unwrap();
+        assert_eq!(reader.next_record().unwrap().unwrap().data, &[9; 5]);
+        match reader.next_record() {
+            Err(CaptureError::Corrupt { offset, .. }) => assert_eq!(offset, second),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn sections_of_both_byte_orders_follow_each_other() {
+        let mut file = shb_idb(false);
+        file.extend(epb(b"little", false));
+        file.extend(shb_idb(true));
+        file.extend(epb(b"big-endian", true));
+        file.extend(shb_idb(false));
+        file.extend(epb(b"again", false));
+        let records = read_all(&file).unwrap();
+        let data: Vec<&[u8]> = records.iter().map(|(_, d)| &d[..]).collect();
+        assert_eq!(data, [&b"little"[..], b"big-endian", b"again"]);
+    }
+
+    #[test]
+    fn captured_length_past_the_block_is_corrupt() {
+        let mut file = shb_idb(false);
+        let mut bad = epb(&[7; 8], false);
+        bad[20..24].copy_from_slice(&9u32.to_le_bytes());
+        file.extend_from_slice(&bad);
+        assert!(matches!(read_all(&file), Err(CaptureError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn oversized_block_is_refused_from_its_header_alone() {
+        // Only the block header is there: the length alone decides, the
+        // reader does not wait for (or read) the body.
+        let mut file = shb_idb(false);
+        file.extend_from_slice(&EPB_TYPE.to_le_bytes());
+        file.extend_from_slice(&(1u32 << 20).to_le_bytes());
+        file.extend_from_slice(&[0; 4]);
+        assert!(matches!(
+            read_all(&file),
+            Err(CaptureError::RecordTooLarge { limit: 2048, .. })
+        ));
+        // The same for a legacy record header.
+        let mut file = synthetic_pcap(0);
+        file.extend_from_slice(&[0; 8]);
+        file.extend_from_slice(&5000u32.to_le_bytes());
+        file.extend_from_slice(&5000u32.to_le_bytes());
+        assert!(matches!(
+            read_all(&file),
+            Err(CaptureError::RecordTooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn obsolete_packet_block_is_a_packet() {
+        let mut file = shb_idb(true);
+        let mut body = Vec::new();
+        body.extend_from_slice(&0u16.to_be_bytes()); // interface
+        body.extend_from_slice(&3u16.to_be_bytes()); // drops
+        body.extend_from_slice(&0u32.to_be_bytes());
+        body.extend_from_slice(&1_500_000u32.to_be_bytes());
+        body.extend_from_slice(&3u32.to_be_bytes());
+        body.extend_from_slice(&60u32.to_be_bytes());
+        body.extend_from_slice(b"abc");
+        file.extend(block(PB_TYPE, &body, true));
+        let mut reader = CaptureReader::new(&file[..]).unwrap();
+        let r = reader.next_record().unwrap().unwrap();
+        assert_eq!(r.data, b"abc");
+        assert_eq!(r.origlen, 60);
+        assert!(r.is_truncated());
+        assert_eq!(r.ts, Timestamp::from_units(1_500_000, MICROS, 0));
+        assert!(reader.next_record().unwrap().is_none());
+    }
+
+    #[test]
+    fn modified_big_endian_pcap_records_use_24_byte_headers() {
+        let mut file = vec![0xa1, 0xb2, 0xcd, 0x34, 0, 2, 0, 4];
+        file.extend_from_slice(&[0; 8]);
+        file.extend_from_slice(&65535u32.to_be_bytes());
+        file.extend_from_slice(&101u32.to_be_bytes());
+        for payload in [&b"first"[..], b"second"] {
+            file.extend_from_slice(&7u32.to_be_bytes());
+            file.extend_from_slice(&8u32.to_be_bytes());
+            file.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+            file.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+            file.extend_from_slice(&[0; 8]); // ifindex, protocol, type, pad
+            file.extend_from_slice(payload);
+        }
+        let records = read_all(&file).unwrap();
+        assert_eq!(records, [(1, b"first".to_vec()), (2, b"second".to_vec())]);
     }
 }
