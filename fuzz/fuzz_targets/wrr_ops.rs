@@ -157,7 +157,7 @@ impl Shadow {
             bytes += b;
             assert_eq!(s.queue_len(q), self.queues[q].len());
             assert_eq!(s.queue_bytes(q), b);
-            assert_eq!(s.peek(q), self.queues[q].front());
+            assert_eq!(s.peek_queue(q), self.queues[q].front());
             let st = s.stats(q).unwrap();
             assert_eq!(st.backlog_packets, self.queues[q].len() as u64);
             assert_eq!(st.backlog_bytes, b);

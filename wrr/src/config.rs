@@ -207,24 +207,35 @@ pub struct Config<const N: usize> {
 
 impl<const N: usize> Config<N> {
     /// Weighted queues with the given weights, no limits.
-    pub fn new(weights: [u32; N], fairness: Fairness, saturation: Saturation) -> Self {
+    ///
+    /// A `const fn`, like [`Scheduler::new`](crate::Scheduler::new), so a
+    /// scheduler can be built at compile time (in a `static`).
+    pub const fn new(weights: [u32; N], fairness: Fairness, saturation: Saturation) -> Self {
+        let mut queues = [QueueConfig::weighted(0); N];
+        let mut i = 0;
+        while i < N {
+            queues[i] = QueueConfig::weighted(weights[i]);
+            i += 1;
+        }
         Config {
-            queues: weights.map(QueueConfig::weighted),
+            queues,
             fairness,
             saturation,
         }
     }
 
     /// The same configuration with every queue limited to `limit`.
-    pub fn with_limit_all(mut self, limit: Limit) -> Self {
-        for q in &mut self.queues {
-            q.limit = limit;
+    pub const fn with_limit_all(mut self, limit: Limit) -> Self {
+        let mut i = 0;
+        while i < N {
+            self.queues[i].limit = limit;
+            i += 1;
         }
         self
     }
 
     /// Checks the configuration (as the scheduler does).
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub const fn validate(&self) -> Result<(), ConfigError> {
         if let Fairness::Bytes { mtu: 0 } = self.fairness {
             return Err(ConfigError::ZeroMtu);
         }
@@ -237,13 +248,15 @@ impl<const N: usize> Config<N> {
             }
         }
         let mut first = None;
-        for (i, q) in self.queues.iter().enumerate() {
-            if q.class == Class::Priority {
+        let mut i = 0;
+        while i < N {
+            if matches!(self.queues[i].class, Class::Priority) {
                 match first {
                     None => first = Some(i),
                     Some(first) => return Err(ConfigError::SecondPriority { first, second: i }),
                 }
             }
+            i += 1;
         }
         Ok(())
     }

@@ -24,9 +24,14 @@
 //!   * [`stats(queue)`](Scheduler::stats) / [`totals()`](Scheduler::totals):
 //!     [`QueueStats`] (enqueued, dequeued, dropped packets and bytes; current
 //!     and peak backlog).
+//!   * [`peek()`](Scheduler::peek) shows the packet the next dequeue sends
+//!     and [`dequeue_if(|packet| ...)`](Scheduler::dequeue_if) sends it only
+//!     if a shaper or a parent scheduler says yes.
 //!   * [`reconfigure`](Scheduler::reconfigure), [`set_class`](Scheduler::set_class),
 //!     [`set_limit`](Scheduler::set_limit) at run time; [`drop_head`](Scheduler::drop_head),
-//!     [`peek`](Scheduler::peek), [`phase`](Scheduler::phase).
+//!     [`peek_queue`](Scheduler::peek_queue), [`phase`](Scheduler::phase).
+//!   * [`Scheduler::new`] is a `const fn`: a scheduler can be built at
+//!     compile time into a `static`, never on the stack.
 //! * [`Config<N>`](Config): one [`QueueConfig`] per queue ([`Class`] and
 //!   [`Limit`]), a [`Fairness`] and a [`Saturation`].
 //!   * [`Class::Weighted(w)`](Class::Weighted): `w` shares; **weight 0 = never

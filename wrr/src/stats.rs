@@ -53,6 +53,12 @@ pub(crate) struct Count {
 }
 
 impl Count {
+    /// Nothing counted.
+    pub(crate) const ZERO: Count = Count {
+        packets: 0,
+        bytes: 0,
+    };
+
     #[inline(always)]
     pub(crate) fn add(&mut self, len: u64) {
         self.packets = self.packets.wrapping_add(1);
@@ -81,6 +87,15 @@ pub(crate) struct HotCounters {
     pub(crate) peak_packets: u32,
 }
 
+impl HotCounters {
+    /// Nothing counted yet.
+    pub(crate) const ZERO: HotCounters = HotCounters {
+        accepted: Count::ZERO,
+        peak_bytes: 0,
+        peak_packets: 0,
+    };
+}
+
 /// The counters that change only on a refusal, a head drop or a clear.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct RareCounters {
@@ -92,6 +107,17 @@ pub(crate) struct RareCounters {
     base_accepted: Count,
     base_sent: Count,
     base_head_dropped: Count,
+}
+
+impl RareCounters {
+    /// Nothing counted yet.
+    pub(crate) const ZERO: RareCounters = RareCounters {
+        refused: Count::ZERO,
+        head_dropped: Count::ZERO,
+        base_accepted: Count::ZERO,
+        base_sent: Count::ZERO,
+        base_head_dropped: Count::ZERO,
+    };
 }
 
 /// Everything a queue knows about its traffic, borrowed for one report.

@@ -31,6 +31,8 @@ impl PacketLen for Pkt {
 enum Op {
     Enqueue(usize, u16),
     Dequeue,
+    /// `dequeue_if` whose predicate answers this.
+    DequeueIf(bool),
     DropHead(usize),
     SetClass(usize, Class),
     SetLimit(usize, Limit),
@@ -97,7 +99,8 @@ fn config() -> impl Strategy<Value = Config<N>> {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         8 => (0usize..=N, 0u16..=1600).prop_map(|(q, l)| Op::Enqueue(q, l)),
-        6 => Just(Op::Dequeue),
+        5 => Just(Op::Dequeue),
+        2 => any::<bool>().prop_map(Op::DequeueIf),
         1 => (0usize..=N).prop_map(Op::DropHead),
         1 => (0usize..=N, class()).prop_map(|(q, c)| Op::SetClass(q, c)),
         1 => (0usize..=N, limit()).prop_map(|(q, l)| Op::SetLimit(q, l)),
@@ -272,10 +275,32 @@ fn run(config: Config<N>, ops: &[Op]) -> Result<(), TestCaseError> {
                     }
                 }
             }
-            Op::Dequeue => {
+            Op::DequeueIf(false) => {
+                // Refused by the predicate: nothing changes.
+                let before = s.peek().map(|(q, p)| (q, p.clone()));
+                let len = s.len();
+                let mut seen = None;
+                let got = s.dequeue_if(|p| {
+                    seen = Some(p.clone());
+                    false
+                });
+                prop_assert_eq!(got, None);
+                prop_assert_eq!(seen, before.clone().map(|(_, p)| p));
+                prop_assert_eq!(s.peek().map(|(q, p)| (q, p.clone())), before);
+                prop_assert_eq!(s.len(), len);
+            }
+            Op::Dequeue | Op::DequeueIf(true) => {
                 let phase = s.phase();
                 prop_assert_eq!(phase, m.phase);
-                match s.dequeue_indexed() {
+                // peek() names exactly the packet the dequeue sends.
+                let peeked = s.peek().map(|(q, p)| (q, p.clone()));
+                let sent = if matches!(*op, Op::Dequeue) {
+                    s.dequeue_indexed()
+                } else {
+                    s.dequeue_if(|_| true)
+                };
+                prop_assert_eq!(&sent, &peeked, "peek() and dequeue disagree");
+                match sent {
                     None => prop_assert!(
                         m.queues.iter().all(VecDeque::is_empty),
                         "idle while packets are queued"
@@ -368,7 +393,7 @@ fn run(config: Config<N>, ops: &[Op]) -> Result<(), TestCaseError> {
         prop_assert_eq!(s.is_empty(), m.queues.iter().all(VecDeque::is_empty));
         for q in 0..N {
             prop_assert_eq!(s.queue_len(q), m.queues[q].len());
-            prop_assert_eq!(s.peek(q), m.queues[q].front());
+            prop_assert_eq!(s.peek_queue(q), m.queues[q].front());
             prop_assert_eq!(s.stats(q), Some(m.stats[q]), "counters of queue {}", q);
         }
         prop_assert_eq!(s.unknown_queue_stats(), m.unknown);

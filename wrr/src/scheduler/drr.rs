@@ -6,22 +6,24 @@
 
 use super::lists::{PRIORITY, SCAVENGER, WEIGHTED};
 use super::queue::{len_of, wrap};
-use super::{Scheduler, NIL};
+use super::{Phase, Scheduler, NIL};
 use crate::config::{Class, Fairness};
 use crate::packet::PacketLen;
 
 /// Cost unit of a quantum: the MTU in byte mode, 1 in packet mode.
-pub(super) fn unit_of(fairness: Fairness) -> u64 {
+pub(super) const fn unit_of(fairness: Fairness) -> u64 {
     match fairness {
-        Fairness::Bytes { mtu } => u64::from(mtu).max(1),
-        Fairness::Packets => 1,
+        Fairness::Bytes { mtu: 0 } | Fairness::Packets => 1,
+        Fairness::Bytes { mtu } => mtu as u64,
     }
 }
 
 /// `max(weight, 1) x unit` (weight-0 queues only drain leftovers), 0 for priority.
-pub(super) fn quantum_of(class: Class, unit: u64) -> u64 {
+pub(super) const fn quantum_of(class: Class, unit: u64) -> u64 {
     match class.weight() {
-        Some(w) => u64::from(w.max(1)) * unit,
+        Some(0) => unit,
+        // At most (2^32 - 1) x (2^32 - 1): no overflow in 64 bits.
+        Some(w) => w as u64 * unit,
         None => 0,
     }
 }
@@ -78,5 +80,52 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             // The turn passes (stored only here: a send keeps the head).
             self.tiers[tier] = h as u32;
         }
+    }
+
+    /// The queue the next dequeue serves, without changing anything: what
+    /// `dequeue_tracked` and `serve_wrr` would choose.
+    pub(super) fn next_queue(&self) -> Option<usize> {
+        if self.track && self.phase == Phase::Fifo {
+            return (self.arr_head != NIL).then_some(self.arr_head as usize / CAP);
+        }
+        for tier in [PRIORITY, WEIGHTED, SCAVENGER] {
+            if self.tiers[tier] != NIL {
+                return Some(if tier == PRIORITY {
+                    self.tiers[tier] as usize
+                } else {
+                    self.drr_choice(tier)
+                });
+            }
+        }
+        None
+    }
+
+    /// The queue a DRR step over a non-empty `tier` would send from. The
+    /// step walks the list, granting each queue that cannot cover its head
+    /// packet; every quantum covers the largest cost, so if no queue covers
+    /// its packet on the first pass the head does on the second. By the
+    /// invariant of "Cost" the walk stops at the second queue.
+    fn drr_choice(&self, tier: usize) -> usize {
+        let head = self.tiers[tier] as usize;
+        let mut h = head;
+        for _ in 0..N {
+            let Some(q) = self.queues.get(h) else { break };
+            let cost = if self.byte_mode {
+                match self.slots[h][wrap::<CAP>(q.head as usize)].as_ref() {
+                    Some(p) => len_of(p).min(self.mtu),
+                    None => break,
+                }
+            } else {
+                1
+            };
+            if q.deficit >= cost {
+                return h;
+            }
+            h = q.act_next as usize;
+            if h == head {
+                break;
+            }
+        }
+        head
     }
 }

@@ -33,10 +33,25 @@
 //! * The phase: `Fifo` (arrival order) or `Wrr`, and, under
 //!   `WhenSaturated` only, the total backlog the threshold is measured on.
 //!
-//! Memory is about `N x CAP x (size_of::<Option<P>>() + 8)` bytes plus
-//! 200 bytes per queue, all inside the value: for 64 queues of 128
-//! `u32` lengths, about 140 KiB (put a large scheduler in a `static` or a
-//! `Box` rather than on a small stack).
+//! # Memory
+//!
+//! Everything is inside the value. Per queue: 200 bytes (a 64-byte header,
+//! 32 bytes of arrival counters, 80 of rare counters, 24 of configuration),
+//! plus per packet slot `size_of::<Option<P>>()` and an 8-byte arrival
+//! link; plus about 130 bytes of globals, the total rounded up to a
+//! multiple of 64:
+//!
+//! | queues x slots, `P` | per queue | total |
+//! |---------------------|----------:|------:|
+//! | 4 x 64, `u32`       | 1,224 B   | 5,056 B |
+//! | 8 x 2048, `u32`     | 32,968 B  | 263,872 B |
+//! | 64 x 128, `u32`     | 2,248 B   | 144,000 B (141 KiB) |
+//!
+//! A large scheduler does not belong on a small stack: [`Scheduler::new`]
+//! is a `const fn`, so it can be evaluated at compile time into a `static`
+//! (behind a `Mutex` or a critical-section cell), which never builds the
+//! value on a stack. (`Box::new(Scheduler::new(..)?)` may build it on the
+//! stack first in an unoptimised build.)
 //!
 //! # Enqueue
 //!
@@ -163,9 +178,10 @@ pub enum Phase {
 /// A weighted-round-robin / deficit-round-robin scheduler over `N` queues of
 /// at most `CAP` packets each, holding packets of type `P`.
 ///
-/// No allocation: the whole state lives in the value (about
-/// `N x CAP x (size_of::<Option<P>>() + 8)` bytes plus 200 bytes per queue).
-/// See the [module documentation](self) for the algorithm and its bound.
+/// No allocation: the whole state lives in the value, 200 bytes per queue
+/// plus `size_of::<Option<P>>() + 8` per packet slot (see
+/// [Memory](self#memory)). See the [module documentation](self) for the
+/// algorithm and its bound.
 #[derive(Clone, Debug)]
 pub struct Scheduler<P, const N: usize, const CAP: usize> {
     queues: [Queue; N],
@@ -203,8 +219,10 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
     ///
     /// Fails if the configuration is invalid ([`Config::validate`]) or if
     /// `N x CAP` slots do not fit in 32-bit slot numbers.
-    pub fn new(config: Config<N>) -> Result<Self, ConfigError> {
-        config.validate()?;
+    pub const fn new(config: Config<N>) -> Result<Self, ConfigError> {
+        if let Err(e) = config.validate() {
+            return Err(e);
+        }
         match N.checked_mul(CAP) {
             Some(slots) if slots < NIL as usize => {}
             _ => {
@@ -215,34 +233,45 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             }
         }
         let unit = unit_of(config.fairness);
-        let mut s = Scheduler {
-            queues: core::array::from_fn(|i| {
-                let qc = config.queues[i];
-                let home = home_slot::<P, CAP>(i);
-                Queue::new(qc.class, quantum_of(qc.class, unit), home)
-            }),
-            slots: core::array::from_fn(|_| core::array::from_fn(|_| None)),
+        let mut queues = [Queue::EMPTY; N];
+        let mut i = 0;
+        while i < N {
+            let class = config.queues[i].class;
+            queues[i] = Queue::new(class, quantum_of(class, unit), home_slot::<P, CAP>(i));
+            i += 1;
+        }
+        let (byte_mode, mtu) = match config.fairness {
+            Fairness::Bytes { mtu } => (true, mtu as u64),
+            Fairness::Packets => (false, u64::MAX),
+        };
+        // Empty queues: the backlog is 0, so only a threshold of 0 starts
+        // in the `Wrr` phase (as `settle_phase` would decide).
+        let (track, phase) = match config.saturation {
+            Saturation::WhenSaturated(t) if t.high > 0 => (true, Phase::Fifo),
+            Saturation::WhenSaturated(_) => (true, Phase::Wrr),
+            Saturation::WorkConserving | Saturation::Forced => (false, Phase::Wrr),
+        };
+        Ok(Scheduler {
+            queues,
+            slots: [const { [const { None }; CAP] }; N],
             arrival: [[UNLINKED; CAP]; N],
-            hot: [HotCounters::default(); N],
-            rare: [RareCounters::default(); N],
+            hot: [HotCounters::ZERO; N],
+            rare: [RareCounters::ZERO; N],
             tiers: [NIL; TIERS],
             arr_head: NIL,
             arr_tail: NIL,
-            track: false,
+            track,
             total_packets: 0,
             total_bytes: 0,
-            unknown: Count::default(),
-            byte_mode: false,
-            mtu: u64::MAX,
-            max_len: u64::MAX,
-            phase: Phase::Fifo,
+            unknown: Count::ZERO,
+            byte_mode,
+            mtu,
+            max_len: mtu,
+            phase,
             config,
             #[cfg(test)]
             examined: 0,
-        };
-        s.apply_globals();
-        s.settle_phase();
-        Ok(s)
+        })
     }
 
     /// The configuration in force.
@@ -311,6 +340,55 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
             }
             Phase::Wrr => self.serve_wrr::<true>(),
         }
+    }
+
+    /// The packet the next [`dequeue`](Scheduler::dequeue) would send, with
+    /// its queue, without sending it or changing any state. `None` when
+    /// every queue is empty. O(1): it examines at most two queues, as a
+    /// dequeue does.
+    ///
+    /// ```
+    /// use wrr::{Config, Fairness, Saturation, Scheduler};
+    ///
+    /// let c = Config::new([2, 1], Fairness::Packets, Saturation::WorkConserving);
+    /// let mut s: Scheduler<u32, 2, 8> = Scheduler::new(c)?;
+    /// s.enqueue(1, 100).unwrap();
+    /// s.enqueue(0, 200).unwrap();
+    /// assert_eq!(s.peek(), Some((1, &100)));
+    /// assert_eq!(s.dequeue_indexed(), Some((1, 100)));
+    /// # Ok::<(), wrr::ConfigError>(())
+    /// ```
+    pub fn peek(&self) -> Option<(usize, &P)> {
+        let queue = self.next_queue()?;
+        Some((queue, self.peek_queue(queue)?))
+    }
+
+    /// Sends the next packet only if `send` accepts it: a shaper on top
+    /// (is there enough credit for this packet?) or a hierarchy (does the
+    /// parent take it now?) looks at the packet the scheduler chose and
+    /// says yes or no. On no, nothing changes and `None` is returned; on
+    /// yes this is [`dequeue_indexed`](Scheduler::dequeue_indexed), which
+    /// sends exactly the packet `send` saw. O(1).
+    ///
+    /// ```
+    /// use wrr::{Config, Fairness, Saturation, Scheduler};
+    ///
+    /// let c = Config::new([1, 1], Fairness::Bytes { mtu: 1500 }, Saturation::WorkConserving);
+    /// let mut s: Scheduler<u32, 2, 8> = Scheduler::new(c)?;
+    /// s.enqueue(0, 1500).unwrap();
+    /// s.enqueue(1, 64).unwrap();
+    /// let mut tokens = 1000; // a token bucket with 1000 bytes of credit
+    /// assert_eq!(s.dequeue_if(|&len| len <= tokens), None); // 1500 must wait
+    /// tokens += 500;
+    /// assert_eq!(s.dequeue_if(|&len| len <= tokens), Some((0, 1500)));
+    /// # Ok::<(), wrr::ConfigError>(())
+    /// ```
+    pub fn dequeue_if(&mut self, send: impl FnOnce(&P) -> bool) -> Option<(usize, P)> {
+        let (_, packet) = self.peek()?;
+        if !send(packet) {
+            return None;
+        }
+        self.dequeue_indexed()
     }
 
     /// Removes the packet at the head of `queue` without sending it, counting
@@ -491,8 +569,9 @@ impl<P: PacketLen, const N: usize, const CAP: usize> Scheduler<P, N, CAP> {
         self.queues.get(queue).map_or(0, |q| q.bytes)
     }
 
-    /// The packet at the head of `queue`, if any.
-    pub fn peek(&self, queue: usize) -> Option<&P> {
+    /// The packet at the head of `queue`, if any (not necessarily the next
+    /// one sent: see [`Scheduler::peek`]).
+    pub fn peek_queue(&self, queue: usize) -> Option<&P> {
         let q = self.queues.get(queue)?;
         if q.len() == 0 {
             return None;

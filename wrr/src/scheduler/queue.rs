@@ -23,7 +23,7 @@ use super::arrival::Link;
 /// fast path reads is copied here. Headers sit in one dense array, so the
 /// queue a packet needs is found with a shift, not a multiplication, and 64
 /// queues' headers take 4 KiB.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub(super) struct Queue {
     /// Slot of the head packet, `< CAP` (`N x CAP < 2^32` is checked in `new`).
@@ -54,8 +54,12 @@ impl Queue {
         self.len as usize
     }
 
+    /// A placeholder for array initialisation (a weighted queue of quantum
+    /// 0 at slot 0); `Scheduler::new` overwrites every one.
+    pub(super) const EMPTY: Queue = Queue::new(Class::Weighted(0), 0, 0);
+
     /// An empty queue; its gates stay closed (peaks 0) until `set_gates`.
-    pub(super) fn new(class: Class, quantum: u64, home: u32) -> Self {
+    pub(super) const fn new(class: Class, quantum: u64, home: u32) -> Self {
         Queue {
             head: home,
             home,
@@ -95,9 +99,17 @@ pub(super) const fn wrap<const CAP: usize>(i: usize) -> usize {
 /// sets; moving each queue's home one cache line further than the previous
 /// queue's spreads the rings' busy lines over the sets. Fits in `u32`: it
 /// is below `CAP`.
-pub(super) fn home_slot<P, const CAP: usize>(i: usize) -> u32 {
-    let per_line = (64 / core::mem::size_of::<Option<P>>().max(1)).max(1);
-    (i.wrapping_mul(per_line) % CAP.max(1)) as u32
+pub(super) const fn home_slot<P, const CAP: usize>(i: usize) -> u32 {
+    let size = core::mem::size_of::<Option<P>>();
+    let per_line = if size == 0 {
+        64
+    } else if size >= 64 {
+        1
+    } else {
+        64 / size
+    };
+    let cap = if CAP == 0 { 1 } else { CAP };
+    (i.wrapping_mul(per_line) % cap) as u32
 }
 
 /// Packets a queue may hold: 0 when its class refuses arrivals.

@@ -266,7 +266,9 @@ fn random_reconfigurations_between_operations() {
             }
             _ => {
                 let had = !s.is_empty();
+                let peeked = s.peek().map(|(q, &p)| (q, p));
                 let (out, examined) = examined_by_dequeue(&mut s);
+                assert_eq!(out, peeked, "step {step}: peek() and dequeue disagree");
                 assert_eq!(out.is_some(), had, "step {step}");
                 assert!(
                     examined <= 2,
