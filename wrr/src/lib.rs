@@ -30,6 +30,9 @@
 //!   * [`reconfigure`](Scheduler::reconfigure), [`set_class`](Scheduler::set_class),
 //!     [`set_limit`](Scheduler::set_limit) at run time; [`drop_head`](Scheduler::drop_head),
 //!     [`peek_queue`](Scheduler::peek_queue), [`phase`](Scheduler::phase).
+//!   * [`Timed<P>`](Timed) packets carry their enqueue time:
+//!     [`enqueue_at`](Scheduler::enqueue_at) / [`dequeue_at`](Scheduler::dequeue_at)
+//!     give each packet's sojourn time, for a CoDel- or PIE-style AQM on top.
 //!   * [`Scheduler::new`] is a `const fn`: a scheduler can be built at
 //!     compile time into a `static`, never on the stack.
 //! * [`Config<N>`](Config): one [`QueueConfig`] per queue ([`Class`] and
@@ -95,6 +98,7 @@ mod packet;
 mod refused;
 pub mod scheduler;
 mod stats;
+mod timed;
 
 pub use config::{
     BacklogUnit, Class, Config, ConfigError, Fairness, Limit, QueueConfig, Saturation, Threshold,
@@ -103,6 +107,7 @@ pub use packet::PacketLen;
 pub use refused::{RefuseReason, Refused};
 pub use scheduler::{Phase, Scheduler};
 pub use stats::QueueStats;
+pub use timed::{Departure, Timed};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

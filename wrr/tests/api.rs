@@ -419,3 +419,47 @@ fn memory_is_as_documented() {
         );
     }
 }
+
+#[test]
+fn sojourn_times_of_timed_packets() {
+    use wrr::{Departure, Timed};
+    let c = Config::new([2, 1], Fairness::Packets, Saturation::WorkConserving)
+        .with_limit_all(Limit::packets(3));
+    let mut s: Scheduler<Timed<u32>, 2, 4> = Scheduler::new(c).unwrap();
+    for (i, t) in [10u64, 20, 30].into_iter().enumerate() {
+        s.enqueue_at(0, i as u32, t).unwrap();
+        s.enqueue_at(1, 100 + i as u32, t + 1).unwrap();
+    }
+    // Refused packets come back without their stamp.
+    let r = s.enqueue_at(0, 9, 40).unwrap_err();
+    assert_eq!(
+        (r.packet, r.reason),
+        (9, RefuseReason::PacketLimit { limit: 3 })
+    );
+    assert_eq!(s.head_sojourn(1, 50), Some(39));
+    assert_eq!(s.head_sojourn(2, 50), None);
+    // An AQM drops queue 1's head because it waited too long.
+    assert_eq!(
+        s.drop_head(1),
+        Some(Timed {
+            packet: 100,
+            enqueued_at: 11
+        })
+    );
+    // Weights 2:1 in packets: 0, 0, 1, 0, 1.
+    let out: Vec<Departure<u32>> = core::iter::from_fn(|| s.dequeue_at(100)).collect();
+    let expected = [
+        (0, 0, 90),
+        (0, 1, 80),
+        (1, 101, 79),
+        (0, 2, 70),
+        (1, 102, 69),
+    ];
+    assert_eq!(out.len(), expected.len());
+    for (d, (queue, packet, sojourn)) in out.iter().zip(expected) {
+        assert_eq!((d.queue, d.packet, d.sojourn), (queue, packet, sojourn));
+    }
+    // A clock that goes backwards gives 0, never a wrap.
+    s.enqueue_at(0, 7, 500).unwrap();
+    assert_eq!(s.dequeue_at(400).map(|d| d.sojourn), Some(0));
+}
