@@ -27,6 +27,7 @@
 pub mod analyze;
 pub mod compare;
 pub mod dump;
+pub mod finding;
 pub mod flow;
 pub mod format;
 pub mod packet;

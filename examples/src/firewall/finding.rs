@@ -1,0 +1,255 @@
+//! The one list of finding kinds: what `compare` can report about a
+//! middlebox (and about the captures themselves), each kind with its JSON
+//! name, its title, its usual causes and whether it is tampering.
+//!
+//! Adding a kind is one edit: a variant here and its row in [`Kind::ALL`]
+//! and the three `match`es below (the compiler points at each).
+
+use serde::{Serialize, Serializer};
+
+/// What a finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// The handshake was answered by the middlebox, not the server.
+    HandshakeProxied,
+    /// Addresses or ports were translated.
+    Nat,
+    /// The window-scale option was removed.
+    WscaleStripped,
+    /// The window-scale shift was changed.
+    WscaleChanged,
+    /// A window-scale option was added.
+    WscaleAdded,
+    /// The SACK-permitted option was removed.
+    SackpermStripped,
+    /// The timestamps option was removed.
+    TimestampsStripped,
+    /// Timestamp values were rewritten.
+    TimestampsChanged,
+    /// The MSS was lowered.
+    MssClamped,
+    /// The MSS was changed (not lowered).
+    MssChanged,
+    /// Another option was removed.
+    OptionStripped,
+    /// Another option was added.
+    OptionAdded,
+    /// Another option's bytes were rewritten.
+    OptionChanged,
+    /// Sequence numbers were rewritten.
+    SeqRewritten,
+    /// Acknowledgment numbers were rewritten.
+    AckRewritten,
+    /// The window field was rewritten.
+    WindowRewritten,
+    /// The DSCP was rewritten.
+    DscpChanged,
+    /// The ECN field or the ECE/CWR flags were rewritten.
+    EcnChanged,
+    /// Packets crossed the middlebox's entry side and not its exit side.
+    PacketDropped,
+    /// Packets appeared on the exit side that the sender never sent.
+    PacketInjected,
+    /// Frames missing from one capture although they crossed its wire (the
+    /// receiver acknowledged their bytes there), or outside the time span
+    /// of one capture: a gap in the capture, not in the traffic.
+    CaptureLoss,
+}
+
+impl Kind {
+    /// Every kind, in report order.
+    pub const ALL: [Kind; 21] = [
+        Kind::HandshakeProxied,
+        Kind::Nat,
+        Kind::WscaleStripped,
+        Kind::WscaleChanged,
+        Kind::WscaleAdded,
+        Kind::SackpermStripped,
+        Kind::TimestampsStripped,
+        Kind::TimestampsChanged,
+        Kind::MssClamped,
+        Kind::MssChanged,
+        Kind::OptionStripped,
+        Kind::OptionAdded,
+        Kind::OptionChanged,
+        Kind::SeqRewritten,
+        Kind::AckRewritten,
+        Kind::WindowRewritten,
+        Kind::DscpChanged,
+        Kind::EcnChanged,
+        Kind::PacketDropped,
+        Kind::PacketInjected,
+        Kind::CaptureLoss,
+    ];
+
+    /// The name in JSON (`kind`), stable across versions.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::HandshakeProxied => "handshake_proxied",
+            Kind::Nat => "nat",
+            Kind::WscaleStripped => "wscale_stripped",
+            Kind::WscaleChanged => "wscale_changed",
+            Kind::WscaleAdded => "wscale_added",
+            Kind::SackpermStripped => "sackperm_stripped",
+            Kind::TimestampsStripped => "timestamps_stripped",
+            Kind::TimestampsChanged => "timestamps_changed",
+            Kind::MssClamped => "mss_clamped",
+            Kind::MssChanged => "mss_changed",
+            Kind::OptionStripped => "option_stripped",
+            Kind::OptionAdded => "option_added",
+            Kind::OptionChanged => "option_changed",
+            Kind::SeqRewritten => "seq_rewritten",
+            Kind::AckRewritten => "ack_rewritten",
+            Kind::WindowRewritten => "window_rewritten",
+            Kind::DscpChanged => "dscp_changed",
+            Kind::EcnChanged => "ecn_changed",
+            Kind::PacketDropped => "packet_dropped",
+            Kind::PacketInjected => "packet_injected",
+            Kind::CaptureLoss => "capture_loss",
+        }
+    }
+
+    /// The kind named `s` in JSON.
+    pub fn from_name(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// What it means, in a few words (the text report's title).
+    pub const fn title(self) -> &'static str {
+        match self {
+            Kind::HandshakeProxied => "handshake answered by the middlebox",
+            Kind::Nat => "addresses/ports translated",
+            Kind::WscaleStripped => "window-scale option removed",
+            Kind::WscaleChanged => "window-scale shift changed",
+            Kind::WscaleAdded => "window-scale option added",
+            Kind::SackpermStripped => "SACK-permitted option removed",
+            Kind::TimestampsStripped => "timestamps option removed",
+            Kind::TimestampsChanged => "timestamp values rewritten",
+            Kind::MssClamped => "MSS lowered",
+            Kind::MssChanged => "MSS changed",
+            Kind::OptionStripped => "option removed",
+            Kind::OptionAdded => "option added",
+            Kind::OptionChanged => "option rewritten",
+            Kind::SeqRewritten => "sequence numbers rewritten",
+            Kind::AckRewritten => "acknowledgment numbers rewritten",
+            Kind::WindowRewritten => "window field rewritten",
+            Kind::DscpChanged => "DSCP rewritten",
+            Kind::EcnChanged => "ECN rewritten",
+            Kind::PacketDropped => "packets missing after the middlebox",
+            Kind::PacketInjected => "packets the sender never sent",
+            Kind::CaptureLoss => "frames missing from one capture (not from the wire)",
+        }
+    }
+
+    /// The usual causes, in the terms vendors use.
+    pub const fn cause(self) -> &'static str {
+        match self {
+            Kind::WscaleStripped | Kind::WscaleChanged | Kind::WscaleAdded => {
+                "TCP normalization on a stateful firewall: window-scale enforcement or \"TCP sequence checking\" (e.g. Cisco ASA tcp-map \"tcp-options window-scale clear\", netfilter TCPOPTSTRIP)"
+            }
+            Kind::SackpermStripped => {
+                "option scrubbing by a firewall or load balancer (e.g. Cisco ASA tcp-map \"tcp-options selective-ack clear\", netfilter TCPOPTSTRIP)"
+            }
+            Kind::TimestampsStripped => {
+                "option scrubbing by a firewall (e.g. Cisco ASA tcp-map \"tcp-options timestamp clear\", netfilter TCPOPTSTRIP), often to hide host uptime"
+            }
+            Kind::TimestampsChanged => {
+                "timestamp translation by a SYN proxy or a sequence-randomizing firewall or load balancer"
+            }
+            Kind::MssClamped | Kind::MssChanged => {
+                "MSS clamping at a tunnel, PPPoE or VPN edge (Cisco \"ip tcp adjust-mss\", Juniper \"tcp-mss\", netfilter TCPMSS)"
+            }
+            Kind::SeqRewritten | Kind::AckRewritten => {
+                "initial sequence number randomization on a firewall (Cisco ASA/PIX \"random-sequence-number\"), or a SYN proxy translating sequence numbers"
+            }
+            Kind::WindowRewritten => {
+                "window clamping by a traffic shaper or WAN optimizer (TCP rate control), or a proxy translating windows"
+            }
+            Kind::DscpChanged => {
+                "DSCP bleaching or re-marking at a QoS trust boundary (a policy setting DSCP default or a class, an untrusted port)"
+            }
+            Kind::EcnChanged => {
+                "ECN bleaching by a router or firewall that clears or rewrites the ECN bits"
+            }
+            Kind::Nat => {
+                "network address and port translation: destination NAT (port forwarding, a load balancer VIP) rewrites the destination of the client's packets, source NAT/PAT (masquerading) their source; the replies are translated back"
+            }
+            Kind::HandshakeProxied => {
+                "SYN-cookie / SYN proxy DDoS protection (netfilter SYNPROXY, F5 \"SYN Check\", FortiGate or SRX SYN proxy, Check Point SYNDefender)"
+            }
+            Kind::PacketDropped => {
+                "packets dropped by the middlebox: invalid-state filtering, policing or congestion"
+            }
+            Kind::PacketInjected => {
+                "packets originated by the middlebox: RST injection, proxy ACKs or keepalives"
+            }
+            Kind::CaptureLoss => {
+                "the capture, not the network: tcpdump's buffer overflowed (see its \"packets dropped by kernel\" count), a SPAN/mirror port dropped under load, or the two captures did not run over the same time span"
+            }
+            Kind::OptionStripped | Kind::OptionAdded | Kind::OptionChanged => {
+                "TCP option scrubbing or normalization by a firewall, IDS/IPS or WAN optimizer"
+            }
+        }
+    }
+
+    /// True when the kind is a change the middlebox made to the traffic
+    /// (exit status 3); false for what is about the captures themselves
+    /// ([`Kind::CaptureLoss`]).
+    pub const fn is_tampering(self) -> bool {
+        !matches!(self, Kind::CaptureLoss)
+    }
+
+    /// True for kinds whose before/after values vary from packet to packet
+    /// (the text report then says how many distinct values there were).
+    pub const fn has_values(self) -> bool {
+        matches!(
+            self,
+            Kind::WindowRewritten
+                | Kind::DscpChanged
+                | Kind::EcnChanged
+                | Kind::MssClamped
+                | Kind::MssChanged
+                | Kind::WscaleChanged
+                | Kind::OptionChanged
+        )
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for Kind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+        for k in Kind::ALL {
+            assert_eq!(Kind::from_name(k.as_str()), Some(k));
+            assert!(!k.title().is_empty() && !k.cause().is_empty());
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Kind::ALL.len());
+        // ALL is in declaration (report) order.
+        assert!(Kind::ALL.windows(2).all(|w| w[0] < w[1]));
+        assert!(!Kind::CaptureLoss.is_tampering());
+        assert!(Kind::PacketDropped.is_tampering());
+    }
+}
