@@ -30,6 +30,9 @@
 //!   * [`reconfigure`](Scheduler::reconfigure), [`set_class`](Scheduler::set_class),
 //!     [`set_limit`](Scheduler::set_limit) at run time; [`drop_head`](Scheduler::drop_head),
 //!     [`peek_queue`](Scheduler::peek_queue), [`phase`](Scheduler::phase).
+//!   * With the `dscp` feature, `enqueue_classified`
+//!     maps a packet's DS field through a `dscp` classifier table to a queue
+//!     and enqueues it, in one call (see the `classify` module).
 //!   * [`Timed<P>`](Timed) packets carry their enqueue time:
 //!     [`enqueue_at`](Scheduler::enqueue_at) / [`dequeue_at`](Scheduler::dequeue_at)
 //!     give each packet's sojourn time, for a CoDel- or PIE-style AQM on top.
@@ -93,6 +96,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "dscp")]
+pub mod classify;
 mod config;
 mod packet;
 mod refused;
@@ -100,6 +105,8 @@ pub mod scheduler;
 mod stats;
 mod timed;
 
+#[cfg(feature = "dscp")]
+pub use classify::Classifier;
 pub use config::{
     BacklogUnit, Class, Config, ConfigError, Fairness, Limit, QueueConfig, Saturation, Threshold,
 };
