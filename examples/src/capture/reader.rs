@@ -572,6 +572,49 @@ impl<R: Read> CaptureReader<R> {
         }
     }
 
+    /// True when the next call of [`next_record`](Self::next_record) can
+    /// answer from the bytes already read, without waiting for input: the
+    /// next packet record is wholly buffered (after any other blocks), or
+    /// the answer is an error or the end of the stream.
+    ///
+    /// A tool writing through a buffer flushes it when this is false, so that
+    /// what it has written appears before it waits for more packets: `tcpdump
+    /// -U -w - | firewall-check dump -` then prints as packets arrive, while
+    /// reading a file flushes about once per buffer.
+    pub fn has_buffered_record(&self) -> bool {
+        if self.done || self.buffer.exhausted {
+            return true;
+        }
+        let data = self.buffer.data().get(self.pending..).unwrap_or(&[]);
+        match self.format {
+            CaptureFormat::Pcap { .. } => {
+                let hdr = self.pcap_record_header;
+                data.len() >= hdr && {
+                    let caplen = u32_at(data, 8, self.pcap_big_endian) as usize;
+                    caplen > self.limit - hdr || data.len() >= hdr + caplen
+                }
+            }
+            CaptureFormat::PcapNg => {
+                let mut rest = data;
+                let mut big_endian = self.section_big_endian;
+                loop {
+                    match frame_block(rest, big_endian, self.limit) {
+                        Err(_) => return true,
+                        Ok(None) => return false,
+                        Ok(Some(block)) => {
+                            match block.block_type {
+                                EPB_TYPE | SPB_TYPE | PB_TYPE => return true,
+                                SHB_TYPE => big_endian = block.big_endian,
+                                _ => {}
+                            }
+                            rest = &rest[block.len..];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     fn consume(&mut self, n: usize) {
         // No shift here: `refill` moves the unread tail to the front when the
         // buffer runs out, which copies one partial record per buffer instead
@@ -1188,5 +1231,74 @@ mod tests {
         }
         let records = read_all(&file).unwrap();
         assert_eq!(records, [(1, b"first".to_vec()), (2, b"second".to_vec())]);
+    }
+
+    /// A `Read` that hands out `chunk` bytes per call and counts its calls.
+    struct Counted<'a> {
+        data: &'a [u8],
+        chunk: usize,
+        reads: std::rc::Rc<std::cell::Cell<u32>>,
+    }
+
+    impl Read for Counted<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.reads.set(self.reads.get() + 1);
+            let n = buf.len().min(self.chunk).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn has_buffered_record_says_exactly_when_the_next_call_reads() {
+        let mut ng = shb_idb(false);
+        for i in 0..200u32 {
+            if i % 7 == 0 {
+                ng.extend(block(NRB_TYPE, &[0; 8], i > 100));
+            }
+            if i == 100 {
+                ng.extend(shb_idb(true));
+            }
+            let payload = vec![i as u8; 1 + (i as usize * 37) % 300];
+            ng.extend(epb(&payload, i >= 100));
+        }
+        for file in [synthetic_pcap(300), ng] {
+            for chunk in [1, 50, 333, 5000] {
+                let reads = std::rc::Rc::new(std::cell::Cell::new(0));
+                let source = Counted {
+                    data: &file,
+                    chunk,
+                    reads: reads.clone(),
+                };
+                let mut reader = CaptureReader::with_capacity(source, MIN_BUFFER_CAPACITY).unwrap();
+                let (mut without_read, mut with_read) = (0, 0);
+                loop {
+                    let buffered = reader.has_buffered_record();
+                    let before = reads.get();
+                    let more = reader.next_record().unwrap().is_some();
+                    let did_read = reads.get() > before;
+                    assert_eq!(
+                        buffered,
+                        !did_read,
+                        "chunk {chunk}, at byte {}",
+                        reader.offset()
+                    );
+                    if did_read {
+                        with_read += 1;
+                    } else {
+                        without_read += 1;
+                    }
+                    if !more {
+                        break;
+                    }
+                }
+                assert!(with_read > 0, "chunk {chunk}");
+                if chunk == 5000 {
+                    // Several records per read: most come without one.
+                    assert!(without_read > with_read, "chunk {chunk}");
+                }
+            }
+        }
     }
 }
