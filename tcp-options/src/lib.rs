@@ -13,6 +13,7 @@
 //! | raw records | [`RawOptions`]: the generic kind/length/data walker under both policies |
 //! | negotiation | [`Handshake`] (SYN / SYN-ACK option blocks, as sent and as received) `.negotiate()` gives a [`Negotiation`] with an [`EndpointView`] per side |
 //! | builder | [`OptionsBuilder`] writes Linux's canonical layout into a buffer or a `heapless::Vec<u8, 40>`; over 40 bytes is [`BuildError::TooLong`] |
+//! | netfilter | [`netfilter`]: the `TCPMSS` (`--set-mss`, `--clamp-mss-to-pmtu`, MSS insertion) and `TCPOPTSTRIP` targets and the `--tcp-flags SYN,RST SYN` match on a whole IP packet, byte for byte as the kernel modules do them |
 //! | checksums | [`checksum`]: full IPv4/IPv6 pseudo-header checksum, verification, RFC 1624 incremental update |
 //! | rewrites | [`rewrite`]: `strip_options`, `set_window_scale`, `remove_window_scale`, `clamp_mss`, `set_window`, `add_to_seq`, `add_to_ack` on a `&mut [u8]` segment, checksum kept valid |
 //! | constants | [`kind`] (kinds, lengths, names), [`header::field`] (byte ranges) |
@@ -59,6 +60,7 @@ pub mod header;
 pub mod kind;
 pub mod linux;
 mod negotiate;
+pub mod netfilter;
 mod option;
 pub mod rewrite;
 mod walk;

@@ -7,16 +7,22 @@
 //! the checksum field. The pseudo-header does not change, so the IP
 //! addresses are not needed; a segment whose checksum was valid stays valid.
 //!
-//! Options are found with the Linux-compatible walk (a malformed tail is not
-//! touched), which is how netfilter's TCPOPTSTRIP and TCPMSS targets and
-//! Linux itself see the block:
+//! Options are found with the Linux-compatible walk of `tcp_parse_options`
+//! (a malformed tail is not touched), which is how Linux itself sees the
+//! block. It is **not** how netfilter sees it: the TCPMSS and TCPOPTSTRIP
+//! modules walk with their own `optlen()`, which steps one byte past a
+//! length byte of 0 (and past EOL) and carries on, and TCPMSS inserts an
+//! MSS option into a SYN that has none. For what those targets do, byte
+//! for byte, use [`crate::netfilter`].
 //!
 //! - [`strip_options`]: overwrite every option of the given kinds with NOPs
-//!   (TCPOPTSTRIP), whatever its length.
+//!   (as TCPOPTSTRIP does to the options the Linux walk finds), whatever
+//!   its length.
 //! - [`set_window_scale`], [`remove_window_scale`]: change the shift of, or
 //!   strip, a well-formed Window Scale option.
-//! - [`clamp_mss`]: lower a well-formed MSS option to a maximum (TCPMSS
-//!   `--set-mss`; TCPMSS also only touches SYN segments, the caller decides).
+//! - [`clamp_mss`]: lower every well-formed MSS option above a maximum
+//!   (TCPMSS lowers only the first and inserts one when there is none; see
+//!   [`crate::netfilter::tcpmss`]).
 //! - [`set_window`]: rewrite the window field.
 //! - [`add_to_seq`], [`add_to_ack`]: add an offset (mod 2^32, as sequence
 //!   numbers wrap by definition) to the sequence number, or to the
@@ -100,7 +106,9 @@ pub fn remove_window_scale(segment: &mut [u8]) -> Result<bool, RewriteError> {
 
 /// Lower every well-formed MSS option above `max` to `max`. Returns the
 /// MSS Linux would have used before (the last one), `None` if there is none
-/// (not an error: TCPMSS leaves such segments alone).
+/// (not an error; nothing is inserted here, unlike netfilter's TCPMSS,
+/// which inserts an MSS option into a SYN without one: see
+/// [`crate::netfilter::tcpmss`]).
 pub fn clamp_mss(segment: &mut [u8], max: u16) -> Result<Option<u16>, RewriteError> {
     let hlen = header_len(segment)?;
     let mut at = [0usize; kind::MAX_OPTIONS_LEN / 4];
