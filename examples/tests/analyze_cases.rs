@@ -454,9 +454,11 @@ fn every_tcpdump_corpus_capture_analyzes_cleanly() {
 
 /// The lab's campus sample (examples/data/README.md): the middlebox strips
 /// window scale from the SYN-ACK. Seen from the client's side the endpoints
-/// disagree; seen from the server's side both scale.
+/// disagree because the server's windows are scaled behind a SYN-ACK without
+/// the option; seen from the server's side, because the client's windows stay
+/// unscaled (64240, 65535) behind a SYN-ACK that carried it.
 #[test]
-fn shipped_campus_sample_shows_the_broken_state_inside_only() {
+fn shipped_campus_sample_shows_the_broken_state_from_either_side() {
     let data = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data");
     let read = |name: &str| std::fs::read(data.join(name)).expect("shipped sample capture");
     let settings = Settings {
@@ -481,8 +483,37 @@ fn shipped_campus_sample_shows_the_broken_state_inside_only() {
     let verdict = c["verdict"].as_str().unwrap();
     assert!(verdict.starts_with("window scaling was offered by the client but not answered: the client's receive window is capped at 65,535 bytes; at 10 ms that caps server-to-client throughput at 52.4 Mbit/s; 1 Gbit/s would need 1,250,000 bytes (shift 5)"), "{verdict}");
     assert!(verdict.contains("BROKEN"), "{verdict}");
+    assert_eq!(
+        c["negotiated"]["wscale_mismatch_evidence"]["kind"],
+        "server_scales_anyway"
+    );
     let outside = report(read("campus-outside.pcap"));
     let c = &outside["connections"][0];
-    assert_eq!(c["negotiated"]["wscale_mismatch"], false);
-    assert!(c["negotiated"]["wscale"].is_object());
+    let n = &c["negotiated"];
+    assert_eq!(n["wscale_mismatch"], true, "{n}");
+    assert_eq!(n["wscale_offered"]["server"], 10);
+    assert_eq!(n["wscale_on"]["client"], false);
+    assert_eq!(n["wscale_on"]["server"], true);
+    assert!(
+        n["wscale"].is_null(),
+        "no agreed shifts in the broken state"
+    );
+    let ev = &n["wscale_mismatch_evidence"];
+    assert_eq!(ev["kind"], "client_unscaled");
+    // Shift 10: the two readings of the client's fields are 1024x apart.
+    assert_eq!(ev["confidence"], "high");
+    assert!(
+        ev["detail"].as_str().unwrap().contains("first 64240"),
+        "{ev}"
+    );
+    // The client reads the server's fields unscaled: the largest is a few dozen bytes.
+    let c2s = &c["directions"]["client_to_server"];
+    assert!(c2s["max_window_bytes"].as_u64().unwrap() < 1000, "{c2s}");
+    let verdict = c["verdict"].as_str().unwrap();
+    assert!(
+        verdict.starts_with(
+            "BROKEN: the endpoints disagree about window scaling: the SYN-ACK seen here answers"
+        ),
+        "{verdict}"
+    );
 }

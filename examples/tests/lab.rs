@@ -96,12 +96,34 @@ fn firewall_check(args: &[&str], files: &[&Path]) -> Value {
         .args(files)
         .output()
         .expect("run firewall-check");
+    // 0: nothing found, 3: findings (--help's exit statuses).
     assert!(
-        out.status.success(),
-        "firewall-check {args:?} failed: {}",
+        matches!(out.status.code(), Some(0 | 3)),
+        "firewall-check {args:?} failed ({}): {}",
+        out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("JSON output")
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    let found = match args.first() {
+        Some(&"compare") => v["findings"].as_array().is_some_and(|f| !f.is_empty()),
+        Some(&"analyze") => v["connections"].as_array().is_some_and(|c| {
+            c.iter().any(|c| {
+                c["negotiated"]["wscale_mismatch"] == true
+                    || c["negotiated"]["linux_drops"]
+                        .as_array()
+                        .is_some_and(|d| !d.is_empty())
+                    || c["directions"]["client_to_server"]["window_limited"] == true
+                    || c["directions"]["server_to_client"]["window_limited"] == true
+            })
+        }),
+        _ => false,
+    };
+    assert_eq!(
+        out.status.code(),
+        Some(if found { 3 } else { 0 }),
+        "firewall-check {args:?}: exit status and findings disagree"
+    );
+    v
 }
 
 /// What one lab case produced.
@@ -279,10 +301,57 @@ fn check_wscale_synack(run: &Run) {
         .as_str()
         .unwrap()
         .contains("65,535 bytes"));
-    // The client saw no answer; the server answered and believes scaling is on.
-    assert!(run.conn(&run.inside)["negotiated"]["wscale"].is_null());
-    assert!(run.conn(&run.outside)["negotiated"]["wscale"].is_object());
+    // The client saw no answer; the server answered and believes scaling is
+    // on. Both captures show the broken state, each by its own evidence.
+    let inside = &run.conn(&run.inside)["negotiated"];
+    assert!(inside["wscale"].is_null(), "{inside}");
+    assert_eq!(inside["wscale_mismatch"], true, "{inside}");
+    assert_eq!(
+        inside["wscale_mismatch_evidence"]["kind"],
+        "server_scales_anyway"
+    );
+    let outside = &run.conn(&run.outside)["negotiated"];
+    assert_eq!(outside["wscale_on"]["server"], true, "{outside}");
+    assert_eq!(outside["wscale_on"]["client"], false, "{outside}");
+    assert_eq!(outside["wscale_mismatch"], true, "{outside}");
+    assert_eq!(
+        outside["wscale_mismatch_evidence"]["kind"],
+        "client_unscaled"
+    );
     assert_bytes(run, 4_000, BYTES);
+}
+
+/// The campus case seen from the server's side only, with an upload: the
+/// SYN-ACK the server capture shows carries window scale, yet the client's
+/// window fields stay unscaled and, after its first flight (sent under the
+/// SYN-ACK's unscaled window), it sends segments no larger than the server's
+/// window field read as bytes, one every ~200 ms.
+#[test]
+fn lab_server_side_capture_of_stripped_syn_ack_with_upload() {
+    let Some(run) = lab(
+        "wscale-synack4",
+        &["--up-bytes", "16000", "--bytes", "20000"],
+    ) else {
+        return;
+    };
+    let c = run.conn(&run.outside);
+    let n = &c["negotiated"];
+    assert!(n["wscale_offered"]["server"].as_u64().is_some(), "{n}");
+    assert_eq!(n["wscale_mismatch"], true, "{n}");
+    let ev = &n["wscale_mismatch_evidence"];
+    assert_eq!(ev["kind"], "client_unscaled", "{ev}");
+    assert_eq!(ev["confidence"], "high", "{ev}");
+    let detail = ev["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("data segments were no larger than the server's window field"),
+        "{detail}"
+    );
+    // What the client could use upstream is the server's raw field: a few
+    // hundred bytes at most, however large the server's real window.
+    let up = &c["directions"][C2S];
+    assert!(up["bytes"].as_u64().unwrap() >= 16_000, "{up}");
+    assert!(up["max_window_bytes"].as_u64().unwrap() < 2_000, "{up}");
+    assert!(c["verdict"].as_str().unwrap().starts_with("BROKEN"), "{c}");
 }
 
 #[test]
@@ -459,8 +528,8 @@ fn lab_ecn_bleached() {
         assert_eq!(f["after"], "Not-ECT");
     }
     // The endpoints negotiated ECN in the handshake, which the rule left alone.
-    assert_eq!(run.conn(&run.inside)["negotiated"]["ecn"], true);
-    assert_eq!(run.conn(&run.outside)["negotiated"]["ecn"], true);
+    assert_eq!(run.conn(&run.inside)["negotiated"]["ecn"], "classic");
+    assert_eq!(run.conn(&run.outside)["negotiated"]["ecn"], "classic");
 }
 
 fn check_nat(run: &Run, third: (&str, &str)) {

@@ -56,15 +56,14 @@ use std::time::Duration;
 
 use bdp::{BitsPerSecond, Bytes, DurationDisplay};
 use serde::Serialize;
-use tcp_options::{Flags, Handshake, Negotiation, StrictOptions, TcpOption};
+use tcp_options::{Flags, LinuxOptions, TcpOption};
 
 use super::flow::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
+use super::negotiation::{self, EcnMode, HandshakeKind, HandshakeSegment, LinuxDrop};
 use super::packet::{decode_packet, TcpRecord};
 use crate::capture::reader::DEFAULT_BUFFER_CAPACITY;
 use crate::capture::{CaptureError, CaptureReader, Timestamp};
 
-/// Most option bytes a TCP header can hold.
-const MAX_OPTIONS: usize = 40;
 /// TSvals remembered per side for RTT samples.
 const TS_RING: usize = 16;
 /// The window field of a scaling server after the handshake is below this
@@ -109,36 +108,6 @@ impl Default for Settings {
     }
 }
 
-/// An option block copied out of the capture buffer.
-#[derive(Debug, Clone, Copy)]
-struct OptionBytes {
-    bytes: [u8; MAX_OPTIONS],
-    len: u8,
-}
-
-impl OptionBytes {
-    fn copy(block: &[u8]) -> Self {
-        let len = block.len().min(MAX_OPTIONS);
-        let mut bytes = [0u8; MAX_OPTIONS];
-        bytes[..len].copy_from_slice(&block[..len]);
-        OptionBytes {
-            bytes,
-            len: len as u8,
-        }
-    }
-    fn get(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
-    }
-    fn window_scale(&self) -> Option<u8> {
-        StrictOptions::new(self.get())
-            .filter_map(Result::ok)
-            .find_map(|o| match o.option {
-                TcpOption::WindowScale(s) => Some(s),
-                _ => None,
-            })
-    }
-}
-
 /// Per-direction counters (the direction's *sender* sends the data; its
 /// window fields advertise its own receive window for the other direction).
 #[derive(Debug, Clone, Copy, Default)]
@@ -156,6 +125,11 @@ struct Side {
     window_full: u64,
     /// Window fields this side sent on non-SYN segments.
     max_window_field: Option<u16>,
+    first_window_field: Option<u16>,
+    /// Data segments no larger than the peer's last window field read as
+    /// bytes (and below 536 bytes): what a sender sends when it reads a
+    /// scaled window field unscaled.
+    window_sized_segments: u64,
     last_window_field: Option<u16>,
     /// Highest acknowledgment this side sent.
     highest_ack: Option<u32>,
@@ -191,13 +165,12 @@ impl Side {
 /// What `analyze` keeps per open connection (fixed size, no heap).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ConnState {
-    syn: Option<OptionBytes>,
-    synack: Option<OptionBytes>,
-    syn_flags: Option<Flags>,
-    synack_flags: Option<Flags>,
+    /// The client's SYN (the last one seen).
+    syn: Option<HandshakeSegment>,
+    /// The server's SYN-ACK (the last one seen).
+    synack: Option<HandshakeSegment>,
     syn_ts: Option<Timestamp>,
     synack_seq: Option<u32>,
-    synack_window: Option<u16>,
     handshake_rtt_ns: Option<u64>,
     /// `shifts(false)`, computed again only when the SYN or SYN-ACK changes
     /// (negotiating on every segment cost a fifth of the run time).
@@ -215,17 +188,18 @@ impl ConnState {
     }
 
     /// The shifts each end applies to the window fields it *receives*,
-    /// `(client, server)`, when the handshake was seen. The client follows
-    /// the SYN-ACK as Linux does (`tcp-options`' negotiation); the server
-    /// scales when the SYN offered scaling and either its SYN-ACK answered
-    /// or `server_scales_anyway` (the broken state, see the module docs).
+    /// `(client, server)`, when the handshake was seen, as each kernel
+    /// holds them ([`negotiation`]). The client follows the SYN-ACK; the
+    /// server scales when the SYN offered scaling and either its SYN-ACK
+    /// answered or `server_scales_anyway` (the broken state, see the module
+    /// docs).
     fn shifts(&self, server_scales_anyway: bool) -> Option<(u8, u8)> {
-        let (syn, synack) = (self.syn?, self.synack?);
-        let n = Handshake::observed(Some(syn.get()), Some(synack.get())).negotiate();
-        let client = n.client.map_or(0, |v| v.snd_wscale);
-        let server_on = syn.window_scale().is_some()
-            && (synack.window_scale().is_some() || server_scales_anyway);
-        let server = match n.server {
+        let (syn, synack) = (self.syn.as_ref()?, self.synack.as_ref()?);
+        let h = negotiation::held(Some(syn), Some(synack));
+        let client = h.negotiation.client.map_or(0, |v| v.snd_wscale);
+        let server_on = h.syn.is_some_and(|r| r.window_scale.is_some())
+            && (h.synack.is_some_and(|r| r.window_scale.is_some()) || server_scales_anyway);
+        let server = match h.negotiation.server {
             Some(v) if server_on => v.snd_wscale,
             _ => 0,
         };
@@ -253,15 +227,22 @@ impl ConnState {
         let syn = rec.flags.contains(Flags::SYN);
         let ack = rec.flags.contains(Flags::ACK);
         if syn && !ack && dir == Direction::ClientToServer {
-            self.syn = Some(OptionBytes::copy(rec.options));
-            self.syn_flags = Some(rec.flags);
+            self.syn = Some(HandshakeSegment::new(
+                rec.options,
+                rec.flags,
+                rec.window,
+                rec.frame,
+            ));
             self.syn_ts = rec.ts;
         }
         if syn && ack && dir == Direction::ServerToClient {
-            self.synack = Some(OptionBytes::copy(rec.options));
-            self.synack_flags = Some(rec.flags);
+            self.synack = Some(HandshakeSegment::new(
+                rec.options,
+                rec.flags,
+                rec.window,
+                rec.frame,
+            ));
             self.synack_seq = Some(rec.seq);
-            self.synack_window = Some(rec.window);
         }
         if syn
             && ((!ack && dir == Direction::ClientToServer)
@@ -281,7 +262,8 @@ impl ConnState {
         me.packets += 1;
         // Timestamps: remember ours, match the peer's echo.
         if let Some(ts) = rec.ts {
-            for o in StrictOptions::new(rec.options).filter_map(Result::ok) {
+            // The Linux walk: the last Timestamps option the kernel would record.
+            for o in LinuxOptions::new(rec.options) {
                 if let TcpOption::Timestamps(t) = o.option {
                     me.remember_tsval(t.tsval, ts);
                     if ack {
@@ -291,6 +273,7 @@ impl ConnState {
             }
         }
         if !syn {
+            me.first_window_field.get_or_insert(rec.window);
             me.last_window_field = Some(rec.window);
             me.max_window_field = Some(
                 me.max_window_field
@@ -305,6 +288,12 @@ impl ConnState {
         }
         let end = rec.seq.wrapping_add(rec.seq_len());
         if rec.payload_len > 0 {
+            if peer
+                .last_window_field
+                .is_some_and(|w| rec.payload_len <= usize::from(w) && rec.payload_len < 536)
+            {
+                me.window_sized_segments += 1;
+            }
             me.bytes += rec.payload_len as u64;
             me.data_segments += 1;
             me.largest_payload = me.largest_payload.max(rec.payload_len);
@@ -402,16 +391,39 @@ pub struct Negotiated {
     pub wscale: Option<PerEndpoint<u8>>,
     /// Shift offered in each handshake segment as seen (`null`: no option).
     pub wscale_offered: PerEndpoint<Option<u8>>,
+    /// A shift above 14 as it was on the wire (Linux uses 14), per endpoint.
+    pub wscale_clamped_from: PerEndpoint<Option<u8>>,
     /// Window scaling on, as each endpoint believes (`null`: unknown).
     pub wscale_on: PerEndpoint<Option<bool>>,
     /// The endpoints disagree about window scaling (the broken state).
     pub wscale_mismatch: bool,
-    /// SACK on for both.
+    /// What in the capture shows the mismatch (`null` without one).
+    pub wscale_mismatch_evidence: Option<MismatchEvidence>,
+    /// SACK on for both (each kernel's reading of the peer's handshake).
     pub sack: bool,
     /// Timestamps on for both.
     pub timestamps: bool,
-    /// ECN negotiated (RFC 3168 handshake).
-    pub ecn: bool,
+    /// ECN the handshake set up: `classic` (RFC 3168), `accecn` (RFC 9768)
+    /// or `null` (none, or a handshake segment unseen).
+    pub ecn: Option<EcnMode>,
+    /// Handshake segments a Linux kernel drops for their signature options.
+    pub linux_drops: Vec<LinuxDrop>,
+}
+
+/// How the window-scale mismatch shows in the capture.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MismatchEvidence {
+    /// `server_scales_anyway` (the SYN-ACK seen here has no window scale,
+    /// yet the server's window fields are scaled: the option was removed
+    /// between the server and this capture point) or `client_unscaled` (the
+    /// SYN-ACK seen here has it, yet the client's window fields are
+    /// unscaled: it was removed between this capture point and the client).
+    pub kind: &'static str,
+    /// `high` or `medium`: how far the window fields are from what the
+    /// other reading would give.
+    pub confidence: &'static str,
+    /// The evidence in words, with the figures.
+    pub detail: String,
 }
 
 /// The report of one connection.
@@ -503,48 +515,98 @@ fn ceiling_of(window: u64, rtt: Option<Duration>) -> Option<u64> {
         .map(BitsPerSecond::get)
 }
 
+/// The client's windows after the handshake are unscaled although the
+/// SYN-ACK seen here answered its window-scale offer: evidence that the
+/// option was removed between this capture point and the client.
+///
+/// A Linux client that scales sends, in its first ACK, its receive window
+/// shifted right by its own shift: about its SYN window over 2^shift. One
+/// that does not scale sends about its SYN window. With a shift of 2 or more
+/// the two readings are at least 4x apart; a first field of at least half
+/// the SYN window is the unscaled reading (`high` confidence from shift 5,
+/// 32x apart, `medium` below). The client's uploads corroborate: a client
+/// that reads the server's scaled fields as bytes never has more in flight
+/// than the largest raw field.
+fn client_unscaled_evidence(
+    st: &ConnState,
+    syn_ws: Option<u8>,
+    synack_ws: Option<u8>,
+) -> Option<MismatchEvidence> {
+    let (shift, _) = (syn_ws?, synack_ws?);
+    let syn_window = st.syn?.window;
+    let first = st.c2s.first_window_field?;
+    let max = st.c2s.max_window_field.unwrap_or(first);
+    if shift < 2 || syn_window < 1024 || u32::from(first) * 2 < u32::from(syn_window) {
+        return None;
+    }
+    let mut detail = format!(
+        "the client's window fields after the handshake stay at unscaled sizes (first {}, largest {}, after a SYN window of {}): read with the shift {shift} it offered they would mean {} bytes, so the client does not scale and never saw the SYN-ACK's window scale",
+        first,
+        max,
+        syn_window,
+        Thousands(u64::from(max) << shift.min(14))
+    );
+    if st.c2s.window_sized_segments >= 3 {
+        detail.push_str(&format!(
+            "; {} of its {} data segments were no larger than the server's window field read as bytes (largest field {}): the client sends into what it reads as a window of a few dozen bytes",
+            st.c2s.window_sized_segments,
+            st.c2s.data_segments,
+            st.s2c.max_window_field.unwrap_or(0)
+        ));
+    }
+    Some(MismatchEvidence {
+        kind: "client_unscaled",
+        confidence: if shift >= 5 { "high" } else { "medium" },
+        detail,
+    })
+}
+
+/// The evidence for `server_scales_anyway` (see [`report`]).
+fn server_scaled_evidence(st: &ConnState) -> MismatchEvidence {
+    let syn_win = st.synack.map_or(0, |s| s.window);
+    let max = st.s2c.max_window_field.unwrap_or(0);
+    MismatchEvidence {
+        kind: "server_scales_anyway",
+        // Below 1/16 of the SYN-ACK window; far below (1/256) is certain.
+        confidence: if u32::from(max) * 256 < u32::from(syn_win) {
+            "high"
+        } else {
+            "medium"
+        },
+        detail: format!(
+            "the SYN-ACK seen here carries no window scale, yet the server's window fields after it are scaled (largest {max} after a SYN-ACK window of {syn_win}): the server scales, so its option was removed between the server and this capture point"
+        ),
+    }
+}
+
 /// Builds the report of a finished connection.
 pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionReport {
     let st = &conn.state;
     let handshake_seen = st.syn.is_some() && st.synack.is_some();
-    let negotiation: Option<Negotiation<'_>> = handshake_seen.then(|| {
-        Handshake::observed(
-            st.syn.as_ref().map(|o| o.get()),
-            st.synack.as_ref().map(|o| o.get()),
-        )
-        .negotiate()
-    });
-    let syn_ws = st.syn.and_then(|o| o.window_scale());
-    let synack_ws = st.synack.and_then(|o| o.window_scale());
-    let mss_of = |o: Option<OptionBytes>| {
-        o.and_then(|o| {
-            StrictOptions::new(o.get())
-                .filter_map(Result::ok)
-                .find_map(|p| match p.option {
-                    TcpOption::MaxSegmentSize(m) => Some(m),
-                    _ => None,
-                })
-        })
-    };
-    let has = |o: Option<OptionBytes>, kind: u8| {
-        o.is_some_and(|o| {
-            StrictOptions::new(o.get())
-                .filter_map(Result::ok)
-                .any(|p| p.kind == kind)
-        })
-    };
-    // The broken state: the SYN offered scaling, the SYN-ACK seen here did
-    // not, yet the server's windows after the handshake look scaled.
+    let h = negotiation::held(st.syn.as_ref(), st.synack.as_ref());
+    let syn_ws = h.syn.and_then(|r| r.window_scale);
+    let synack_ws = h.synack.and_then(|r| r.window_scale);
+    // The broken state seen from the client's side: the SYN offered
+    // scaling, the SYN-ACK seen here did not answer, yet the server's
+    // windows after the handshake look scaled.
     let server_scales_anyway = syn_ws.is_some()
         && synack_ws.is_none()
-        && st.synack.is_some()
-        && match (st.synack_window, st.s2c.max_window_field) {
+        && match (st.synack.map(|s| s.window), st.s2c.max_window_field) {
             (Some(syn_win), Some(max)) => {
                 syn_win >= 1024 && u32::from(max) * SCALED_WINDOW_DIVISOR < u32::from(syn_win)
             }
             _ => false,
         };
-    let client_on = negotiation.and_then(|n| n.client).map(|v| v.window_scaling);
+    // The broken state seen from the server's side: the SYN-ACK seen here
+    // answered, yet the client's windows after the handshake are unscaled.
+    let client_unscaled = client_unscaled_evidence(st, syn_ws, synack_ws);
+    let client_on = if handshake_seen {
+        h.negotiation
+            .client
+            .map(|v| v.window_scaling && client_unscaled.is_none())
+    } else {
+        None
+    };
     // One capture point: what the SYN-ACK carries is what the server did,
     // unless its windows show it scales anyway.
     let server_on = st
@@ -552,34 +614,61 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         .map(|_| syn_ws.is_some() && (synack_ws.is_some() || server_scales_anyway));
     let wscale_mismatch = matches!((client_on, server_on), (Some(a), Some(b)) if a != b);
     let wscale = match (syn_ws, synack_ws) {
-        (Some(c), Some(s)) if handshake_seen => Some(PerEndpoint {
+        (Some(c), Some(s)) if handshake_seen && !wscale_mismatch => Some(PerEndpoint {
             client: c,
             server: s,
         }),
         _ => None,
     };
-    let ecn = matches!((st.syn_flags, st.synack_flags), (Some(a), Some(b))
-        if a.contains(Flags::ECE | Flags::CWR) && b.contains(Flags::ECE) && !b.contains(Flags::CWR));
+    let wscale_evidence = if server_scales_anyway {
+        Some(server_scaled_evidence(st))
+    } else {
+        client_unscaled
+    };
+    let ecn = match (st.syn, st.synack) {
+        (Some(a), Some(b)) => negotiation::ecn_mode(a.flags, b.flags),
+        _ => None,
+    };
+    let linux_drops: Vec<LinuxDrop> = [
+        st.syn
+            .as_ref()
+            .and_then(|s| negotiation::linux_drop(s, HandshakeKind::Syn)),
+        st.synack
+            .as_ref()
+            .and_then(|s| negotiation::linux_drop(s, HandshakeKind::SynAck)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let negotiated = Negotiated {
         mss: PerEndpoint {
-            client: mss_of(st.syn),
-            server: mss_of(st.synack),
+            client: h.syn.and_then(|r| r.mss),
+            server: h.synack.and_then(|r| r.mss),
         },
         wscale,
         wscale_offered: PerEndpoint {
             client: syn_ws,
             server: synack_ws,
         },
+        wscale_clamped_from: PerEndpoint {
+            client: h.syn.and_then(|r| r.window_scale_clamped_from),
+            server: h.synack.and_then(|r| r.window_scale_clamped_from),
+        },
         wscale_on: PerEndpoint {
             client: client_on,
             server: server_on,
         },
         wscale_mismatch,
-        sack: has(st.syn, tcp_options::kind::SACK_PERMITTED)
-            && has(st.synack, tcp_options::kind::SACK_PERMITTED),
-        timestamps: has(st.syn, tcp_options::kind::TIMESTAMPS)
-            && has(st.synack, tcp_options::kind::TIMESTAMPS),
+        wscale_mismatch_evidence: if wscale_mismatch {
+            wscale_evidence
+        } else {
+            None
+        },
+        sack: h.syn.is_some_and(|r| r.sack_permitted) && h.synack.is_some_and(|r| r.sack_permitted),
+        timestamps: h.syn.is_some_and(|r| r.timestamps.is_some())
+            && h.synack.is_some_and(|r| r.timestamps.is_some()),
         ecn,
+        linux_drops,
     };
 
     let (rtt, rtt_source) = if let Some(r) = settings.rtt {
@@ -603,7 +692,11 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         settings.assume_wscale
     };
     // The shift each direction's sender applies to the receiver's window fields.
-    let shift_for = |dir: Direction| st.sender_shift(dir, assumed, server_scales_anyway);
+    // A client shown not to scale reads the server's fields unscaled.
+    let shift_for = |dir: Direction| match dir {
+        Direction::ClientToServer if handshake_seen && client_on == Some(false) => Some(0),
+        _ => st.sender_shift(dir, assumed, server_scales_anyway),
+    };
     let direction = |dir: Direction| -> DirectionReport {
         let (me, peer) = match dir {
             Direction::ClientToServer => (&st.c2s, &st.s2c),
@@ -760,7 +853,7 @@ fn verdict(
                     let mut line = format!(
                         "BROKEN: the endpoints disagree about window scaling: the server's windows after the handshake look scaled (largest field {} after a SYN-ACK window of {}), so something between the server and this capture point removed its window-scale option; the client reads those fields unscaled (at most {} bytes",
                         c2s.max_window_field.unwrap_or(0),
-                        st.synack_window.unwrap_or(0),
+                        st.synack.map_or(0, |s| s.window),
                         Thousands(c2s.max_window_bytes.unwrap_or(0)),
                     );
                     if let Some(c) = c2s.ceiling_bps {
@@ -790,10 +883,32 @@ fn verdict(
                 Thousands(MAX_UNSCALED),
                 at_rtt(MAX_UNSCALED, "each direction's")
             )),
+            (Some(c), Some(s)) if n.wscale_mismatch => {
+                let c2s = &r.directions.client_to_server;
+                let mut line = format!(
+                    "BROKEN: the endpoints disagree about window scaling: the SYN-ACK seen here answers the client's offer (client shift {c}, server shift {s}), but {}",
+                    n.wscale_mismatch_evidence.as_ref().map_or("the client does not scale", |e| e.detail.as_str())
+                );
+                line.push_str(&format!(
+                    "; the window-scale option was removed between this capture point and the client: the client reads the server's fields unscaled (at most {} bytes",
+                    Thousands(c2s.max_window_bytes.unwrap_or(0))
+                ));
+                if let Some(ceil) = c2s.ceiling_bps {
+                    line.push_str(&format!(", a client-to-server ceiling of {}", rate_text(ceil)));
+                }
+                line.push_str(&format!(
+                    "), and the server reads the client's unscaled fields with shift {c}, believing it offers up to {} bytes",
+                    Thousands(u64::from(r.directions.server_to_client.max_window_field.unwrap_or(0)) << c.min(14))
+                ));
+                parts.push(line);
+            }
             (Some(c), Some(s)) => parts.push(format!(
                 "window scaling on (client shift {c}, server shift {s})"
             )),
         }
+    }
+    for d in &n.linux_drops {
+        parts.push(d.text());
     }
     for (dir, d) in [
         (Direction::ClientToServer, &r.directions.client_to_server),
@@ -960,7 +1075,11 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Res
         if n.wscale_mismatch { " (MISMATCH)" } else { "" },
         n.sack,
         n.timestamps,
-        n.ecn
+        match n.ecn {
+            Some(EcnMode::Classic) => "classic",
+            Some(EcnMode::Accecn) => "AccECN",
+            None => "off",
+        }
     )?;
     writeln!(
         w,
