@@ -10,7 +10,7 @@
 //! +---+---+---+---+---+---+---+---+
 //! ```
 //!
-//! Any of the 64 values is a valid `Dscp`; 23 of them have names in the
+//! Any of the 64 values is a valid `Dscp`; 24 of them have names in the
 //! IANA registry (see [`Dscp::name`]).
 
 use core::fmt;
@@ -130,6 +130,9 @@ impl Dscp {
     pub const VOICE_ADMIT: Dscp = Dscp(44);
     /// Lower effort, `000001` (RFC 8622): the scavenger class.
     pub const LE: Dscp = Dscp(1);
+    /// Non-queue-building, `101101` (RFC 9956, pool 3): a shallow-buffered
+    /// best-effort queue for smooth, low-rate, application-limited flows.
+    pub const NQB: Dscp = Dscp(45);
     /// Default forwarding: the same code point as [`Dscp::CS0`].
     pub const DF: Dscp = Dscp(0);
 
@@ -163,7 +166,7 @@ impl Dscp {
     /// ```
     /// # use dscp::Dscp;
     /// assert_eq!(Dscp::all().count(), 64);
-    /// assert_eq!(Dscp::all().filter(|d| d.name().is_some()).count(), 23);
+    /// assert_eq!(Dscp::all().filter(|d| d.name().is_some()).count(), 24);
     /// ```
     pub fn all() -> impl DoubleEndedIterator<Item = Dscp> + ExactSizeIterator + Clone {
         (0..=Self::MAX).map(Dscp)

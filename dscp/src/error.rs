@@ -41,7 +41,7 @@ pub enum ValueError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Error)]
 pub enum ParseDscpError {
     /// The string is empty.
-    #[error("empty string: expected a DSCP name (CS0-CS7, AF11-AF43, EF, LE, VOICE-ADMIT, BE), a decimal number 0-63, 0x hex or six binary digits")]
+    #[error("empty string: expected a DSCP name (CS0-CS7, AF11-AF43, EF, LE, NQB, VOICE-ADMIT, BE), a decimal number 0-63, 0x hex or six binary digits")]
     Empty,
     /// The string starts or ends with whitespace; nothing is trimmed silently.
     #[error("whitespace at byte {offset}: a DSCP must not be surrounded by spaces")]
@@ -105,7 +105,7 @@ pub enum ParseDscpError {
     #[error("leading zero in a decimal number: write decimal without leading zeros, or exactly six binary digits")]
     LeadingZero,
     /// A word that is not a DSCP name.
-    #[error("unknown DSCP name: expected CS0-CS7, AF11-AF43, EF, LE, VOICE-ADMIT, BE/DF/DEFAULT or a long name such as \"Expedited Forwarding\"")]
+    #[error("unknown DSCP name: expected CS0-CS7, AF11-AF43, EF, LE, NQB, VOICE-ADMIT, BE/DF/DEFAULT or a long name such as \"Expedited Forwarding\"")]
     UnknownName,
 }
 

@@ -1,7 +1,7 @@
 //! The named DSCP code points and their short and long names.
 //!
 //! The IANA "Differentiated Services Field Codepoints" registry names 22
-//! code points in pool 1 and one in pool 3 (pool 2 has none):
+//! code points in pool 1 and two in pool 3 (pool 2 has none):
 //!
 //! | name        | binary | decimal | defined in |
 //! |-------------|--------|---------|------------|
@@ -10,6 +10,7 @@
 //! | EF          | `101110` | 46 | RFC 3246 (expedited forwarding) |
 //! | VOICE-ADMIT | `101100` | 44 | RFC 5865 (capacity-admitted traffic) |
 //! | LE          | `000001` | 1  | RFC 8622 (lower effort, pool 3) |
+//! | NQB         | `101101` | 45 | RFC 9956 (non-queue-building, pool 3) |
 //!
 //! The table below is the single source of names for `Display` and
 //! `FromStr`; a 64-entry index built at compile time makes name lookup one
@@ -31,7 +32,7 @@ const fn e(value: u8, short: &'static str, long: &'static str) -> Entry {
 }
 
 /// Every named code point, ordered by value.
-pub(crate) const ENTRIES: [Entry; 23] = [
+pub(crate) const ENTRIES: [Entry; 24] = [
     e(0, "CS0", "Class Selector 0"),
     e(1, "LE", "Lower Effort"),
     e(8, "CS1", "Class Selector 1"),
@@ -52,6 +53,7 @@ pub(crate) const ENTRIES: [Entry; 23] = [
     e(38, "AF43", "Assured Forwarding 43"),
     e(40, "CS5", "Class Selector 5"),
     e(44, "VOICE-ADMIT", "Voice Admit"),
+    e(45, "NQB", "Non-Queue-Building"),
     e(46, "EF", "Expedited Forwarding"),
     e(48, "CS6", "Class Selector 6"),
     e(56, "CS7", "Class Selector 7"),

@@ -5,7 +5,7 @@
 //!
 //! Sources: the registry itself (pool 1 and pool 3), RFC 2474 (class
 //! selectors, pools), RFC 2597 (assured forwarding), RFC 3246 (expedited
-//! forwarding), RFC 5865 (VOICE-ADMIT), RFC 8622 (LE).
+//! forwarding), RFC 5865 (VOICE-ADMIT), RFC 8622 (LE), RFC 9956 (NQB).
 
 use dscp::{Dscp, Pool, Precedence};
 
@@ -37,7 +37,7 @@ const fn row(
 }
 
 /// The registry, in its own order, with the defining RFC of each entry.
-const REGISTRY: [Row; 23] = [
+const REGISTRY: [Row; 24] = [
     // Pool 1, class selectors: RFC 2474 section 4.2.2.
     row("CS0", "000000", Dscp::CS0, "Class Selector 0", 2474, 1),
     row("CS1", "001000", Dscp::CS1, "Class Selector 1", 2474, 1),
@@ -157,6 +157,9 @@ const REGISTRY: [Row; 23] = [
     ),
     // Pool 3, lower effort: RFC 8622 section 4 (pool 3 opened by RFC 8436).
     row("LE", "000001", Dscp::LE, "Lower Effort", 8622, 3),
+    // Pool 3, non-queue-building: RFC 9956 (draft-ietf-tsvwg-nqb),
+    // published April 2026, whose IANA section assigns 45 from pool 3.
+    row("NQB", "101101", Dscp::NQB, "Non-Queue-Building", 9956, 3),
 ];
 
 fn bits(row: &Row) -> u8 {
@@ -214,6 +217,12 @@ fn rfc_specific_structure() {
                 assert_eq!(r.constant.value(), 1);
                 assert_eq!(r.constant.pool(), Pool::Pool3);
             }
+            9956 => {
+                assert_eq!(r.constant.value(), 45);
+                assert_eq!(r.constant.pool(), Pool::Pool3);
+                // 101101 reads as precedence 5, as EF does.
+                assert_eq!(r.constant.precedence(), Dscp::EF.precedence());
+            }
             other => panic!("unexpected RFC {other}"),
         }
     }
@@ -234,7 +243,7 @@ fn nothing_outside_the_registry_has_a_name() {
             assert_eq!(format!("{d:#}"), d.value().to_string());
         }
     }
-    assert_eq!(named, 23);
+    assert_eq!(named, 24);
     // Pool 2 (xxxx11) has no assignments.
     assert!(REGISTRY.iter().all(|r| r.constant.pool() != Pool::Pool2));
 }
