@@ -31,6 +31,7 @@ pub mod finding;
 pub mod flow;
 pub mod format;
 pub mod packet;
+pub mod rewrite;
 
 use std::fs::File;
 use std::io::{self, Read};
