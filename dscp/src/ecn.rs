@@ -14,6 +14,19 @@ use core::str::FromStr;
 
 use crate::error::{ParseEcnError, ValueError};
 
+/// What a congested router does with a packet instead of dropping it
+/// (RFC 3168 section 5), from [`Ecn::on_congestion`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CongestionAction {
+    /// ECT(0) or ECT(1): set the ECN field to CE and forward.
+    MarkCe,
+    /// Already CE: forward unchanged.
+    AlreadyCe,
+    /// Not-ECT: drop the packet, as a router without ECN would. Marking
+    /// it is forbidden; its transport would not react to CE.
+    Drop,
+}
+
 /// An ECN codepoint (RFC 3168).
 ///
 /// ```
@@ -71,6 +84,42 @@ impl Ecn {
     /// True for CE: a router marked congestion.
     pub const fn is_ce(self) -> bool {
         matches!(self, Ecn::Ce)
+    }
+
+    /// What a router that would drop this packet for congestion does
+    /// instead (RFC 3168 section 5): an ECN-capable packet (ECT(0) or
+    /// ECT(1)) is marked CE, a packet already marked CE is forwarded as it
+    /// is, and a Not-ECT packet is **dropped**, never marked: its transport
+    /// would not see the mark.
+    ///
+    /// ```
+    /// use dscp::{CongestionAction, Ecn};
+    ///
+    /// assert_eq!(Ecn::Ect0.on_congestion(), CongestionAction::MarkCe);
+    /// assert_eq!(Ecn::Ce.on_congestion(), CongestionAction::AlreadyCe);
+    /// assert_eq!(Ecn::NotEct.on_congestion(), CongestionAction::Drop);
+    /// ```
+    pub const fn on_congestion(self) -> CongestionAction {
+        match self {
+            Ecn::Ect0 | Ecn::Ect1 => CongestionAction::MarkCe,
+            Ecn::Ce => CongestionAction::AlreadyCe,
+            Ecn::NotEct => CongestionAction::Drop,
+        }
+    }
+
+    /// True if a network node that supports L4S classifies the packet for
+    /// L4S treatment (RFC 9331 section 5.3): ECT(1), the L4S identifier,
+    /// and CE (which may have been ECT(1) before a mark, so it is treated
+    /// as L4S). ECT(0) and Not-ECT are Classic.
+    ///
+    /// ```
+    /// use dscp::Ecn;
+    ///
+    /// assert!(Ecn::Ect1.is_l4s() && Ecn::Ce.is_l4s());
+    /// assert!(!Ecn::Ect0.is_l4s() && !Ecn::NotEct.is_l4s());
+    /// ```
+    pub const fn is_l4s(self) -> bool {
+        matches!(self, Ecn::Ect1 | Ecn::Ce)
     }
 
     /// The name used in RFC 3168: `"Not-ECT"`, `"ECT(1)"`, `"ECT(0)"`, `"CE"`.
@@ -147,6 +196,31 @@ mod tests {
         assert_eq!(Ecn::Ect1.value(), 0b01);
         assert_eq!(Ecn::Ect0.value(), 0b10);
         assert_eq!(Ecn::Ce.value(), 0b11);
+    }
+
+    #[test]
+    fn rfc3168_section5_router_marking() {
+        // RFC 3168 section 5: CE is set only on ECT(0) and ECT(1); a
+        // Not-ECT packet is dropped, a CE packet stays CE.
+        let table = [
+            (Ecn::NotEct, CongestionAction::Drop),
+            (Ecn::Ect1, CongestionAction::MarkCe),
+            (Ecn::Ect0, CongestionAction::MarkCe),
+            (Ecn::Ce, CongestionAction::AlreadyCe),
+        ];
+        for (ecn, action) in table {
+            assert_eq!(ecn.on_congestion(), action, "{ecn}");
+            assert_eq!(action == CongestionAction::MarkCe, ecn.is_ect());
+        }
+    }
+
+    #[test]
+    fn rfc9331_l4s_classification() {
+        // RFC 9331 section 5.3: ECT(1) and CE are classified as L4S.
+        let l4s: [Ecn; 2] = [Ecn::Ect1, Ecn::Ce];
+        for e in Ecn::ALL {
+            assert_eq!(e.is_l4s(), l4s.contains(&e), "{e}");
+        }
     }
 
     #[test]

@@ -44,7 +44,7 @@ use core::ops::Range;
 use crate::checksum::{incremental_update, ones_complement_sum};
 use crate::ds_field::DsField;
 use crate::dscp::Dscp;
-use crate::ecn::Ecn;
+use crate::ecn::{CongestionAction, Ecn};
 use crate::error::{IpVersion, ReadError, WriteError};
 
 /// The version field value of IPv4.
@@ -186,6 +186,34 @@ pub fn set_ecn(buf: &mut [u8], ecn: Ecn) -> Result<(), WriteError> {
     set_ds_field(buf, field.with_ecn(ecn))
 }
 
+/// A congested router's ECN action on this packet (RFC 3168 section 5):
+/// an ECT(0) or ECT(1) packet is marked CE here (checksum updated) and
+/// [`CongestionAction::MarkCe`] returned; a CE packet is left as it is
+/// ([`CongestionAction::AlreadyCe`]); a Not-ECT packet is left untouched
+/// and [`CongestionAction::Drop`] says the caller must drop it.
+///
+/// ```
+/// use dscp::{ipv4, CongestionAction, Ecn};
+///
+/// let mut header = [
+///     0x45, 0x02, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+///     0x00, 0x00, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+/// ];
+/// ipv4::fill_checksum(&mut header)?;
+/// assert_eq!(ipv4::mark_congestion(&mut header)?, CongestionAction::MarkCe);
+/// assert_eq!(ipv4::ecn(&header)?, Ecn::Ce);
+/// assert!(ipv4::verify_checksum(&header)?);
+/// # Ok::<(), dscp::HeaderError>(())
+/// ```
+pub fn mark_congestion(buf: &mut [u8]) -> Result<CongestionAction, WriteError> {
+    let field = ds_field(buf)?;
+    let action = field.ecn().on_congestion();
+    if action == CongestionAction::MarkCe {
+        set_ds_field(buf, field.with_ecn(Ecn::Ce))?;
+    }
+    Ok(action)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +224,25 @@ mod tests {
         0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0x61, 0xc0, 0xa8, 0x00,
         0x01, 0xc0, 0xa8, 0x00, 0xc7,
     ];
+
+    #[test]
+    fn rfc3168_marking_in_the_header() {
+        for ecn in Ecn::ALL {
+            let mut h = EXAMPLE;
+            set_ecn(&mut h, ecn).unwrap();
+            let before = h;
+            let action = mark_congestion(&mut h).unwrap();
+            assert_eq!(action, ecn.on_congestion());
+            match action {
+                CongestionAction::MarkCe => {
+                    assert_eq!(super::ecn(&h), Ok(Ecn::Ce));
+                    assert_eq!(verify_checksum(&h), Ok(true));
+                }
+                // Not-ECT is never marked: the header is untouched.
+                CongestionAction::Drop | CongestionAction::AlreadyCe => assert_eq!(h, before),
+            }
+        }
+    }
 
     #[test]
     fn example_header_checksum() {

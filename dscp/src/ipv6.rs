@@ -32,7 +32,7 @@
 
 use crate::ds_field::DsField;
 use crate::dscp::Dscp;
-use crate::ecn::Ecn;
+use crate::ecn::{CongestionAction, Ecn};
 use crate::error::{IpVersion, ReadError, WriteError};
 
 /// The version field value of IPv6.
@@ -104,6 +104,19 @@ pub fn set_ecn(buf: &mut [u8], ecn: Ecn) -> Result<(), WriteError> {
     set_traffic_class(buf, field.with_ecn(ecn))
 }
 
+/// A congested router's ECN action on this packet (RFC 3168 section 5),
+/// as [`ipv4::mark_congestion`](crate::ipv4::mark_congestion): ECT(0) or
+/// ECT(1) is marked CE here; CE is left alone; a Not-ECT packet is left
+/// untouched and [`CongestionAction::Drop`] says the caller must drop it.
+pub fn mark_congestion(buf: &mut [u8]) -> Result<CongestionAction, WriteError> {
+    let field = traffic_class(buf)?;
+    let action = field.ecn().on_congestion();
+    if action == CongestionAction::MarkCe {
+        set_traffic_class(buf, field.with_ecn(Ecn::Ce))?;
+    }
+    Ok(action)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +137,23 @@ mod tests {
             assert_eq!(word, 0x6000_0000 | (u32::from(tc) << 20) | 0x000f_ffff);
             assert_eq!(traffic_class(&h), Ok(DsField::new(tc)));
             assert_eq!(h[4..], h0[4..]);
+        }
+    }
+
+    #[test]
+    fn rfc3168_marking_in_the_header() {
+        for ecn in Ecn::ALL {
+            let mut h = header(0x6fff_ffff);
+            set_ecn(&mut h, ecn).unwrap();
+            let before = h;
+            let action = mark_congestion(&mut h).unwrap();
+            assert_eq!(action, ecn.on_congestion());
+            if action == CongestionAction::MarkCe {
+                assert_eq!(super::ecn(&h), Ok(Ecn::Ce));
+                assert_eq!(flow_label(&h), Ok(0xfffff));
+            } else {
+                assert_eq!(h, before);
+            }
         }
     }
 

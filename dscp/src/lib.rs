@@ -78,11 +78,12 @@ mod number;
 mod pool;
 mod precedence;
 mod tos;
+pub mod tunnel;
 
 pub use crate::classifier::{DscpClassifier, PrecedenceClassifier};
 pub use crate::ds_field::DsField;
 pub use crate::dscp::Dscp;
-pub use crate::ecn::Ecn;
+pub use crate::ecn::{CongestionAction, Ecn};
 pub use crate::error::{
     HeaderError, IpVersion, ParseDscpError, ParseEcnError, ParsePrecedenceError, Radix, ReadError,
     ValueError, WriteError,
