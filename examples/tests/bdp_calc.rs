@@ -331,3 +331,93 @@ fn clap_usage_errors_exit_2() {
     let out = run(&["--rate"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn zero_rtt_is_a_usage_error_wherever_given() {
+    refused(&["--rate", "1Gbps", "--rtt", "0ms"], "--rtt '0ms'");
+    refused(&["--window", "64KiB", "--rtt", "0s"], "greater than zero");
+    refused(
+        &["--size", "1MB", "--window", "1MB", "--rtt", "0us"],
+        "--rtt '0us'",
+    );
+    refused(
+        &["--mss", "1460", "--loss", "1%", "--rtt", "0ns"],
+        "round-trip time must be greater than zero",
+    );
+    refused(&["--link", "oc3-atm", "--rtt", "0min"], "--rtt '0min'");
+    refused(
+        &[
+            "--mss", "1460", "--loss", "1%", "--rtt", "10ms", "--rto", "0ms",
+        ],
+        "--rto '0ms'",
+    );
+}
+
+#[test]
+fn window_above_rfc7323_largest_is_clamped_and_said_so() {
+    // RFC 7323 section 2.3: the largest window is 65535 << 14 = 1,073,725,440
+    // bytes; at 10 ms that is a ceiling of 858.98 Gbit/s, not 8 Tbit/s.
+    let v = json(&["--window", "10GB", "--rtt", "10ms"]);
+    assert_eq!(v["inputs"]["window_bytes"], 1_073_725_440u64);
+    assert_eq!(v["inputs"]["window_clamped_from_bytes"], 10_000_000_000u64);
+    assert_eq!(v["ceiling_bps"], 858_980_352_000u64);
+    assert_eq!(v["window_scale_shift"], 14);
+    let t = text(&["--window", "10GB", "--rtt", "10ms"]);
+    assert!(
+        t.contains("clamped from 10000000000 bytes") && t.contains("65535 << 14"),
+        "{t}"
+    );
+    assert!(!t.contains("Tbit/s"), "{t}");
+    // The transfer time uses the clamped window too.
+    let v = json(&["--size", "1GB", "--window", "10GB", "--rtt", "10ms"]);
+    assert_eq!(v["throughput_bps"], 858_980_352_000u64);
+    // The largest window itself is not clamped.
+    let v = json(&["--window", "1073725440", "--rtt", "10ms"]);
+    assert!(
+        v["inputs"].get("window_clamped_from_bytes").is_none(),
+        "{v}"
+    );
+    assert_eq!(v["ceiling_bps"], 858_980_352_000u64);
+}
+
+#[test]
+fn help_documents_the_exit_status() {
+    let out = run(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8(out.stdout).unwrap();
+    let status = &help[help.find("Exit status").expect("exit status in --help")..];
+    for needle in ["0 done", "1 runtime error", "2 usage error"] {
+        assert!(status.contains(needle), "{status}");
+    }
+}
+
+#[test]
+fn closed_stdout_ends_quietly_with_status_0() {
+    // A real pipe whose reading end is closed before bdp-calc writes: the
+    // write fails with EPIPE (Rust ignores SIGPIPE), as under `| head`.
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    for args in [
+        &["--rate", "1Gbps", "--rtt", "10ms"][..],
+        &["--list-links"][..],
+        &["--rate", "1Gbps", "--rtt", "10ms", "--json"][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_bdp-calc"))
+            .args(args)
+            .stdout(writer.try_clone().expect("clone pipe"))
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("bdp-calc runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -15,7 +15,9 @@
 //! into a [`Report`]; [`render_text`] and [`render_json`] print it. Every
 //! input is used or refused: an input that answers nothing (a `--size`
 //! without a rate or window, a `--loss` without `--mss`) is an error, so a
-//! typo never yields a silently partial answer.
+//! typo never yields a silently partial answer. A zero round-trip time is
+//! refused wherever it is given; a window above RFC 7323's largest,
+//! 65535 << 14 bytes, is clamped to it, and the report says so.
 
 use bdp::{
     bdp as bdp_of, ceiling, linux_rcv_wscale, mathis, max_window, padhye, parse_duration,
@@ -36,7 +38,10 @@ use std::time::Duration;
 (65535, 64KiB, 1MiB, 1.25MB, 4KB: KB = 1000, KiB = 1024); times with a unit (10ms, 0.55s, 25us).\n\n\
 Examples:\n  bdp-calc --rate 1Gbps --rtt 10ms\n  bdp-calc --window 65535 --rtt 10ms\n  \
 bdp-calc --size 8MiB --rate 51.84Mbps --window 1MiB --rtt 0.55s\n  bdp-calc --mss 1460 --rtt 100ms --loss 1%\n  \
-bdp-calc --link oc3-atm --rtt 70ms --json"
+bdp-calc --link oc3-atm --rtt 70ms --json\n\n\
+Exit status: 0 done (also when standard output is closed early, as by `| head`); 1 runtime error \
+(writing the output failed); 2 usage error (an unknown flag, a value that cannot be read, such as a \
+zero RTT, or inputs that answer nothing)."
 )]
 pub struct Args {
     /// Path rate (bottleneck), e.g. 1Gbps, 155.52Mbit/s, 10G.
@@ -127,9 +132,13 @@ pub struct Inputs {
     /// RTT, exact, for text output.
     #[serde(skip)]
     pub rtt: Option<Duration>,
-    /// Window in bytes.
+    /// Window in bytes, as used: at most RFC 7323's largest window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window_bytes: Option<u64>,
+    /// The window given, in bytes, when it exceeded RFC 7323's largest
+    /// window (65535 << 14) and `window_bytes` is clamped to that.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_clamped_from_bytes: Option<u64>,
     /// Transfer size in bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<u64>,
@@ -304,11 +313,22 @@ pub fn compute(args: &Args) -> Result<Report, CliError> {
         .as_deref()
         .map(|v| parse_time("rtt", v))
         .transpose()?;
-    let window = args
+    if let (Some(v), Some(Duration::ZERO)) = (args.rtt.as_deref(), rtt) {
+        return Err(bad("rtt", v, "a round-trip time must be greater than zero"));
+    }
+    let window_given = args
         .window
         .as_deref()
         .map(|v| parse_size("window", v))
         .transpose()?;
+    // RFC 7323 section 2.3: no window above 65535 << 14 can be advertised.
+    let window = window_given.map(|w| {
+        if w.get() > MAX_WINDOW.get() {
+            MAX_WINDOW
+        } else {
+            w
+        }
+    });
     let size = args
         .size
         .as_deref()
@@ -330,6 +350,13 @@ pub fn compute(args: &Args) -> Result<Report, CliError> {
         .as_deref()
         .map(|v| parse_time("rto", v))
         .transpose()?;
+    if let (Some(v), Some(Duration::ZERO)) = (args.rto.as_deref(), rto) {
+        return Err(bad(
+            "rto",
+            v,
+            "a retransmission timeout must be greater than zero",
+        ));
+    }
     let mtu = args
         .mtu
         .as_deref()
@@ -390,6 +417,9 @@ pub fn compute(args: &Args) -> Result<Report, CliError> {
     r.inputs.rtt_seconds = rtt.map(|d| d.as_secs_f64());
     r.inputs.rtt = rtt;
     r.inputs.window_bytes = window.map(Bytes::get);
+    r.inputs.window_clamped_from_bytes = window_given
+        .filter(|w| w.get() > MAX_WINDOW.get())
+        .map(Bytes::get);
     r.inputs.size_bytes = size.map(Bytes::get);
 
     if rtt.is_none() && size.is_none() && (window.is_some() || explicit_rate.is_some()) {
@@ -602,7 +632,17 @@ pub fn render_text(r: &Report) -> String {
         line(&mut o, "rtt:", DurationDisplay(rtt));
     }
     if let Some(w) = i.window_bytes {
-        line(&mut o, "window:", bytes_text(w));
+        match i.window_clamped_from_bytes {
+            Some(given) => line(
+                &mut o,
+                "window:",
+                format!(
+                    "{}, clamped from {given} bytes: RFC 7323's largest window is 65535 << 14",
+                    bytes_text(w)
+                ),
+            ),
+            None => line(&mut o, "window:", bytes_text(w)),
+        }
     }
     if let Some(size) = i.size_bytes {
         line(&mut o, "size:", bytes_text(size));

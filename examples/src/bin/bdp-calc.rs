@@ -1,8 +1,13 @@
 //! `bdp-calc`: the TCP window calculator. See `examples::bdp_calc`.
+//!
+//! Exit status: 0 done (also when standard output was closed early, as by
+//! `| head`: the tool ends quietly, like `cat`); 1 runtime error (writing the
+//! output failed otherwise); 2 usage error (clap's own, and every refusal of
+//! the inputs).
 
 use clap::Parser;
 use examples::bdp_calc::{run, Args};
-use std::io::Write;
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -10,11 +15,17 @@ fn main() -> ExitCode {
     let args = Args::parse();
     match run(&args) {
         Ok(out) => {
-            let mut stdout = std::io::stdout().lock();
-            if writeln!(stdout, "{}", out.trim_end()).is_err() {
-                return ExitCode::from(1);
+            let mut stdout = io::stdout().lock();
+            let written = writeln!(stdout, "{}", out.trim_end()).and_then(|()| stdout.flush());
+            match written {
+                Ok(()) => ExitCode::SUCCESS,
+                // The reader has gone (`| head`): nothing more to say.
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("bdp-calc: error: writing the output: {e}");
+                    ExitCode::from(1)
+                }
             }
-            ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("bdp-calc: error: {e}");
