@@ -213,3 +213,15 @@ fn a_policed_vc_passes_its_rate_and_drops_the_rest() {
     assert!(policed > 0);
     assert_eq!(res.totals.iter().map(|t| t.refused).sum::<u64>(), 0);
 }
+
+#[test]
+fn scale_divides_the_rates_and_is_recorded_in_the_json() {
+    let (status, out, err) = run(&["--preset", "vc-10mbit-forced", "--json", "--scale", "10"]);
+    assert_eq!(status, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["scale"], 10.0);
+    assert_eq!(v["link"]["bits_per_second"], 13_245_283);
+    let (status, _, err) = run(&["--preset", "transpac", "--scale", "0.5"]);
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("--scale"), "{err}");
+}

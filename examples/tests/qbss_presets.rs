@@ -2,8 +2,9 @@
 //! "The problem we solve", point 3, and issue 6), with the tolerance stated per check.
 
 use examples::qbss::report::link_goodput;
-use examples::qbss::scenario::Scenario;
+use examples::qbss::scenario::{Scenario, StreamKind};
 use examples::qbss::sim::{self, RunResult};
+use examples::qbss::tcp::Cc;
 use examples::qbss::{link, presets};
 
 fn run(name: &str) -> (Scenario, RunResult) {
@@ -195,4 +196,62 @@ fn transpac_tcp_scavenger_tcp_yields_then_climbs_back() {
         t.sent - got.packets - got.drops <= 2048 + t.retransmits,
         "{t:?} {got:?}"
     );
+}
+
+/// Seconds after `from` until stream `k` first carries at least `share` of the link.
+fn reclaim_s(res: &RunResult, k: usize, from: usize, g: f64, share: f64) -> Option<usize> {
+    (from..res.intervals.len())
+        .find(|&i| res.intervals.cell(i, k).bytes as f64 * 8.0 >= share * g)
+        .map(|i| i + 1 - from)
+}
+
+#[test]
+fn transpac_tcp_cubic_yields_then_reclaims_faster_than_reno() {
+    let (sc, cubic) = run("transpac-tcp-cubic");
+    let (_, reno) = run("transpac-tcp");
+    let g = link_goodput(&sc) as f64;
+    let (q, be) = (stream(&sc, "qbss-tcp"), stream(&sc, "be-tcp"));
+    for (name, s) in [("qbss-tcp", q), ("be-tcp", be)] {
+        match sc.streams[s].kind {
+            StreamKind::Tcp { cc, .. } => assert_eq!(cc, Cc::Cubic, "{name}"),
+            _ => panic!("{name} is tcp"),
+        }
+    }
+    let mean = |res: &RunResult, k: usize, from: usize, to: usize| {
+        res.intervals.total(k, from, to).bytes as f64 * 8.0 / (to - from) as f64
+    };
+    // Alone it fills the link; while best effort runs it keeps only its WRR share.
+    assert_each_within("qbss alone", &rates(&cubic, q, 3, 10), 0.99 * g, 1.001 * g);
+    assert!(mean(&cubic, be, 12, 40) >= 0.97 * g);
+    assert_each_within("qbss squeezed", &rates(&cubic, q, 12, 40), 0.0, 0.012 * g);
+    // After best effort leaves: CUBIC's convex regrowth carries more than Reno's one
+    // packet per round trip, in the last 10 s by at least a third.
+    assert!(mean(&cubic, q, 41, 60) > mean(&reno, q, 41, 60));
+    assert!(mean(&cubic, q, 50, 60) > 1.33 * mean(&reno, q, 50, 60));
+    // Within the 20 s, Reno stays under half of the link; CUBIC passes 70% of it.
+    assert_eq!(reclaim_s(&reno, q, 40, g, 0.5), None);
+    assert!(reclaim_s(&cubic, q, 40, g, 0.7).is_some());
+}
+
+#[test]
+fn scale_divides_every_rate_and_keeps_the_story() {
+    let sc = Scenario::from_toml(examples::qbss::presets::find("transpac").unwrap().toml).unwrap();
+    let small = sc.scaled(10.0).unwrap();
+    assert_eq!(small.link.payload_bps, sc.link.payload_bps / 10);
+    assert_eq!(link_goodput(&small), link_goodput(&sc) / 10);
+    for (a, b) in sc.streams.iter().zip(&small.streams) {
+        match (a.kind, b.kind) {
+            (StreamKind::Udp { rate_bps: x }, StreamKind::Udp { rate_bps: y }) => {
+                assert_eq!(x / 10, y)
+            }
+            _ => panic!("udp"),
+        }
+    }
+    assert!(sc.scaled(0.5).is_err() && sc.scaled(f64::NAN).is_err() && sc.scaled(1e9).is_err());
+    // The same shares per second, a tenth of the bits.
+    let res = sim::run(&small).unwrap();
+    let g = link_goodput(&small) as f64;
+    let q = stream(&small, "qbss");
+    assert_each_within("qbss alone", &rates(&res, q, 1, 10), 0.99 * g, 1.01 * g);
+    assert_each_within("qbss squeezed", &rates(&res, q, 12, 40), 0.0, 0.012 * g);
 }

@@ -240,3 +240,24 @@ fn every_syntax_error_has_a_message() {
     assert_eq!(e.line, 1);
     assert_eq!(e.message, "invalid TOML syntax");
 }
+
+#[test]
+fn tcp_congestion_control_defaults_to_cubic_and_only_tcp_takes_it() {
+    use examples::qbss::tcp::Cc;
+    let tcp = GOOD.replace("rate = \"20Mbit/s\"", "kind = \"tcp\"\nrtt_ms = 20");
+    let cc = |src: &str| match Scenario::from_toml(src).unwrap().streams[0].kind {
+        StreamKind::Tcp { cc, .. } => cc,
+        _ => panic!("tcp"),
+    };
+    assert_eq!(cc(&tcp), Cc::Cubic);
+    assert_eq!(
+        cc(&tcp.replace("rtt_ms = 20", "rtt_ms = 20\ncc = \"reno\"")),
+        Cc::Reno
+    );
+    let bad = tcp.replace("rtt_ms = 20", "rtt_ms = 20\ncc = \"vegas\"");
+    let (l, field, msg) = error(&bad);
+    assert_eq!((l, field.as_str()), (line(&bad, "vegas"), "stream[1].cc"));
+    assert!(msg.contains("cubic, reno"), "{msg}");
+    let udp = GOOD.replace("precedence = 1", "precedence = 1\ncc = \"reno\"");
+    assert_eq!(error(&udp).1, "stream[1].cc");
+}

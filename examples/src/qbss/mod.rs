@@ -9,7 +9,7 @@
 //! * [`scenario`]: the TOML scenario format and its validation;
 //! * [`presets`]: the scenarios of `examples/scenarios/`, built in;
 //! * [`sim`]: the discrete-event engine; [`event`], [`time`]: its clock and event queue;
-//! * [`source`] (constant-bit-rate UDP), [`tcp`] (NewReno): the traffic;
+//! * [`source`] (constant-bit-rate UDP), [`tcp`] (NewReno or [`cubic`]): the traffic;
 //! * [`vc`]: the virtual-circuit policer or shaper; [`classify`]: DS field to queue;
 //!   [`sched`]: the `wrr` scheduler; [`link`]: line rate and framing;
 //! * [`stats`], [`report`], [`plot`]: per-second figures, text / JSON / CSV, SVG;
@@ -28,6 +28,7 @@
 
 pub mod classify;
 pub mod cli;
+pub mod cubic;
 pub mod event;
 pub mod link;
 pub mod packet;

@@ -27,6 +27,7 @@ pub const PRESETS: &[Preset] = &[
     preset!("premium-weight-0"),
     preset!("queue0-swap"),
     preset!("transpac-tcp"),
+    preset!("transpac-tcp-cubic"),
     preset!("tengig"),
 ];
 

@@ -120,9 +120,11 @@ pub fn header(sc: &Scenario) -> String {
             StreamKind::Tcp {
                 rtt_ns,
                 window_packets,
+                cc,
                 ..
             } => format!(
-                "tcp rtt {} ms, window {window_packets} packets",
+                "tcp {} rtt {} ms, window {window_packets} packets",
+                cc.name(),
                 rtt_ns as f64 / 1e6
             ),
         };
@@ -244,6 +246,9 @@ pub struct JsonReport {
     pub streams: Vec<JsonStream>,
     /// One-second intervals from 0.
     pub intervals: Vec<JsonInterval>,
+    /// The factor every rate was divided by (`--scale`; absent when not scaled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f64>,
 }
 
 /// The link in the JSON report.
@@ -284,6 +289,9 @@ pub struct JsonStream {
     /// TCP: base RTT.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt_ms: Option<f64>,
+    /// TCP: congestion control (`cubic`, `reno`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cc: Option<&'static str>,
     /// Packets sent.
     pub sent_packets: u64,
     /// Packets received (new data).
@@ -334,11 +342,12 @@ pub fn to_json(sc: &Scenario, res: &RunResult) -> JsonReport {
             let ds = dscp::DsField::new(s.ds);
             let tot = res.totals[k];
             let t = res.intervals.total(k, 0, res.intervals.len());
-            let (offered, rtt, retx, rto) = match s.kind {
-                StreamKind::Udp { rate_bps } => (Some(rate_bps), None, None, None),
-                StreamKind::Tcp { rtt_ns, .. } => (
+            let (offered, rtt, cc, retx, rto) = match s.kind {
+                StreamKind::Udp { rate_bps } => (Some(rate_bps), None, None, None, None),
+                StreamKind::Tcp { rtt_ns, cc, .. } => (
                     None,
                     Some(rtt_ns as f64 / 1e6),
+                    Some(cc.name()),
                     Some(tot.retransmits),
                     Some(tot.timeouts),
                 ),
@@ -356,6 +365,7 @@ pub fn to_json(sc: &Scenario, res: &RunResult) -> JsonReport {
                 stop_s: s.stop_ns as f64 / 1e9,
                 offered_bits_per_second: offered,
                 rtt_ms: rtt,
+                cc,
                 sent_packets: tot.sent,
                 received_packets: t.packets,
                 dropped_packets: t.drops,
@@ -392,6 +402,7 @@ pub fn to_json(sc: &Scenario, res: &RunResult) -> JsonReport {
         },
         streams,
         intervals,
+        scale: None,
     }
 }
 

@@ -42,7 +42,8 @@
 //! precedence = 1                     # or dscp = "cs1", or tos = 0x20 (one of them)
 //! start_s = 0.0
 //! stop_s = 60.0                      # default 30
-//! # tcp only: rtt_ms = 150.0, window_packets = 8192, access_rate = "1Gbit/s"
+//! # tcp only: rtt_ms = 150.0, window_packets = 8192, access_rate = "1Gbit/s",
+//! #           cc = "cubic"            # cubic (default, as Linux) | reno
 //! ```
 
 use std::fmt;
@@ -129,6 +130,8 @@ pub enum StreamKind {
         window_packets: u32,
         /// Rate of the sender's access link in bit/s (paces its bursts).
         access_bps: u64,
+        /// Congestion control.
+        cc: super::tcp::Cc,
     },
 }
 
@@ -236,6 +239,7 @@ struct RawStream {
     rtt_ms: Option<Spanned<f64>>,
     window_packets: Option<Spanned<i64>>,
     access_rate: Option<Spanned<String>>,
+    cc: Option<Spanned<String>>,
 }
 
 // ---------------------------------------------------------------------------
@@ -361,6 +365,38 @@ impl Scenario {
         })?;
         let cx = Ctx { src };
         validate(&cx, raw)
+    }
+
+    /// The scenario with every rate divided by `factor`: the link's line and payload
+    /// rates, the VC's rate, UDP rates and TCP access rates. Sizes, times, windows and
+    /// queue limits stay, so a scaled run is the same story at a slower pace (a TCP
+    /// stream's bandwidth-delay product in packets shrinks by `factor`). Refused when
+    /// `factor` is not a finite number of at least 1 or a rate would fall below 1 kbit/s.
+    pub fn scaled(&self, factor: f64) -> Result<Scenario, String> {
+        if !(factor.is_finite() && factor >= 1.0) {
+            return Err(format!("scale {factor}: give a number of at least 1"));
+        }
+        let div = |bps: u64, what: &str| -> Result<u64, String> {
+            let r = (bps as f64 / factor).round() as u64;
+            if r < 1000 {
+                Err(format!("scale {factor} leaves {what} below 1 kbit/s"))
+            } else {
+                Ok(r)
+            }
+        };
+        let mut sc = self.clone();
+        sc.link.line_bps = div(sc.link.line_bps, "the link rate")?;
+        sc.link.payload_bps = div(sc.link.payload_bps, "the link rate")?;
+        if let Some(vc) = &mut sc.vc {
+            vc.rate_bps = div(vc.rate_bps, "the VC rate")?;
+        }
+        for s in &mut sc.streams {
+            match &mut s.kind {
+                StreamKind::Udp { rate_bps } => *rate_bps = div(*rate_bps, &s.name)?,
+                StreamKind::Tcp { access_bps, .. } => *access_bps = div(*access_bps, &s.name)?,
+            }
+        }
+        Ok(sc)
     }
 
     /// Duration in nanoseconds.
@@ -780,6 +816,7 @@ fn validate(cx: &Ctx, raw: RawScenario) -> Result<Scenario, ScenarioError> {
                 ("rtt_ms", r.rtt_ms.is_some()),
                 ("window_packets", r.window_packets.is_some()),
                 ("access_rate", r.access_rate.is_some()),
+                ("cc", r.cc.is_some()),
             ] {
                 if present {
                     return Err(cx.err(
@@ -826,11 +863,19 @@ fn validate(cx: &Ctx, raw: RawScenario) -> Result<Scenario, ScenarioError> {
                 Some(a) => cx.rate(a, &f("access_rate"))?,
                 None => link.line_bps,
             };
+            let cc = match &r.cc {
+                None => super::tcp::Cc::Cubic,
+                Some(c) => match one_of(cx, c, &f("cc"), &["cubic", "reno"])? {
+                    "reno" => super::tcp::Cc::Reno,
+                    _ => super::tcp::Cc::Cubic,
+                },
+            };
             offered += access_bps as f64 / (f64::from(packet_bytes) * 8.0) * active_s;
             StreamKind::Tcp {
                 rtt_ns: (rtt_ms * 1e6).round() as Nanos,
                 window_packets,
                 access_bps,
+                cc,
             }
         };
         if offered > MAX_OFFERED_PACKETS {

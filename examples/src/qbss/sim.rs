@@ -159,9 +159,10 @@ impl<'a> Engine<'a> {
                     rtt_ns,
                     window_packets,
                     access_bps,
+                    cc,
                 } => {
                     sources.push(Source::Tcp(Box::new(TcpSource {
-                        flow: TcpFlow::new(s.packet_bytes, s.ds, window_packets, s.stop_ns),
+                        flow: TcpFlow::new(s.packet_bytes, s.ds, window_packets, s.stop_ns, cc),
                         rtt: rtt_ns,
                         nic: Pacer::new(access_bps),
                         nic_free: 0,

@@ -1,6 +1,13 @@
 //! A TCP bulk sender and its receiver, counted in whole packets.
 //!
-//! * **Window growth**: slow start from an initial window of [`INITIAL_WINDOW`] packets
+//! Two congestion controls, chosen per stream ([`Cc`]): `reno` (below: NewReno with
+//! SACK, the RFC 5681 window) and `cubic` (Linux's CUBIC with HyStart, the window
+//! growth and reduction of [`super::cubic`], which explains it; loss recovery, the
+//! timer and the receiver are the same for both). BBR is not modelled: its rate is set
+//! by its own bandwidth and RTT probes and pacing, which a window model like this one
+//! cannot reproduce faithfully.
+//!
+//! * **Window growth** (reno): slow start from an initial window of [`INITIAL_WINDOW`] packets
 //!   (RFC 6928), one packet per packet acknowledged below `ssthresh`, then one packet per
 //!   window (AIMD congestion avoidance, RFC 5681).
 //! * **Loss recovery**: SACK-based, after RFC 6675, the way Reno-family stacks with SACK
@@ -27,8 +34,32 @@
 //! the stream's base RTT and are never lost, so they clock the sender exactly as the
 //! bottleneck delivers.
 
+use super::cubic::Cubic;
 use super::packet::Packet;
 use super::time::{Nanos, NS_PER_S};
+
+/// A TCP stream's congestion control.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cc {
+    /// NewReno with SACK: halve on loss, one packet per round trip.
+    Reno,
+    /// Linux's CUBIC with HyStart ([`super::cubic`]); Linux's default.
+    #[default]
+    Cubic,
+}
+
+impl Cc {
+    /// The name Linux gives it (`net.ipv4.tcp_congestion_control`, `TCP_CONGESTION`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Cc::Reno => "reno",
+            Cc::Cubic => "cubic",
+        }
+    }
+}
+
+/// TCP and IP header bytes of a data packet with the timestamp option (20 + 20 + 12).
+pub const HEADER_BYTES: u32 = 52;
 
 /// Initial congestion window in packets (RFC 6928).
 pub const INITIAL_WINDOW: u32 = 10;
@@ -109,6 +140,8 @@ pub struct TcpFlow {
     ds: u8,
     max_window: u32,
     stop: Nanos,
+    cc: Cc,
+    cubic: Cubic,
     // Sender.
     snd_una: u32,
     snd_nxt: u32,
@@ -142,14 +175,16 @@ pub struct TcpFlow {
 
 impl TcpFlow {
     /// A flow of `len`-byte packets marked `ds`, with a receive window of `max_window`
-    /// packets (at least 2), sending until `stop`.
-    pub fn new(len: u32, ds: u8, max_window: u32, stop: Nanos) -> Self {
+    /// packets (at least 2), sending until `stop` under congestion control `cc`.
+    pub fn new(len: u32, ds: u8, max_window: u32, stop: Nanos, cc: Cc) -> Self {
         let max_window = max_window.max(2);
         TcpFlow {
             len,
             ds,
             max_window,
             stop,
+            cc,
+            cubic: Cubic::new(0, 0),
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -180,6 +215,16 @@ impl TcpFlow {
     /// The congestion window in packets.
     pub fn cwnd(&self) -> u32 {
         self.cwnd
+    }
+
+    /// The slow-start threshold in packets.
+    pub fn ssthresh(&self) -> u32 {
+        self.ssthresh
+    }
+
+    /// The congestion control.
+    pub fn cc(&self) -> Cc {
+        self.cc
     }
 
     /// Whether the flow is in loss recovery.
@@ -330,22 +375,33 @@ impl TcpFlow {
                 self.high_sacked = None;
             }
             let rtt_us = ts_us(now).wrapping_sub(a.echo);
-            self.sample_rtt(u64::from(rtt_us) * 1000);
+            let rtt = u64::from(rtt_us) * 1000;
+            self.sample_rtt(rtt);
             self.dupacks = 0;
+            if self.cc == Cc::Cubic {
+                let mss = self.len.saturating_sub(HEADER_BYTES).max(1);
+                let srtt = self.srtt.unwrap_or(rtt);
+                self.cubic.on_rtt_sample(
+                    now,
+                    rtt,
+                    self.cwnd,
+                    &mut self.ssthresh,
+                    self.snd_una,
+                    self.snd_nxt,
+                    mss,
+                    srtt,
+                );
+            }
             if self.in_recovery {
                 if self.recover.is_none_or(|r| ack > r) {
                     self.in_recovery = false;
                     self.cwnd = self.ssthresh;
                 }
-            } else if self.cwnd < self.ssthresh {
-                self.cwnd = self.cwnd.saturating_add(acked).min(self.max_window);
             } else {
-                self.cwnd_cnt = self.cwnd_cnt.saturating_add(acked);
-                while self.cwnd_cnt >= self.cwnd {
-                    self.cwnd_cnt -= self.cwnd;
-                    self.cwnd += 1;
+                match self.cc {
+                    Cc::Reno => self.reno_grow(acked),
+                    Cc::Cubic => self.cubic_grow(now, acked),
                 }
-                self.cwnd = self.cwnd.min(self.max_window);
             }
             self.rto_deadline = (self.snd_una < self.snd_max).then(|| now.saturating_add(self.rto));
         } else if ack == self.snd_una && self.snd_una < self.snd_max {
@@ -354,7 +410,7 @@ impl TcpFlow {
                 && self.dupacks >= DUPACK_THRESHOLD
                 && self.recover.is_none_or(|r| self.snd_una > r)
             {
-                self.ssthresh = (self.flight() / 2).max(2);
+                self.ssthresh = self.loss_ssthresh();
                 self.cwnd = self.ssthresh;
                 self.cwnd_cnt = 0;
                 self.recover = Some(self.snd_nxt - 1);
@@ -362,6 +418,53 @@ impl TcpFlow {
                 self.rexmit_next = self.snd_una;
             }
         }
+    }
+
+    /// `ssthresh` after a loss: half the flight (Reno, RFC 5681), or CUBIC's
+    /// `0.7 x cwnd`, which also remembers `W_max`.
+    fn loss_ssthresh(&mut self) -> u32 {
+        match self.cc {
+            Cc::Reno => (self.flight() / 2).max(2),
+            Cc::Cubic => self.cubic.on_loss(self.cwnd),
+        }
+    }
+
+    /// Reno: slow start below `ssthresh`, then one packet per window acknowledged.
+    fn reno_grow(&mut self, acked: u32) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd = self.cwnd.saturating_add(acked).min(self.max_window);
+        } else {
+            self.cwnd_cnt = self.cwnd_cnt.saturating_add(acked);
+            while self.cwnd_cnt >= self.cwnd {
+                self.cwnd_cnt -= self.cwnd;
+                self.cwnd += 1;
+            }
+            self.cwnd = self.cwnd.min(self.max_window);
+        }
+    }
+
+    /// CUBIC: Linux's `tcp_slow_start` (up to `ssthresh`, the rest of the ACK goes to
+    /// congestion avoidance), then `tcp_cong_avoid_ai` with CUBIC's `cnt`.
+    fn cubic_grow(&mut self, now: Nanos, mut acked: u32) {
+        if self.cwnd < self.ssthresh {
+            let grown = self.cwnd.saturating_add(acked).min(self.ssthresh);
+            acked -= grown - self.cwnd;
+            self.cwnd = grown;
+        }
+        if acked > 0 && self.cwnd < self.max_window {
+            let w = self.cubic.update(now, self.cwnd, acked);
+            if self.cwnd_cnt >= w {
+                self.cwnd_cnt = 0;
+                self.cwnd += 1;
+            }
+            self.cwnd_cnt += acked;
+            if self.cwnd_cnt >= w {
+                let delta = self.cwnd_cnt / w;
+                self.cwnd_cnt -= delta * w;
+                self.cwnd += delta;
+            }
+        }
+        self.cwnd = self.cwnd.min(self.max_window);
     }
 
     fn sample_rtt(&mut self, r: Nanos) {
@@ -384,7 +487,10 @@ impl TcpFlow {
         match self.rto_deadline {
             Some(d) if now >= d && self.snd_una < self.snd_max => {
                 self.timeouts += 1;
-                self.ssthresh = (self.flight() / 2).max(2);
+                self.ssthresh = self.loss_ssthresh();
+                if self.cc == Cc::Cubic {
+                    self.cubic.on_timeout(now, self.snd_una);
+                }
                 self.cwnd = 1;
                 self.cwnd_cnt = 0;
                 self.dupacks = 0;
@@ -415,7 +521,7 @@ mod tests {
 
     #[test]
     fn slow_start_doubles_per_round_trip() {
-        let mut f = TcpFlow::new(1500, 0, 1000, u64::MAX);
+        let mut f = TcpFlow::new(1500, 0, 1000, u64::MAX, Cc::Reno);
         let mut sent = Vec::new();
         while f.can_send(0) {
             sent.push(f.send(0, 0).seq);
@@ -431,7 +537,7 @@ mod tests {
 
     #[test]
     fn sack_recovery_repairs_every_hole_in_one_round_trip() {
-        let mut f = TcpFlow::new(1500, 0, 1000, u64::MAX);
+        let mut f = TcpFlow::new(1500, 0, 1000, u64::MAX, Cc::Reno);
         let sent: Vec<u32> = (0..10).map(|_| f.send(0, 0).seq).collect();
         // Packets 0, 3 and 4 are lost; the other seven arrive, each SACKed.
         let acks: Vec<Ack> = sent
@@ -468,7 +574,7 @@ mod tests {
 
     #[test]
     fn timeout_goes_back_to_one_packet() {
-        let mut f = TcpFlow::new(1500, 0, 1000, u64::MAX);
+        let mut f = TcpFlow::new(1500, 0, 1000, u64::MAX, Cc::Reno);
         for _ in 0..10 {
             f.send(0, 0);
         }
