@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use examples::firewall::{analyze, compare, dump, Failure, Outcome};
+use examples::firewall::{analyze, compare, dump, rewrite, Failure, Outcome};
 
 /// The exit statuses, as `--help` prints them.
 const EXIT_STATUS: &str = "\
@@ -51,6 +51,9 @@ enum Command {
     /// Two captures from the two sides of a middlebox: what it changed, what it costs.
     #[command(after_help = EXIT_STATUS)]
     Compare(compare::CompareArgs),
+    /// Apply netfilter's TCPMSS / TCPOPTSTRIP to a capture, byte for byte as the kernel would.
+    #[command(after_help = EXIT_STATUS)]
+    Rewrite(rewrite::RewriteArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Dump(args) => dump::run(&args),
         Command::Analyze(args) => analyze::run(&args),
         Command::Compare(args) => compare::run(&args),
+        Command::Rewrite(args) => rewrite::run(&args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
