@@ -389,6 +389,51 @@ fn connection_cap_evicts_and_reports_everything() {
         .all(|c| c["verdict"].as_str().unwrap().contains("SYN-ACK not seen")));
 }
 
+/// A connection pushed out of a full table and then active again is
+/// reported as evicted, and its rest as its continuation, never as a capture
+/// that starts mid-connection.
+#[test]
+fn an_evicted_connection_is_continued_not_mid_stream() {
+    let settings = Settings {
+        capacity: 1,
+        ..Settings::default()
+    };
+    let a = |flags, seq, ack| Seg::new(C, 41000, S, 80).seq(seq).ack(ack).flags(flags);
+    let a_back = |flags, seq, ack| Seg::new(S, 80, C, 41000).seq(seq).ack(ack).flags(flags);
+    let b = Seg::new(C, 42000, S, 80).seq(7).flags(SYN);
+    let pkts = vec![
+        Pkt::new(T0, a(SYN, 1, 0).opts(&[2, 4, 5, 0xb4]).ipv4()),
+        Pkt::new(
+            T0 + MS,
+            a_back(SYN | ACK, 100, 2).opts(&[2, 4, 5, 0xb4]).ipv4(),
+        ),
+        // Connection B fills the one-slot table: A is evicted.
+        Pkt::new(T0 + 2 * MS, b.ipv4()),
+        // A goes on.
+        Pkt::new(T0 + 3 * MS, a(ACK, 2, 101).payload(100).ipv4()),
+        Pkt::new(T0 + 4 * MS, a_back(ACK, 101, 102).ipv4()),
+    ];
+    let v = run(&pkts, &settings);
+    let conns = v["connections"].as_array().unwrap();
+    assert_eq!(conns.len(), 3, "{v}");
+    let first = &conns[0];
+    assert_eq!(first["id"], 1);
+    assert_eq!(first["evicted"], true);
+    assert!(first["verdict"].as_str().unwrap().contains("evicted"));
+    let rest = conns
+        .iter()
+        .find(|c| c["continues"] == 1)
+        .expect("continuation");
+    assert_eq!(
+        rest["client"], "198.18.0.1:41000",
+        "the evicted one's client, not a guess"
+    );
+    assert_eq!(rest["client_known"], true);
+    let verdict = rest["verdict"].as_str().unwrap();
+    assert!(verdict.starts_with("continues connection 1"), "{verdict}");
+    assert!(!verdict.contains("mid-connection"), "{verdict}");
+}
+
 #[test]
 fn truncated_capture_reports_what_was_seen_and_fails() {
     let mut file = pcap(101, false, &transfer(&campus())[..20]);

@@ -429,6 +429,8 @@ pub struct MismatchEvidence {
 /// The report of one connection.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConnectionReport {
+    /// The connection's number, from 1, in order of first appearance.
+    pub id: u64,
     /// `addr:port` of the SYN sender.
     pub client: String,
     /// `addr:port` of the other side.
@@ -437,6 +439,13 @@ pub struct ConnectionReport {
     pub client_known: bool,
     /// SYN and SYN-ACK both seen.
     pub handshake_seen: bool,
+    /// Pushed out of the full connection table (`--max-connections`)
+    /// before it ended; its later segments are reported as a connection
+    /// whose `continues` is this one's `id`.
+    pub evicted: bool,
+    /// The `id` of the evicted connection this one is the rest of (`null`
+    /// otherwise).
+    pub continues: Option<u64>,
     /// The shift assumed with `--assume-wscale` for a connection without handshake.
     pub assumed_wscale: Option<u8>,
     /// Frame of the first segment.
@@ -779,10 +788,13 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         server_to_client: direction(Direction::ServerToClient),
     };
     let mut r = ConnectionReport {
+        id: conn.id + 1,
         client: conn.client.to_string(),
         server: conn.server.to_string(),
         client_known: conn.client_known,
         handshake_seen,
+        evicted: conn.evicted,
+        continues: conn.continues.map(|id| id + 1),
         assumed_wscale: assumed,
         first_frame: conn.first_frame,
         last_frame: conn.last_frame,
@@ -823,9 +835,16 @@ fn verdict(
     };
     let n = &r.negotiated;
     if st.syn.is_none() && st.synack.is_none() {
-        let mut s =
-            "handshake not seen (the capture starts mid-connection): window scaling is unknown"
-                .to_string();
+        let mut s = match r.continues {
+            Some(id) => format!(
+                "continues connection {id}, which was pushed out of the full connection table (--max-connections {}): its handshake is reported there; here window scaling is unknown",
+                settings.capacity
+            ),
+            None => {
+                "handshake not seen (the capture starts mid-connection): window scaling is unknown"
+                    .to_string()
+            }
+        };
         match r.assumed_wscale {
             Some(a) => s.push_str(&format!(
                 "; windows read with the assumed shift {a} (--assume-wscale)"
@@ -909,6 +928,12 @@ fn verdict(
     }
     for d in &n.linux_drops {
         parts.push(d.text());
+    }
+    if r.evicted {
+        parts.push(format!(
+            "evicted: the connection table was full (--max-connections {}), so the rest of this connection is reported separately as its continuation",
+            settings.capacity
+        ));
     }
     for (dir, d) in [
         (Direction::ClientToServer, &r.directions.client_to_server),

@@ -31,7 +31,7 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 use std::net::SocketAddr;
 
 use tcp_options::Flags;
@@ -46,60 +46,16 @@ pub const LINGER_FRAMES: u64 = 4096;
 /// Most finished connections waiting for an earlier-started one.
 pub const MAX_PENDING: usize = 4096;
 
-/// A multiply-rotate hasher (the Firefox / rustc "Fx" scheme): the table
-/// keys are endpoint pairs from the capture, hashed once per segment, where
-/// SipHash's flooding resistance costs a quarter of the run time. A capture
-/// crafted to collide only slows this offline tool down.
-#[derive(Debug, Default, Clone, Copy)]
-struct FxHasher {
-    hash: u64,
-}
+/// The table keys are endpoint pairs from the capture, hashed once per
+/// segment, where SipHash's flooding resistance costs a quarter of the run
+/// time: the Fx hash (`rustc-hash`) instead. A capture crafted to collide
+/// only slows this offline tool down.
+type FxBuild = rustc_hash::FxBuildHasher;
 
-/// The multiplier of the Fx hash.
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    fn write_u16(&mut self, i: u16) {
-        self.add(u64::from(i));
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-type FxBuild = BuildHasherDefault<FxHasher>;
+/// Most evicted endpoint pairs remembered, so that the rest of an evicted
+/// connection is reported as its continuation, not as a capture that starts
+/// mid-connection.
+pub const EVICTED_MEMORY: usize = 65_536;
 
 /// Which way a segment travels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -199,6 +155,9 @@ pub struct Connection<T> {
     pub rst: bool,
     /// Finished early because the table was full and it was least recently active.
     pub evicted: bool,
+    /// This connection is the rest of connection `id`, which was evicted
+    /// from the full table (its handshake, if any, is in that one).
+    pub continues: Option<u64>,
     /// The caller's state.
     pub state: T,
 }
@@ -235,6 +194,10 @@ pub struct ConnTracker<T> {
     /// Something finished since [`ConnTracker::drain`] last stopped: only
     /// then can a waiting connection be handed out.
     ready: bool,
+    /// Endpoint pairs of evicted connections: id, client, server, whether
+    /// the client was known (at most [`EVICTED_MEMORY`], oldest forgotten).
+    evicted: HashMap<Key, (u64, SocketAddr, SocketAddr, bool), FxBuild>,
+    evicted_order: VecDeque<Key>,
 }
 
 /// A new connection first seen with `rec`, from `src` to `dst`.
@@ -271,6 +234,7 @@ fn new_connection<T>(
         fin_from_server: false,
         rst: false,
         evicted: false,
+        continues: None,
         state,
     }
 }
@@ -294,6 +258,8 @@ impl<T> ConnTracker<T> {
             closing: VecDeque::new(),
             pending: BTreeMap::new(),
             ready: false,
+            evicted: HashMap::default(),
+            evicted_order: VecDeque::new(),
         }
     }
 
@@ -345,7 +311,17 @@ impl<T> ConnTracker<T> {
                 let id = self.next_id;
                 self.next_id += 1;
                 self.open_ids.insert(id);
-                v.insert(new_connection(id, rec, src, dst, init()))
+                let mut c = new_connection(id, rec, src, dst, init());
+                // The rest of an evicted connection (a new SYN starts a new one).
+                if !syn_only && !self.evicted.is_empty() {
+                    if let Some((old, client, server, known)) = self.evicted.remove(&key) {
+                        c.continues = Some(old);
+                        c.client = client;
+                        c.server = server;
+                        c.client_known = known;
+                    }
+                }
+                v.insert(c)
             }
         };
         if syn_only && !c.client_known {
@@ -423,8 +399,16 @@ impl<T> ConnTracker<T> {
                 .iter()
                 .min_by_key(|(_, c)| (c.last_frame, c.id))
                 .map(|(k, _)| *k);
-            if let Some(mut c) = lru.and_then(|k| self.table.remove(&k)) {
+            if let Some((k, mut c)) = lru.and_then(|k| self.table.remove_entry(&k)) {
                 c.evicted = true;
+                if self.evicted_order.len() >= EVICTED_MEMORY {
+                    if let Some(old) = self.evicted_order.pop_front() {
+                        self.evicted.remove(&old);
+                    }
+                }
+                self.evicted
+                    .insert(k, (c.id, c.client, c.server, c.client_known));
+                self.evicted_order.push_back(k);
                 self.finish_one(c);
             }
             return;
@@ -554,6 +538,31 @@ mod tests {
         assert_eq!(ids(&mut t), vec![0, 1]);
         assert_eq!(t.len(), 1);
         assert_eq!(t.finish().iter().map(|c| c.id).collect::<Vec<_>>(), vec![2]);
+    }
+
+    #[test]
+    fn the_rest_of_an_evicted_connection_continues_it() {
+        let mut t: ConnTracker<()> = ConnTracker::new(1);
+        let id0 = t.track(&rec(1, 1000, false, Flags::SYN), || ()).0.id;
+        // A second connection pushes the first out of the one-slot table.
+        t.track(&rec(2, 2000, false, Flags::SYN), || ());
+        let mut out = Vec::new();
+        t.drain(|c| out.push((c.id, c.evicted)));
+        assert_eq!(out, vec![(id0, true)]);
+        // The first one's server answers: the same connection, continued,
+        // with the client the evicted one had (not a port guess).
+        let (c, dir) = t.track(&rec(3, 1000, true, Flags::ACK), || ());
+        assert_eq!(c.continues, Some(id0));
+        assert!(c.client_known);
+        assert_eq!(dir, Direction::ServerToClient);
+        // A new SYN on the same pair after eviction is a new connection.
+        let mut t: ConnTracker<()> = ConnTracker::new(1);
+        t.track(&rec(1, 1000, false, Flags::SYN), || ());
+        t.track(&rec(2, 2000, false, Flags::SYN), || ());
+        assert_eq!(
+            t.track(&rec(3, 1000, false, Flags::SYN), || ()).0.continues,
+            None
+        );
     }
 
     #[test]
