@@ -1024,6 +1024,7 @@ pub fn analyze<R: Read, W: Write>(
             Err(e) => write_err = Some(e),
         }
     };
+    let mut flush_err: Option<io::Error> = None;
     let result = loop {
         let record = match reader.next_record() {
             Ok(Some(r)) => r,
@@ -1038,7 +1039,17 @@ pub fn analyze<R: Read, W: Write>(
         if tracker.has_finished() {
             tracker.drain(|c| emit(c, out));
         }
+        // Reports written so far appear before the tool waits for input.
+        if !reader.has_buffered_record() {
+            if let Err(e) = out.flush() {
+                flush_err = Some(e);
+                break Ok(());
+            }
+        }
     };
+    if let Some(e) = flush_err {
+        return Err(e.into());
+    }
     for c in tracker.finish() {
         emit(c, out);
     }

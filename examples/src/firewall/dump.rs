@@ -90,6 +90,12 @@ pub fn dump<R: Read, W: Write, D: Write>(
                 }
             }
         }
+        // Before waiting for input, show what was written: from a pipe
+        // each segment appears as it arrives; from a file this flushes
+        // about once per reader buffer.
+        if !reader.has_buffered_record() {
+            out.flush()?;
+        }
     };
     out.flush()?;
     result?;
