@@ -496,6 +496,15 @@ pub enum StripListError {
         /// Position of the item in the list, from 0.
         index: usize,
     },
+    /// Kind 0 (EOL) or 1 (NOP): iptables refuses them ("Option value may
+    /// not be 0 or 1").
+    #[error("item {index} of the option list is kind {kind}: EOL and NOP cannot be stripped")]
+    EolOrNop {
+        /// Position of the item in the list, from 0.
+        index: usize,
+        /// The kind.
+        kind: u8,
+    },
 }
 
 impl StripSet {
@@ -531,7 +540,9 @@ impl StripSet {
     }
 
     /// Read a comma-separated list as iptables does: the names of
-    /// [`STRIP_NAMES`] or kind numbers (decimal, or hex with `0x`).
+    /// [`STRIP_NAMES`] or kind numbers 2..=255 (decimal, or hex with `0x`).
+    /// ([`StripSet::from_kinds`] takes any kind, 0 and 1 included, as the
+    /// module itself would.)
     ///
     /// ```
     /// use tcp_options::netfilter::StripSet;
@@ -552,6 +563,9 @@ impl StripSet {
                     None => item.parse::<u8>().ok(),
                 })
                 .ok_or(StripListError::BadItem { index })?;
+            if kind <= kind::NOP {
+                return Err(StripListError::EolOrNop { index, kind });
+            }
             set = set.with(kind);
         }
         Ok(set)

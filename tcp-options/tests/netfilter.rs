@@ -376,6 +376,9 @@ fn strip_list_names_and_numbers() {
     let s = StripSet::parse("mss,wscale,sack-permitted,sack,timestamp,md5,0x1e,254").unwrap();
     assert_eq!(s.kinds().collect::<Vec<_>>(), [2, 3, 4, 5, 8, 19, 30, 254]);
     assert!(StripSet::parse("256").is_err());
+    // iptables: "Option value may not be 0 or 1".
+    assert!(StripSet::parse("mss,1").is_err());
+    assert!(StripSet::parse("0").is_err());
     assert!(StripSet::parse("").is_err());
     assert!(StripSet::new().is_empty());
 }
@@ -408,7 +411,7 @@ proptest! {
         }
         let mut q = p.clone();
         let _ = syn_match(&q);
-        let _ = tcpoptstrip(&mut q[..], &StripSet::parse("0,1,2").unwrap());
+        let _ = tcpoptstrip(&mut q[..], &StripSet::from_kinds(&[0, 1, 2]));
     }
 
     /// Arbitrary bytes: no panic, and an error or a drop changes nothing.

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The netfilter lab: the real iptables TCPMSS and TCPOPTSTRIP targets on a
+# router namespace, fed random TCP segments (nfsend.py), captured on both
+# sides, for `firewall-check rewrite` to be checked against byte for byte:
+#
+#   sender a0 ------ ri [router] ro ------ b0 receiver
+#   198.18.21.2  198.18.21.1   198.18.22.1   198.18.22.2
+#                 MTU 1500        MTU 1400
+#
+# The router's rules (mangle FORWARD, in this order):
+#   -p tcp --tcp-flags SYN,RST SYN -j TCPMSS (--set-mss N | --clamp-mss-to-pmtu)
+#   -p tcp -j TCPOPTSTRIP --strip-options LIST
+# The receiver drops everything it gets (so it answers nothing); tcpdump
+# records the sender's interface (inside.pcap) and the receiver's
+# (outside.pcap). Only 198.18.0.0/15 is used; the namespaces have no other
+# interface and no default route; they are deleted on exit.
+#
+# usage: netfilter-lab.sh OUTDIR COUNT SEED (--set-mss N | --clamp-mss-to-pmtu) LIST
+#        netfilter-lab.sh --check   (exit 0 if it can run here, 77 if not)
+# With --clamp-mss-to-pmtu the path MTU is 1400 (the receiver's link).
+set -euo pipefail
+
+LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
+die() { echo "netfilter-lab: $*" >&2; exit 1; }
+skip() { echo "netfilter-lab: cannot run here: $*" >&2; exit 77; }
+
+check_env() {
+  [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, netfilter)"
+  local t
+  for t in ip iptables tcpdump python3; do
+    command -v "$t" >/dev/null 2>&1 || skip "missing tool: $t"
+  done
+}
+
+if [ "${1:-}" = --check ]; then
+  check_env
+  probe="nflprobe$$"
+  ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces"
+  ok=1
+  ip netns exec "$probe" iptables -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP \
+    --strip-options wscale >/dev/null 2>&1 || ok=0
+  ip netns exec "$probe" iptables -t mangle -A FORWARD -p tcp --tcp-flags SYN,RST SYN \
+    -j TCPMSS --set-mss 1000 >/dev/null 2>&1 || ok=0
+  ip netns del "$probe"
+  [ $ok = 1 ] || skip "iptables TCPMSS / TCPOPTSTRIP targets unavailable"
+  exit 0
+fi
+
+[ $# -ge 5 ] || die "usage: netfilter-lab.sh OUTDIR COUNT SEED (--set-mss N | --clamp-mss-to-pmtu) LIST"
+OUT="$1"; COUNT="$2"; SEED="$3"; shift 3
+case "$1" in
+  --set-mss) MSS_ARGS=(--set-mss "$2"); shift 2 ;;
+  --clamp-mss-to-pmtu) MSS_ARGS=(--clamp-mss-to-pmtu); shift ;;
+  *) die "expected --set-mss N or --clamp-mss-to-pmtu, got $1" ;;
+esac
+LIST="$1"
+check_env
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+
+ID="nfl$$r$RANDOM"
+A="$ID-a"; R="$ID-r"; B="$ID-b"
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  for ns in "$A" "$R" "$B"; do ip netns del "$ns" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+for ns in "$A" "$R" "$B"; do
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  # IPv4 only: no IPv6 neighbour discovery in the captures.
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+done
+ip -n "$A" link add a0 type veth peer name ri netns "$R"
+ip -n "$B" link add b0 type veth peer name ro netns "$R"
+ip -n "$R" link set ro mtu 1400
+ip -n "$B" link set b0 mtu 1400
+for dev in "$A:a0" "$R:ri" "$R:ro" "$B:b0"; do
+  ip -n "${dev%%:*}" link set "${dev#*:}" up
+done
+ip -n "$A" addr add 198.18.21.2/24 dev a0
+ip -n "$R" addr add 198.18.21.1/24 dev ri
+ip -n "$R" addr add 198.18.22.1/24 dev ro
+ip -n "$B" addr add 198.18.22.2/24 dev b0
+ip -n "$A" route add 198.18.0.0/15 via 198.18.21.1
+ip -n "$B" route add 198.18.0.0/15 via 198.18.22.1
+ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1
+# Static neighbours: no packet waits on ARP, no ARP in the captures.
+mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p'; }
+ip -n "$A" neigh replace 198.18.21.1 lladdr "$(mac "$R" ri)" dev a0 nud permanent
+ip -n "$R" neigh replace 198.18.22.2 lladdr "$(mac "$B" b0)" dev ro nud permanent
+
+ip netns exec "$R" iptables -t mangle -A FORWARD -p tcp --tcp-flags SYN,RST SYN -j TCPMSS "${MSS_ARGS[@]}"
+ip netns exec "$R" iptables -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options "$LIST"
+ip netns exec "$B" iptables -A INPUT -j DROP
+
+ip netns exec "$A" tcpdump -q -n -U -s 0 -B 8192 -i a0 -w "$OUT/inside.pcap" tcp 2>"$OUT/tcpdump-inside.log" &
+PIDS+=($!)
+ip netns exec "$B" tcpdump -q -n -U -s 0 -B 8192 -i b0 -w "$OUT/outside.pcap" tcp 2>"$OUT/tcpdump-outside.log" &
+PIDS+=($!)
+for _ in $(seq 50); do
+  grep -q listening "$OUT/tcpdump-inside.log" && grep -q listening "$OUT/tcpdump-outside.log" && break
+  sleep 0.1
+done
+
+ip netns exec "$A" python3 "$LAB_DIR/nfsend.py" 198.18.21.2 198.18.22.2 "$COUNT" "$SEED"
+sleep 1
+for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
+for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+PIDS=()
+ip netns exec "$R" iptables -t mangle -L FORWARD -v -n -x > "$OUT/counters.txt"
+cat "$OUT/tcpdump-inside.log" "$OUT/tcpdump-outside.log" | grep -E "dropped|captured" >&2 || true
