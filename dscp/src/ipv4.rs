@@ -45,7 +45,10 @@ use crate::checksum::{incremental_update, ones_complement_sum};
 use crate::ds_field::DsField;
 use crate::dscp::Dscp;
 use crate::ecn::{CongestionAction, Ecn};
-use crate::error::{IpVersion, ReadError, WriteError};
+use crate::error::{HeaderError, IpVersion, ReadError, WriteError};
+
+use zerocopy::network_endian::U16;
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// The version field value of IPv4.
 pub const VERSION: u8 = 4;
@@ -92,29 +95,159 @@ pub fn header_len(buf: &[u8]) -> Result<usize, ReadError> {
     Ok(len)
 }
 
+/// A zero-copy view of the fixed 20 bytes of an IPv4 header, for reading
+/// and rewriting its DS field in place.
+///
+/// [`Ipv4Header::from_bytes`] and [`Ipv4Header::from_bytes_mut`] check the
+/// buffer as [`header_len`] does (the whole header, options included, must
+/// be present) and borrow its first 20 bytes; the free functions of this
+/// module are thin wrappers around them.
+///
+/// ```
+/// use dscp::ipv4::Ipv4Header;
+/// use dscp::{CongestionAction, Dscp, Ecn};
+///
+/// let mut packet = [
+///     0x45, 0x02, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+///     0xb8, 0x5f, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+/// ];
+/// let header = Ipv4Header::from_bytes_mut(&mut packet)?;
+/// assert_eq!((header.ecn(), header.header_len()), (Ecn::Ect0, 20));
+/// header.set_dscp(Dscp::AF41);
+/// assert_eq!(header.mark_congestion(), CongestionAction::MarkCe);
+/// assert_eq!(header.ds_field().value(), 0x8b);
+/// assert!(dscp::ipv4::verify_checksum(&packet)?);
+/// # Ok::<(), dscp::HeaderError>(())
+/// ```
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct Ipv4Header {
+    version_ihl: u8,
+    ds_field: u8,
+    total_length: U16,
+    identification: U16,
+    flags_fragment: U16,
+    ttl: u8,
+    protocol: u8,
+    checksum: U16,
+    source: [u8; 4],
+    destination: [u8; 4],
+}
+
+impl Ipv4Header {
+    /// Checks that `buf` starts with a whole IPv4 header (see
+    /// [`header_len`]) and views its fixed part.
+    pub fn from_bytes(buf: &[u8]) -> Result<&Ipv4Header, HeaderError> {
+        header_len(buf)?;
+        Ipv4Header::ref_from_prefix(buf)
+            .map(|(h, _)| h)
+            .map_err(|_| too_short(buf.len()))
+    }
+
+    /// As [`Ipv4Header::from_bytes`], for rewriting.
+    pub fn from_bytes_mut(buf: &mut [u8]) -> Result<&mut Ipv4Header, HeaderError> {
+        header_len(buf)?;
+        let len = buf.len();
+        Ipv4Header::mut_from_prefix(buf)
+            .map(|(h, _)| h)
+            .map_err(|_| too_short(len))
+    }
+
+    /// The version field (4 for a header this view accepted).
+    pub const fn version(&self) -> u8 {
+        self.version_ihl >> 4
+    }
+
+    /// The header length in bytes (IHL x 4), options included.
+    pub const fn header_len(&self) -> usize {
+        (self.version_ihl & 0x0f) as usize * 4
+    }
+
+    /// The DS field (TOS byte).
+    pub const fn ds_field(&self) -> DsField {
+        DsField::new(self.ds_field)
+    }
+
+    /// The DSCP.
+    pub const fn dscp(&self) -> Dscp {
+        self.ds_field().dscp()
+    }
+
+    /// The ECN codepoint.
+    pub const fn ecn(&self) -> Ecn {
+        self.ds_field().ecn()
+    }
+
+    /// The header checksum field as stored.
+    pub fn checksum(&self) -> u16 {
+        self.checksum.get()
+    }
+
+    /// Replaces the DS field and updates the checksum incrementally
+    /// (RFC 1624 eqn. 3 on the word of bytes 0-1). Nothing is written if
+    /// the byte does not change.
+    pub fn set_ds_field(&mut self, field: DsField) {
+        let (old, new) = (self.ds_field, field.value());
+        if old == new {
+            return;
+        }
+        let old_word = u16::from_be_bytes([self.version_ihl, old]);
+        let new_word = u16::from_be_bytes([self.version_ihl, new]);
+        let checksum = incremental_update(self.checksum.get(), old_word, new_word);
+        self.ds_field = new;
+        self.checksum.set(checksum);
+    }
+
+    /// Rewrites the DSCP, keeping ECN; checksum updated.
+    pub fn set_dscp(&mut self, dscp: Dscp) {
+        self.set_ds_field(self.ds_field().with_dscp(dscp));
+    }
+
+    /// Rewrites the ECN codepoint, keeping the DSCP; checksum updated.
+    pub fn set_ecn(&mut self, ecn: Ecn) {
+        self.set_ds_field(self.ds_field().with_ecn(ecn));
+    }
+
+    /// A congested router's ECN action (RFC 3168 section 5): marks CE on
+    /// an ECT(0) or ECT(1) packet; leaves CE and Not-ECT packets as they
+    /// are, and says [`CongestionAction::Drop`] for Not-ECT.
+    pub fn mark_congestion(&mut self) -> CongestionAction {
+        let action = self.ecn().on_congestion();
+        if let CongestionAction::MarkCe = action {
+            self.set_ecn(Ecn::Ce);
+        }
+        action
+    }
+}
+
+fn too_short(len: usize) -> HeaderError {
+    HeaderError::TooShort {
+        header: IpVersion::V4,
+        needed: MIN_HEADER_LEN,
+        len,
+    }
+}
+
 /// The DS field (TOS byte) of the header.
 pub fn ds_field(buf: &[u8]) -> Result<DsField, ReadError> {
-    header_len(buf)?;
-    Ok(DsField::new(buf[DS_FIELD]))
+    Ipv4Header::from_bytes(buf).map(Ipv4Header::ds_field)
 }
 
 /// The DSCP of the header.
 pub fn dscp(buf: &[u8]) -> Result<Dscp, ReadError> {
-    ds_field(buf).map(DsField::dscp)
+    Ipv4Header::from_bytes(buf).map(Ipv4Header::dscp)
 }
 
 /// The ECN codepoint of the header.
 pub fn ecn(buf: &[u8]) -> Result<Ecn, ReadError> {
-    ds_field(buf).map(DsField::ecn)
+    Ipv4Header::from_bytes(buf).map(Ipv4Header::ecn)
 }
 
 /// The header checksum field as stored.
 pub fn stored_checksum(buf: &[u8]) -> Result<u16, ReadError> {
-    header_len(buf)?;
-    Ok(u16::from_be_bytes([
-        buf[CHECKSUM.start],
-        buf[CHECKSUM.start + 1],
-    ]))
+    Ipv4Header::from_bytes(buf).map(Ipv4Header::checksum)
 }
 
 /// The checksum the header should carry, computed from scratch (RFC 1071)
@@ -156,34 +289,18 @@ pub fn fill_checksum(buf: &mut [u8]) -> Result<u16, WriteError> {
 /// Replaces the whole DS field and updates the checksum incrementally
 /// (RFC 1624). Nothing is written if the byte does not change.
 pub fn set_ds_field(buf: &mut [u8], field: DsField) -> Result<(), WriteError> {
-    header_len(buf)?;
-    let old_byte = buf[DS_FIELD];
-    let new_byte = field.value();
-    if old_byte == new_byte {
-        // Nothing changes, so nothing is written. (Eqn. 3 itself would keep
-        // a 0x0000 checksum too: see the `checksum` module.)
-        return Ok(());
-    }
-    let old_word = u16::from_be_bytes([buf[VERSION_IHL], old_byte]);
-    let new_word = u16::from_be_bytes([buf[VERSION_IHL], new_byte]);
-    let old_checksum = u16::from_be_bytes([buf[CHECKSUM.start], buf[CHECKSUM.start + 1]]);
-    let new_checksum = incremental_update(old_checksum, old_word, new_word);
-    buf[DS_FIELD] = new_byte;
-    buf[CHECKSUM].copy_from_slice(&new_checksum.to_be_bytes());
-    Ok(())
+    Ipv4Header::from_bytes_mut(buf).map(|h| h.set_ds_field(field))
 }
 
 /// Rewrites the DSCP, keeping ECN, and updates the checksum (RFC 1624).
 pub fn set_dscp(buf: &mut [u8], dscp: Dscp) -> Result<(), WriteError> {
-    let field = ds_field(buf)?;
-    set_ds_field(buf, field.with_dscp(dscp))
+    Ipv4Header::from_bytes_mut(buf).map(|h| h.set_dscp(dscp))
 }
 
 /// Rewrites the ECN codepoint, keeping the DSCP, and updates the checksum
 /// (RFC 1624), as a router does when it marks CE (RFC 3168).
 pub fn set_ecn(buf: &mut [u8], ecn: Ecn) -> Result<(), WriteError> {
-    let field = ds_field(buf)?;
-    set_ds_field(buf, field.with_ecn(ecn))
+    Ipv4Header::from_bytes_mut(buf).map(|h| h.set_ecn(ecn))
 }
 
 /// A congested router's ECN action on this packet (RFC 3168 section 5):
@@ -206,12 +323,7 @@ pub fn set_ecn(buf: &mut [u8], ecn: Ecn) -> Result<(), WriteError> {
 /// # Ok::<(), dscp::HeaderError>(())
 /// ```
 pub fn mark_congestion(buf: &mut [u8]) -> Result<CongestionAction, WriteError> {
-    let field = ds_field(buf)?;
-    let action = field.ecn().on_congestion();
-    if action == CongestionAction::MarkCe {
-        set_ds_field(buf, field.with_ecn(Ecn::Ce))?;
-    }
-    Ok(action)
+    Ipv4Header::from_bytes_mut(buf).map(Ipv4Header::mark_congestion)
 }
 
 #[cfg(test)]
@@ -242,6 +354,23 @@ mod tests {
                 CongestionAction::Drop | CongestionAction::AlreadyCe => assert_eq!(h, before),
             }
         }
+    }
+
+    #[test]
+    fn the_view_is_the_fixed_header() {
+        assert_eq!(core::mem::size_of::<Ipv4Header>(), MIN_HEADER_LEN);
+        let h = Ipv4Header::from_bytes(&EXAMPLE).unwrap();
+        assert_eq!((h.version(), h.header_len(), h.checksum()), (4, 20, 0xb861));
+        assert_eq!(h.as_bytes(), &EXAMPLE);
+        // The view checks what the free functions check, with the same error.
+        let mut long_ihl = EXAMPLE;
+        long_ihl[0] = 0x46;
+        assert_eq!(
+            Ipv4Header::from_bytes(&long_ihl).err(),
+            ds_field(&long_ihl).err()
+        );
+        assert!(Ipv4Header::from_bytes_mut(&mut long_ihl).is_err());
+        assert_eq!(long_ihl[0], 0x46);
     }
 
     #[test]

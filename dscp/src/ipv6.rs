@@ -33,7 +33,10 @@
 use crate::ds_field::DsField;
 use crate::dscp::Dscp;
 use crate::ecn::{CongestionAction, Ecn};
-use crate::error::{IpVersion, ReadError, WriteError};
+use crate::error::{HeaderError, IpVersion, ReadError, WriteError};
+
+use zerocopy::network_endian::{U16, U32};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// The version field value of IPv6.
 pub const VERSION: u8 = 6;
@@ -61,47 +64,153 @@ pub fn check(buf: &[u8]) -> Result<(), ReadError> {
     Ok(())
 }
 
+/// A zero-copy view of the fixed 40-byte IPv6 header, for reading and
+/// rewriting its traffic class (the DS field) in place.
+///
+/// [`Ipv6Header::from_bytes`] and [`Ipv6Header::from_bytes_mut`] check the
+/// buffer as [`check`] does; the free functions of this module are thin
+/// wrappers around them. A rewrite touches only the traffic class's eight
+/// bits: version and flow label are kept, and IPv6 has no header checksum.
+///
+/// ```
+/// use dscp::ipv6::Ipv6Header;
+/// use dscp::{CongestionAction, Dscp, Ecn};
+///
+/// let mut packet = [0u8; 40];
+/// packet[..4].copy_from_slice(&[0x60, 0x11, 0x23, 0x45]); // ECT(1), flow 0x12345
+/// let header = Ipv6Header::from_bytes_mut(&mut packet)?;
+/// assert!(header.ecn().is_l4s());
+/// header.set_dscp(Dscp::NQB);
+/// assert_eq!(header.mark_congestion(), CongestionAction::MarkCe);
+/// assert_eq!((header.traffic_class().value(), header.flow_label()), (0xb7, 0x12345));
+/// # Ok::<(), dscp::HeaderError>(())
+/// ```
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct Ipv6Header {
+    version_class_flow: U32,
+    payload_length: U16,
+    next_header: u8,
+    hop_limit: u8,
+    source: [u8; 16],
+    destination: [u8; 16],
+}
+
+impl Ipv6Header {
+    /// Checks that `buf` starts with a 40-byte header of version 6 and
+    /// views it.
+    pub fn from_bytes(buf: &[u8]) -> Result<&Ipv6Header, HeaderError> {
+        check(buf)?;
+        Ipv6Header::ref_from_prefix(buf)
+            .map(|(h, _)| h)
+            .map_err(|_| too_short(buf.len()))
+    }
+
+    /// As [`Ipv6Header::from_bytes`], for rewriting.
+    pub fn from_bytes_mut(buf: &mut [u8]) -> Result<&mut Ipv6Header, HeaderError> {
+        check(buf)?;
+        let len = buf.len();
+        Ipv6Header::mut_from_prefix(buf)
+            .map(|(h, _)| h)
+            .map_err(|_| too_short(len))
+    }
+
+    /// The version field (6 for a header this view accepted).
+    pub fn version(&self) -> u8 {
+        (self.version_class_flow.get() >> 28) as u8
+    }
+
+    /// The traffic class (DS field).
+    pub fn traffic_class(&self) -> DsField {
+        DsField::new((self.version_class_flow.get() >> 20) as u8)
+    }
+
+    /// The DSCP.
+    pub fn dscp(&self) -> Dscp {
+        self.traffic_class().dscp()
+    }
+
+    /// The ECN codepoint.
+    pub fn ecn(&self) -> Ecn {
+        self.traffic_class().ecn()
+    }
+
+    /// The 20-bit flow label.
+    pub fn flow_label(&self) -> u32 {
+        self.version_class_flow.get() & FLOW_LABEL_MASK
+    }
+
+    /// Replaces the traffic class; version and flow label are kept.
+    pub fn set_traffic_class(&mut self, field: DsField) {
+        let word = self.version_class_flow.get();
+        let word = (word & !(0xff << 20)) | (u32::from(field.value()) << 20);
+        self.version_class_flow.set(word);
+    }
+
+    /// Rewrites the DSCP, keeping ECN, version and flow label.
+    pub fn set_dscp(&mut self, dscp: Dscp) {
+        self.set_traffic_class(self.traffic_class().with_dscp(dscp));
+    }
+
+    /// Rewrites the ECN codepoint, keeping DSCP, version and flow label.
+    pub fn set_ecn(&mut self, ecn: Ecn) {
+        self.set_traffic_class(self.traffic_class().with_ecn(ecn));
+    }
+
+    /// A congested router's ECN action (RFC 3168 section 5), as
+    /// [`Ipv4Header::mark_congestion`](crate::ipv4::Ipv4Header::mark_congestion).
+    pub fn mark_congestion(&mut self) -> CongestionAction {
+        let action = self.ecn().on_congestion();
+        if let CongestionAction::MarkCe = action {
+            self.set_ecn(Ecn::Ce);
+        }
+        action
+    }
+}
+
+fn too_short(len: usize) -> HeaderError {
+    HeaderError::TooShort {
+        header: IpVersion::V6,
+        needed: HEADER_LEN,
+        len,
+    }
+}
+
 /// The traffic class (DS field) of the header.
 pub fn traffic_class(buf: &[u8]) -> Result<DsField, ReadError> {
-    check(buf)?;
-    Ok(DsField::new((buf[0] << 4) | (buf[1] >> 4)))
+    Ipv6Header::from_bytes(buf).map(Ipv6Header::traffic_class)
 }
 
 /// The DSCP of the header.
 pub fn dscp(buf: &[u8]) -> Result<Dscp, ReadError> {
-    traffic_class(buf).map(DsField::dscp)
+    Ipv6Header::from_bytes(buf).map(Ipv6Header::dscp)
 }
 
 /// The ECN codepoint of the header.
 pub fn ecn(buf: &[u8]) -> Result<Ecn, ReadError> {
-    traffic_class(buf).map(DsField::ecn)
+    Ipv6Header::from_bytes(buf).map(Ipv6Header::ecn)
 }
 
 /// The 20-bit flow label.
 pub fn flow_label(buf: &[u8]) -> Result<u32, ReadError> {
-    check(buf)?;
-    Ok(u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]) & FLOW_LABEL_MASK)
+    Ipv6Header::from_bytes(buf).map(Ipv6Header::flow_label)
 }
 
 /// Replaces the whole traffic class; version and flow label are kept.
 pub fn set_traffic_class(buf: &mut [u8], field: DsField) -> Result<(), WriteError> {
-    check(buf)?;
-    let tc = field.value();
-    buf[0] = (buf[0] & 0xf0) | (tc >> 4);
-    buf[1] = (buf[1] & 0x0f) | (tc << 4);
-    Ok(())
+    Ipv6Header::from_bytes_mut(buf).map(|h| h.set_traffic_class(field))
 }
 
 /// Rewrites the DSCP, keeping ECN, version and flow label.
 pub fn set_dscp(buf: &mut [u8], dscp: Dscp) -> Result<(), WriteError> {
-    let field = traffic_class(buf)?;
-    set_traffic_class(buf, field.with_dscp(dscp))
+    Ipv6Header::from_bytes_mut(buf).map(|h| h.set_dscp(dscp))
 }
 
 /// Rewrites the ECN codepoint, keeping DSCP, version and flow label.
 pub fn set_ecn(buf: &mut [u8], ecn: Ecn) -> Result<(), WriteError> {
-    let field = traffic_class(buf)?;
-    set_traffic_class(buf, field.with_ecn(ecn))
+    Ipv6Header::from_bytes_mut(buf).map(|h| h.set_ecn(ecn))
 }
 
 /// A congested router's ECN action on this packet (RFC 3168 section 5),
@@ -109,12 +218,7 @@ pub fn set_ecn(buf: &mut [u8], ecn: Ecn) -> Result<(), WriteError> {
 /// ECT(1) is marked CE here; CE is left alone; a Not-ECT packet is left
 /// untouched and [`CongestionAction::Drop`] says the caller must drop it.
 pub fn mark_congestion(buf: &mut [u8]) -> Result<CongestionAction, WriteError> {
-    let field = traffic_class(buf)?;
-    let action = field.ecn().on_congestion();
-    if action == CongestionAction::MarkCe {
-        set_traffic_class(buf, field.with_ecn(Ecn::Ce))?;
-    }
-    Ok(action)
+    Ipv6Header::from_bytes_mut(buf).map(Ipv6Header::mark_congestion)
 }
 
 #[cfg(test)]
@@ -155,6 +259,21 @@ mod tests {
                 assert_eq!(h, before);
             }
         }
+    }
+
+    #[test]
+    fn the_view_is_the_fixed_header() {
+        assert_eq!(core::mem::size_of::<Ipv6Header>(), HEADER_LEN);
+        let h = header(0x6b9a_bcde);
+        let v = Ipv6Header::from_bytes(&h).unwrap();
+        assert_eq!(
+            (v.version(), v.traffic_class().value(), v.flow_label()),
+            (6, 0xb9, 0xabcde)
+        );
+        assert_eq!(
+            Ipv6Header::from_bytes(&h[..39]).err(),
+            traffic_class(&h[..39]).err()
+        );
     }
 
     #[test]
