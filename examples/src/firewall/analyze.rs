@@ -81,6 +81,13 @@ pub const DEFAULT_TARGET_RATE: BitsPerSecond = BitsPerSecond::new(1_000_000_000)
 /// The largest window without scaling.
 const MAX_UNSCALED: u64 = 65_535;
 
+/// Version of `analyze --json`'s document (`docs/json.md`): 2 added
+/// `schema_version` itself, `id`, `evicted`, `continues`,
+/// `negotiated.wscale_clamped_from`, `wscale_mismatch_evidence`,
+/// `linux_drops`, and made `negotiated.ecn` a mode (`classic`, `accecn`,
+/// `null`) instead of a boolean.
+pub const SCHEMA_VERSION: u32 = 2;
+
 /// Settings of an analysis.
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
@@ -465,10 +472,12 @@ pub struct ConnectionReport {
 }
 
 impl ConnectionReport {
-    /// A broken negotiation or a window-limited direction: what makes
+    /// A broken negotiation, a handshake segment Linux drops, or a
+    /// window-limited direction: what makes
     /// `firewall-check analyze` exit with status 3.
     pub fn has_findings(&self) -> bool {
         self.negotiated.wscale_mismatch
+            || !self.negotiated.linux_drops.is_empty()
             || self.directions.client_to_server.window_limited == Some(true)
             || self.directions.server_to_client.window_limited == Some(true)
     }
@@ -1001,7 +1010,10 @@ pub fn analyze<R: Read, W: Write>(
     let mut findings = 0usize;
     let mut write_err: Option<io::Error> = None;
     if format == AnalyzeFormat::Json {
-        out.write_all(b"{\"connections\":[")?;
+        write!(
+            out,
+            "{{\"schema_version\":{SCHEMA_VERSION},\"connections\":["
+        )?;
     }
     let mut emit = |conn: Connection<ConnState>, out: &mut W| {
         if write_err.is_some() {
