@@ -4,14 +4,20 @@
 //! queued when `WhenSaturated` is switched on: interleaved by queue index),
 //! refused packets handed back intact, counters equal to the shadow, and
 //! conservation (every packet offered comes out exactly once) after a drain.
+//! Packets are `Timed`: every departure's sojourn time is the shadow's clock
+//! minus its arrival time. `peek()` must name exactly the packet the next
+//! dequeue sends, and a `dequeue_if` that says no must change nothing.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use std::collections::VecDeque;
 use wrr::{
-    Class, Config, Fairness, Limit, PacketLen, Phase, QueueConfig, Saturation, Scheduler, Threshold,
+    Class, Config, Fairness, Limit, PacketLen, Phase, QueueConfig, Saturation, Scheduler,
+    Threshold, Timed,
 };
+
+type Sched = Scheduler<Timed<Pkt>, N, CAP>;
 
 const N: usize = 5;
 const CAP: usize = 7;
@@ -62,6 +68,10 @@ struct FConfig {
 enum Op {
     Enqueue(u8, u16),
     Dequeue,
+    /// `dequeue_if` whose predicate answers this.
+    DequeueIf(bool),
+    /// The clock moves on (or back: a sojourn is then 0).
+    Tick(i16),
     DropHead(u8),
     SetClass(u8, FClass),
     SetLimit(u8, Option<u8>, Option<u16>),
@@ -117,21 +127,25 @@ fn config(f: &FConfig) -> Config<N> {
 }
 
 struct Shadow {
-    queues: [VecDeque<Pkt>; N],
+    queues: [VecDeque<Timed<Pkt>>; N],
     arrivals: VecDeque<u32>,
     out: Vec<u8>,
 }
 
 impl Shadow {
-    fn leave(&mut self, q: usize, p: &Pkt) {
+    fn leave(&mut self, q: usize, p: &Timed<Pkt>) {
         assert_eq!(
             self.queues[q].pop_front().as_ref(),
             Some(p),
             "not FIFO in queue {q}"
         );
-        let at = self.arrivals.iter().position(|&id| id == p.id).unwrap();
+        let at = self
+            .arrivals
+            .iter()
+            .position(|&id| id == p.packet.id)
+            .unwrap();
         self.arrivals.remove(at);
-        self.out[p.id as usize] += 1;
+        self.out[p.packet.id as usize] += 1;
     }
 
     /// Arrival order is recorded only under `WhenSaturated`: switching to it
@@ -141,23 +155,27 @@ impl Shadow {
         for depth in 0..CAP {
             for q in &self.queues {
                 if let Some(p) = q.get(depth) {
-                    self.arrivals.push_back(p.id);
+                    self.arrivals.push_back(p.packet.id);
                 }
             }
         }
     }
 
-    fn check(&self, s: &Scheduler<Pkt, N, CAP>) {
+    fn check(&self, s: &Sched, now: u64) {
         let total: usize = self.queues.iter().map(VecDeque::len).sum();
         assert_eq!(s.len(), total);
         assert_eq!(s.is_empty(), total == 0);
         let mut bytes = 0;
         for q in 0..N {
-            let b: u64 = self.queues[q].iter().map(|p| u64::from(p.len)).sum();
+            let b: u64 = self.queues[q].iter().map(|p| u64::from(p.packet.len)).sum();
             bytes += b;
             assert_eq!(s.queue_len(q), self.queues[q].len());
             assert_eq!(s.queue_bytes(q), b);
             assert_eq!(s.peek_queue(q), self.queues[q].front());
+            assert_eq!(
+                s.head_sojourn(q, now),
+                self.queues[q].front().map(|t| t.sojourn(now))
+            );
             let st = s.stats(q).unwrap();
             assert_eq!(st.backlog_packets, self.queues[q].len() as u64);
             assert_eq!(st.backlog_bytes, b);
@@ -170,7 +188,7 @@ impl Shadow {
 
 fuzz_target!(|input: Input| {
     let cfg = config(&input.config);
-    let mut s: Scheduler<Pkt, N, CAP> = match Scheduler::new(cfg) {
+    let mut s: Sched = match Scheduler::new(cfg) {
         Ok(s) => s,
         Err(e) => {
             assert!(cfg.validate().is_err(), "refused a valid config: {e}");
@@ -182,8 +200,27 @@ fuzz_target!(|input: Input| {
         arrivals: VecDeque::new(),
         out: Vec::new(),
     };
+    let mut clock: u64 = 1 << 32;
     for op in input.ops.iter().take(2000) {
         match op {
+            Op::Tick(d) => {
+                clock = clock.wrapping_add_signed(i64::from(*d));
+            }
+            Op::DequeueIf(false) => {
+                let before = s.peek().map(|(q, p)| (q, p.clone()));
+                let len = s.len();
+                let mut seen = None;
+                assert_eq!(
+                    s.dequeue_if(|p| {
+                        seen = Some(p.clone());
+                        false
+                    }),
+                    None
+                );
+                assert_eq!(seen, before.clone().map(|(_, p)| p));
+                assert_eq!(s.peek().map(|(q, p)| (q, p.clone())), before);
+                assert_eq!(s.len(), len);
+            }
             Op::Enqueue(q, len) => {
                 let q = usize::from(*q % (N as u8 + 1));
                 let p = Pkt {
@@ -191,10 +228,10 @@ fuzz_target!(|input: Input| {
                     len: *len,
                 };
                 sh.out.push(0);
-                match s.enqueue(q, p.clone()) {
+                match s.enqueue_at(q, p.clone(), clock) {
                     Ok(()) => {
                         sh.arrivals.push_back(p.id);
-                        sh.queues[q].push_back(p);
+                        sh.queues[q].push_back(Timed::new(p, clock));
                     }
                     Err(r) => {
                         assert_eq!(r.packet, p);
@@ -203,16 +240,31 @@ fuzz_target!(|input: Input| {
                     }
                 }
             }
-            Op::Dequeue => {
+            Op::Dequeue | Op::DequeueIf(true) => {
                 let phase = s.phase();
-                match s.dequeue_indexed() {
+                let peeked = s.peek().map(|(q, p)| (q, p.clone()));
+                let sent = if matches!(op, Op::Dequeue) {
+                    s.dequeue_at(clock).map(|d| {
+                        let t = sh.queues[d.queue].front().unwrap().enqueued_at;
+                        assert_eq!(d.sojourn, clock.saturating_sub(t), "sojourn");
+                        (d.queue, Timed::new(d.packet, t))
+                    })
+                } else {
+                    s.dequeue_if(|_| true)
+                };
+                assert_eq!(sent, peeked, "peek() and dequeue disagree");
+                match sent {
                     None => assert!(
                         sh.queues.iter().all(VecDeque::is_empty),
                         "idle with backlog"
                     ),
                     Some((q, p)) => {
                         if phase == Phase::Fifo {
-                            assert_eq!(Some(&p.id), sh.arrivals.front(), "Fifo phase out of order");
+                            assert_eq!(
+                                Some(&p.packet.id),
+                                sh.arrivals.front(),
+                                "Fifo phase out of order"
+                            );
                         }
                         sh.leave(q, &p);
                     }
@@ -246,7 +298,7 @@ fuzz_target!(|input: Input| {
             }
             Op::ClearStats => s.clear_stats(),
         }
-        sh.check(&s);
+        sh.check(&s, clock);
     }
     // Drain: everything queued comes out, whatever the classes now are.
     let mut guard = 0;
