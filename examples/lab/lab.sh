@@ -23,7 +23,8 @@ set -euo pipefail
 
 LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
 CASES="clean4 clean6 wscale-syn4 wscale-synack4 wscale-synack6 sack-ts4 ts-data4
-mss4 mss6 dscp-bleach4 dscp-remark4 dscp-bleach6 ecn-bleach4 nat4 nat6 synproxy4 synproxy6 campus"
+mss4 mss6 dscp-bleach4 dscp-remark4 dscp-bleach6 ecn-bleach4 nat4 nat6 synproxy4 synproxy6 campus
+rcvbuf-small4 window-rewrite4 tbf4 sndbuf-small4 slow-app4"
 
 die() { echo "lab: $*" >&2; exit 1; }
 skip() { echo "lab: cannot run here: $*" >&2; exit 77; }
@@ -123,6 +124,7 @@ FAM=4
 SRV_PORT=5201
 DST=198.18.2.2
 CLIENT_ARGS=()
+SERVER_ARGS=()
 ipt() { inM iptables "$@"; }
 ip6t() { inM ip6tables "$@"; }
 case "$CASE" in
@@ -195,6 +197,35 @@ case "$CASE" in
     $T -A FORWARD -i mi -p tcp --dport "$SRV_PORT" -m conntrack --ctstate INVALID,UNTRACKED \
       -j SYNPROXY --sack-perm --timestamp --wscale 7 --mss 1460
     $T -A FORWARD -m conntrack --ctstate INVALID -j DROP ;;
+  # What limited each transfer (the sender's TCP_INFO is recorded in
+  # OUTDIR/server.tcpinfo.json for the download, client.tcpinfo.json for
+  # the upload). The download is the bulk transfer in these cases.
+  rcvbuf-small4)
+    # The client's receive buffer (SO_RCVBUF 16 KB, doubled by the kernel,
+    # no autotuning) is far below the path's BDP: receive-window-limited.
+    UP_BYTES="${UP_BYTES:-1000}"
+    CLIENT_ARGS=(--rcvbuf 16384) ;;
+  window-rewrite4)
+    # The seed firewall's act: the window field of every client segment is
+    # rewritten to 8192 on the way (nftables `tcp window set`): the server
+    # reads a small window although the client offers a large one.
+    UP_BYTES="${UP_BYTES:-1000}"
+    inM nft add table inet tpl
+    inM nft add chain inet tpl fwd '{ type filter hook forward priority 0; }'
+    inM nft add rule inet tpl fwd iifname mi tcp flags '& (syn) == 0' tcp window set 8192 ;;
+  tbf4)
+    # A 20 Mbit/s bottleneck (tbf) in front of the client, with large buffers
+    # at both ends: the network (congestion window at the bottleneck) limits.
+    UP_BYTES="${UP_BYTES:-1000}"
+    inM tc qdisc add dev mi root tbf rate 20mbit burst 32kb latency 50ms ;;
+  sndbuf-small4)
+    # The server's send buffer (SO_SNDBUF 8 KB, doubled) limits the download.
+    UP_BYTES="${UP_BYTES:-1000}"
+    SERVER_ARGS=(--sndbuf 8192) ;;
+  slow-app4)
+    # The server application writes 16 KB every 30 ms: the sender itself limits.
+    UP_BYTES="${UP_BYTES:-1000}"
+    SERVER_ARGS=(--write-delay-ms 30) ;;
 esac
 if [ "$FAM" = 6 ] && [ "$DST" = 198.18.2.2 ]; then DST=2001:db8:2::2; fi
 UP_BYTES="${UP_BYTES:-$BYTES}"
@@ -245,13 +276,15 @@ start_capture "$S" s0 outside.pcap
 # --- transfer ---------------------------------------------------------------
 rm -f "$OUT/server.ready"
 inS python3 "$LAB_DIR/xfer.py" server "$SRV_PORT" "$FAM" "$OUT/server.ready" "$BYTES" \
+  --info "$OUT/server.tcpinfo.json" ${SERVER_ARGS[@]+"${SERVER_ARGS[@]}"} \
   >"$OUT/server.log" 2>&1 &
 SRV_PID=$!
 PIDS+=($SRV_PID)
 for _ in $(seq 200); do [ -e "$OUT/server.ready" ] && break; sleep 0.05; done
 [ -e "$OUT/server.ready" ] || die "server did not start: $(cat "$OUT/server.log")"
 rm -f "$OUT/server.ready"
-inC python3 "$LAB_DIR/xfer.py" client "$DST" "$CONNECT_PORT" "$FAM" "$UP_BYTES" ${CLIENT_ARGS[@]+"${CLIENT_ARGS[@]}"} \
+inC python3 "$LAB_DIR/xfer.py" client "$DST" "$CONNECT_PORT" "$FAM" "$UP_BYTES" \
+  --info "$OUT/client.tcpinfo.json" ${CLIENT_ARGS[@]+"${CLIENT_ARGS[@]}"} \
   >"$OUT/client.log" 2>&1 || die "client failed: $(cat "$OUT/client.log")"
 wait "$SRV_PID" || die "server failed: $(cat "$OUT/server.log")"
 sleep 0.3   # let the last ACK and FIN reach both captures

@@ -1,19 +1,30 @@
 #!/usr/bin/env python3
 """Lab traffic: one real Linux TCP transfer in each direction.
 
-server PORT FAMILY READY_FILE SEND_BYTES
+server PORT FAMILY READY_FILE SEND_BYTES [SOCKET OPTIONS]
     Listen on PORT (FAMILY 4 or 6), write READY_FILE once listening, accept
     one connection, read until the client half-closes, then send SEND_BYTES
     and close.
-client ADDR PORT FAMILY SEND_BYTES [--tos N] [--bind-port P]
+client ADDR PORT FAMILY SEND_BYTES [--tos N] [--bind-port P] [SOCKET OPTIONS]
     Connect, send SEND_BYTES, half-close, read the reply until EOF.
     --tos sets the IPv4 TOS byte / IPv6 traffic class of the client's packets.
+
+Socket options, either side:
+    --rcvbuf N / --sndbuf N   SO_RCVBUF / SO_SNDBUF before connecting (the
+                              kernel doubles the value and stops autotuning)
+    --write-delay-ms D        sleep D ms between 16 KB writes (a slow application)
+    --info FILE               once everything this side sent is acknowledged,
+                              write its TCP_INFO chrono counters as JSON: the
+                              kernel's own account of what limited the sender
 
 Both sides print the byte counts they moved; a short read is an error.
 Only used inside the lab's network namespaces.
 """
+import json
 import socket
+import struct
 import sys
+import time
 
 CHUNK = 16384
 TIMEOUT_S = 20
@@ -23,14 +34,65 @@ def family_of(arg):
     return socket.AF_INET6 if arg == "6" else socket.AF_INET
 
 
-def send_all(sock, count):
+def send_all(sock, count, delay_ms=0):
     block = bytes((i * 7 + 3) & 0xFF for i in range(CHUNK))
     sent = 0
     while sent < count:
         n = min(CHUNK, count - sent)
         sock.sendall(block[:n])
         sent += n
+        if delay_ms and sent < count:
+            time.sleep(delay_ms / 1000.0)
     return sent
+
+
+# struct tcp_info (include/uapi/linux/tcp.h), the fields used here:
+# byte offset, struct format.
+TCPI_FIELDS = {
+    "unacked": (24, "I"),
+    "snd_mss": (16, "I"),
+    "rtt_us": (68, "I"),
+    "snd_cwnd": (80, "I"),
+    "total_retrans": (100, "I"),
+    "bytes_acked": (120, "Q"),
+    "notsent_bytes": (144, "I"),
+    "min_rtt_us": (148, "I"),
+    "busy_us": (168, "Q"),
+    "rwnd_limited_us": (176, "Q"),
+    "sndbuf_limited_us": (184, "Q"),
+}
+TCPI_LEN = 192
+
+
+def tcp_info(sock):
+    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 256)
+    if len(raw) < TCPI_LEN:
+        raise RuntimeError(f"TCP_INFO too short ({len(raw)} bytes) for the chrono counters")
+    info = {k: struct.unpack_from("=" + f, raw, off)[0] for k, (off, f) in TCPI_FIELDS.items()}
+    info["snd_wscale"] = raw[6] & 0x0F
+    info["rcv_wscale"] = raw[6] >> 4
+    return info
+
+
+def write_info(sock, path):
+    """Waits (up to 5 s) until all sent data is acknowledged, then writes TCP_INFO."""
+    if not path:
+        return
+    deadline = time.time() + 5
+    info = tcp_info(sock)
+    while (info["unacked"] or info["notsent_bytes"]) and time.time() < deadline:
+        time.sleep(0.01)
+        info = tcp_info(sock)
+    with open(path, "w") as f:
+        json.dump(info, f)
+        f.write("\n")
+
+
+def apply_buffers(sock, opts):
+    if opts.get("rcvbuf"):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, opts["rcvbuf"])
+    if opts.get("sndbuf"):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, opts["sndbuf"])
 
 
 def recv_all(sock):
@@ -42,10 +104,12 @@ def recv_all(sock):
         total += len(data)
 
 
-def server(port, fam, ready_file, send_bytes):
+def server(port, fam, ready_file, send_bytes, opts):
     family = family_of(fam)
     lsock = socket.socket(family, socket.SOCK_STREAM)
     lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted sockets inherit the listener's buffer settings.
+    apply_buffers(lsock, opts)
     lsock.settimeout(TIMEOUT_S)
     lsock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", port))
     lsock.listen(4)
@@ -54,17 +118,19 @@ def server(port, fam, ready_file, send_bytes):
     conn, peer = lsock.accept()
     conn.settimeout(TIMEOUT_S)
     got = recv_all(conn)
-    sent = send_all(conn, send_bytes)
+    sent = send_all(conn, send_bytes, opts.get("delay_ms", 0))
     conn.shutdown(socket.SHUT_WR)
+    write_info(conn, opts.get("info"))
     recv_all(conn)
     conn.close()
     print(f"server: peer {peer[0]} port {peer[1]} received {got} sent {sent}")
 
 
-def client(addr, port, fam, send_bytes, tos, bind_port):
+def client(addr, port, fam, send_bytes, tos, bind_port, opts):
     family = family_of(fam)
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.settimeout(TIMEOUT_S)
+    apply_buffers(sock, opts)
     if tos is not None:
         if family == socket.AF_INET6:
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, tos)
@@ -74,33 +140,52 @@ def client(addr, port, fam, send_bytes, tos, bind_port):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", bind_port))
     sock.connect((addr, port))
-    sent = send_all(sock, send_bytes)
+    sent = send_all(sock, send_bytes, opts.get("delay_ms", 0))
     sock.shutdown(socket.SHUT_WR)
+    write_info(sock, opts.get("info"))
     got = recv_all(sock)
     sock.close()
     print(f"client: sent {sent} received {got}")
     return got
 
 
+def parse_opts(rest, client_side):
+    opts = {"tos": None, "bind_port": None}
+    while rest:
+        if len(rest) < 2:
+            raise ValueError(f"argument {rest[0]} needs a value")
+        key, val = rest[0], rest[1]
+        if key == "--tos" and client_side:
+            opts["tos"] = int(val, 0)
+        elif key == "--bind-port" and client_side:
+            opts["bind_port"] = int(val)
+        elif key == "--rcvbuf":
+            opts["rcvbuf"] = int(val)
+        elif key == "--sndbuf":
+            opts["sndbuf"] = int(val)
+        elif key == "--write-delay-ms":
+            opts["delay_ms"] = int(val)
+        elif key == "--info":
+            opts["info"] = val
+        else:
+            raise ValueError(f"unknown argument {key}")
+        rest = rest[2:]
+    return opts
+
+
 def main(argv):
-    if len(argv) >= 5 and argv[0] == "server":
-        server(int(argv[1]), argv[2], argv[3], int(argv[4]))
-        return 0
-    if len(argv) >= 5 and argv[0] == "client":
-        tos = None
-        bind_port = None
-        rest = argv[5:]
-        while rest:
-            if rest[0] == "--tos" and len(rest) > 1:
-                tos = int(rest[1], 0)
-            elif rest[0] == "--bind-port" and len(rest) > 1:
-                bind_port = int(rest[1])
-            else:
-                print(f"unknown argument {rest[0]}", file=sys.stderr)
-                return 2
-            rest = rest[2:]
-        client(argv[1], int(argv[2]), argv[3], int(argv[4]), tos, bind_port)
-        return 0
+    try:
+        if len(argv) >= 5 and argv[0] == "server":
+            opts = parse_opts(argv[5:], False)
+            server(int(argv[1]), argv[2], argv[3], int(argv[4]), opts)
+            return 0
+        if len(argv) >= 5 and argv[0] == "client":
+            opts = parse_opts(argv[5:], True)
+            client(argv[1], int(argv[2]), argv[3], int(argv[4]), opts["tos"], opts["bind_port"], opts)
+            return 0
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 2
     print(__doc__, file=sys.stderr)
     return 2
 
