@@ -51,8 +51,13 @@ fn campus_window_scale_stripped_from_syn_ack() {
     assert_eq!(kinds(&r), set(&[("wscale_stripped", "server_to_client")]));
     let f = &r.findings[0];
     assert_eq!(f.count, 1, "only the SYN-ACK carries the option");
-    assert_eq!(f.before, "shift 10");
-    assert_eq!(f.after, "absent");
+    // Structured values (schema 2): the shift before, nothing after.
+    assert_eq!(f.before, serde_json::json!({"shift": 10}));
+    assert!(f.after.is_null(), "{}", f.after);
+    assert_eq!(
+        (f.before_text.as_str(), f.after_text.as_str()),
+        ("shift 10", "absent")
+    );
     // The lab path was shaped to about 10 ms; the unscaled 65,535-byte
     // window caps server -> client at 65535 * 8 / RTT (52.4 Mbit/s at 10 ms,
     // the campus incident).
@@ -78,6 +83,7 @@ fn campus_at_exactly_10ms_reproduces_52_4_mbit() {
     // The campus incident: a 64 KiB window over 10 ms is 65535*8/0.010 = 52.4 Mbit/s.
     let opts = Options {
         rtt: Some(std::time::Duration::from_millis(10)),
+        ..Options::default()
     };
     let r = compare_paths(
         &data("campus-inside.pcap"),
@@ -110,33 +116,37 @@ fn nat_with_port_translation_and_timestamp_strip() {
         c.server_side.client
     );
     assert!(!c.matched_by.iter().any(|m| m.contains("same addresses")));
+    // The middlebox rewrote the client's packets (source and destination);
+    // the replies are that translation undone, so they are not a second
+    // finding (schema 1 reported the reply's source rewrite as a nat
+    // server_to_client finding, which read as if replies were NATed).
     assert_eq!(
         kinds(&r),
         set(&[
             ("nat", "client_to_server"),
-            ("nat", "server_to_client"),
             ("timestamps_stripped", "client_to_server"),
         ])
     );
-    let snat = r
+    let nat = r
         .findings
         .iter()
         .find(|f| f.kind == "nat" && f.direction == "client_to_server")
         .unwrap();
-    assert!(
-        snat.before.starts_with("198.18.1.2:33000"),
-        "{}",
-        snat.before
+    assert_eq!(
+        nat.before,
+        serde_json::json!({
+            "src": {"addr": "198.18.1.2", "port": 33000},
+            "dst": {"addr": "198.19.0.80", "port": 80},
+        })
     );
-    let port: u16 = snat.after.rsplit(':').next().unwrap().parse().unwrap();
-    assert!((40_000..=40_999).contains(&port), "{}", snat.after);
-    let dnat = r
-        .findings
-        .iter()
-        .find(|f| f.kind == "nat" && f.direction == "server_to_client")
-        .unwrap();
-    assert_eq!(dnat.before, "198.18.2.2:5201");
-    assert_eq!(dnat.after, "198.19.0.80:80");
+    assert_eq!(nat.after["src"]["addr"], "198.18.2.1");
+    let port = nat.after["src"]["port"].as_u64().unwrap();
+    assert!((40_000..=40_999).contains(&port), "{}", nat.after);
+    assert_eq!(
+        nat.after["dst"],
+        serde_json::json!({"addr": "198.18.2.2", "port": 5201})
+    );
+    assert!(nat.replies_translated.unwrap() > 10, "{nat:?}");
 }
 
 #[test]
@@ -177,18 +187,18 @@ fn syn_proxy_is_named_and_its_translations_reported() {
         .iter()
         .find(|f| f.kind == "wscale_changed")
         .unwrap();
-    assert_eq!(
-        (ws.before.as_str(), ws.after.as_str()),
-        ("shift 10", "shift 7")
-    );
+    assert_eq!(ws.before, serde_json::json!({"shift": 10}));
+    assert_eq!(ws.after, serde_json::json!({"shift": 7}));
     let hp = r
         .findings
         .iter()
         .find(|f| f.kind == "handshake_proxied")
         .unwrap();
     assert!(hp.cause.contains("SYN"), "{}", hp.cause);
-    assert!(hp.before.starts_with("server SYN-ACK"), "{}", hp.before);
-    assert!(hp.after.starts_with("middlebox SYN-ACK"), "{}", hp.after);
+    assert_eq!(hp.before["from"], "server", "{}", hp.before);
+    assert_eq!(hp.after["from"], "middlebox", "{}", hp.after);
+    assert_eq!(hp.after["shift"], 7, "{}", hp.after);
+    assert_ne!(hp.before["isn"], hp.after["isn"]);
 }
 
 #[test]
@@ -298,31 +308,53 @@ fn not_a_capture_is_a_clear_error() {
     assert!(err.contains("empty.pcap"), "{err}");
 }
 
-#[test]
-fn dropped_packets_are_found() {
-    // Remove three of the client's packets from the server-side capture: the
-    // middlebox "dropped" them. Records are cut from the classic pcap layout
-    // (24-byte file header, 16-byte record headers, Ethernet + IPv4).
-    let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
-    let outside = std::fs::read(data("campus-outside.pcap")).unwrap();
+/// The records of a classic little-endian pcap file (24-byte file header,
+/// 16-byte record headers), each with its record header.
+fn pcap_records(file: &[u8]) -> Vec<&[u8]> {
     let mut records = Vec::new();
     let mut off = 24;
-    while off + 16 <= outside.len() {
-        let incl = u32::from_le_bytes(outside[off + 8..off + 12].try_into().unwrap()) as usize;
-        records.push(&outside[off..off + 16 + incl]);
+    while off + 16 <= file.len() {
+        let incl = u32::from_le_bytes(file[off + 8..off + 12].try_into().unwrap()) as usize;
+        records.push(&file[off..off + 16 + incl]);
         off += 16 + incl;
     }
-    let mut cut = outside[..24].to_vec();
+    records
+}
+
+/// Source address and TCP payload length of an Ethernet + IPv4 record.
+fn v4_src_and_payload(record: &[u8]) -> ([u8; 4], usize) {
+    let ip = &record[16 + 14..];
+    let ihl = usize::from(ip[0] & 0x0f) * 4;
+    let total = usize::from(u16::from_be_bytes([ip[2], ip[3]]));
+    let doff = usize::from(ip[ihl + 12] >> 4) * 4;
+    (ip[12..16].try_into().unwrap(), total - ihl - doff)
+}
+
+/// `file` without the first `n` records from index `from` on that `pick` selects.
+fn without(file: &[u8], from: usize, n: usize, pick: impl Fn(&[u8]) -> bool) -> Vec<u8> {
+    let mut out = file[..24].to_vec();
     let mut removed = 0;
-    for (i, r) in records.iter().enumerate() {
-        let from_client = r.get(16 + 14 + 12..16 + 14 + 16) == Some(&[198, 18, 1, 2][..]);
-        if i >= 100 && from_client && removed < 3 {
+    for (i, r) in pcap_records(file).into_iter().enumerate() {
+        if i >= from && removed < n && pick(r) {
             removed += 1;
             continue;
         }
-        cut.extend_from_slice(r);
+        out.extend_from_slice(r);
     }
-    assert_eq!(removed, 3);
+    assert_eq!(removed, n);
+    out
+}
+
+#[test]
+fn dropped_packets_are_found() {
+    // Remove three of the client's bare ACKs from the server-side capture:
+    // nothing on the server's wire says they ever crossed it, so the
+    // middlebox "dropped" them.
+    let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+    let outside = std::fs::read(data("campus-outside.pcap")).unwrap();
+    let cut = without(&outside, 100, 3, |r| {
+        v4_src_and_payload(r) == ([198, 18, 1, 2], 0)
+    });
     let r = compare_readers(
         &inside[..],
         "inside",
@@ -346,7 +378,68 @@ fn dropped_packets_are_found() {
     assert_eq!(f.count, 3);
     assert_eq!(f.packets.client_side.len(), 3);
     assert!(f.packets.server_side.is_empty());
+    assert_eq!(f.before["payload_bytes"], 0, "{}", f.before);
+    assert!(f.after.is_null());
     assert!(f.impact.summary.contains("Mathis"), "{}", f.impact.summary);
+}
+
+#[test]
+fn frames_missing_from_a_capture_whose_bytes_were_acknowledged_are_capture_loss() {
+    // Remove data segments from one capture: the receiver's ACKs on that
+    // same capture cover their bytes, so they crossed that wire and the
+    // capture missed them. Both ways round: client data missing from the
+    // server-side capture, server data missing from the client-side one.
+    let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+    let outside = std::fs::read(data("campus-outside.pcap")).unwrap();
+    let client_data = |r: &[u8]| {
+        let (src, len) = v4_src_and_payload(r);
+        src == [198, 18, 1, 2] && len > 0
+    };
+    let server_data = |r: &[u8]| {
+        let (src, len) = v4_src_and_payload(r);
+        src == [198, 18, 2, 2] && len > 0
+    };
+    let cases = [
+        (
+            inside.clone(),
+            without(&outside, 4, 2, client_data),
+            "client_to_server",
+            "server_side",
+        ),
+        (
+            without(&inside, 100, 5, server_data),
+            outside.clone(),
+            "server_to_client",
+            "client_side",
+        ),
+    ];
+    for (a, b, dir, missing) in cases {
+        for (x, y) in [(&a, &b), (&b, &a)] {
+            let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
+            assert_eq!(
+                kinds(&r),
+                set(&[
+                    ("wscale_stripped", "server_to_client"),
+                    ("capture_loss", dir)
+                ]),
+                "{dir}"
+            );
+            let f = r
+                .findings
+                .iter()
+                .find(|f| f.kind == "capture_loss")
+                .unwrap();
+            assert_eq!(f.missing_from, Some(missing));
+            assert_eq!(f.count, if dir == "client_to_server" { 2 } else { 5 });
+            assert_eq!(f.outside_span, Some(0));
+            assert!(!r.has_tampering() || r.findings.len() == 2);
+            assert!(
+                f.impact.summary.contains("acknowledged"),
+                "{}",
+                f.impact.summary
+            );
+        }
+    }
 }
 
 #[test]
@@ -358,8 +451,10 @@ fn cli_compare_text_and_json() {
         .arg(data("campus-outside.pcap"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
+    // Exit status 3: done, and the middlebox changed the traffic.
+    assert_eq!(
+        out.status.code(),
+        Some(3),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -372,7 +467,7 @@ fn cli_compare_text_and_json() {
         .arg(data("campus-inside.pcap"))
         .output()
         .unwrap();
-    assert!(out.status.success());
+    assert_eq!(out.status.code(), Some(3));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let f = &v["findings"][0];
     for field in [
@@ -384,9 +479,15 @@ fn cli_compare_text_and_json() {
         "after",
         "impact",
     ] {
-        assert!(!f[field].is_null(), "missing {field}: {f}");
+        assert!(f.get(field).is_some(), "missing {field}: {f}");
     }
+    assert_eq!(v["schema_version"], 2);
     assert_eq!(f["kind"], "wscale_stripped");
+    assert_eq!(f["before"]["shift"], 10);
+    assert!(
+        f["after"].is_null(),
+        "the option is gone after the middlebox: {f}"
+    );
     assert_eq!(f["direction"], "server_to_client");
     // Unrelated captures: the (empty) report, a message and a non-zero exit.
     let out = Command::new(bin)

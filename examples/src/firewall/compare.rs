@@ -1,29 +1,38 @@
 //! `firewall-check compare`: two captures of the same traffic, taken on the
 //! two sides of a middlebox, and every field the middlebox changed.
 //!
-//! The steps, one submodule each:
+//! The steps, one submodule each, on the model every subcommand shares
+//! ([`crate::firewall::packet`] decodes, [`crate::firewall::flow`] tracks
+//! connections, [`crate::firewall::finding`] names what is found):
 //!
-//! 1. [`packet`]: load each capture (pcap or pcapng, through
-//!    [`crate::capture`]) into TCP segments with the fields a middlebox may
-//!    touch. A capture that breaks off mid-way gives what was read and a
-//!    warning; only a file that is not a capture is an error.
-//! 2. [`conn`]: split each capture into connections and directions.
-//! 3. [`matching`]: pair connections across the captures on what survives
-//!    address and port translation, sequence rewriting and handshake proxying
-//!    (client ISN, SYN timestamps, data segment lengths and bytes, IPv4
-//!    identifications, addresses); decide which capture is nearer the client
-//!    (TTL, then time); then align each direction packet by packet.
-//! 4. [`findings`]: compare every aligned pair (DSCP, ECN, addresses and
-//!    ports, sequence and acknowledgment numbers, window field, each option)
-//!    and report packets seen on one side only; fold everything into one
-//!    finding per connection, direction and kind, with the packets affected.
-//! 5. [`impact`]: what each finding costs (throughput ceilings from `bdp` at
-//!    the measured or given RTT) and its usual cause in vendor terms.
+//! 1. [`engine`]: read both captures together in time order (`-` is
+//!    standard input for one of them), each segment decoded once and put in
+//!    its connection by the shared tracker; memory follows the connections
+//!    open at once and a bounded alignment window, not the captures' size
+//!    (see [`engine`] for the bounds). A capture that breaks off mid-way
+//!    gives what was read and a warning; only a file that is not a capture
+//!    is an error.
+//! 2. [`matching`]: pair connections across the captures on what survives
+//!    address and port translation, sequence rewriting and handshake
+//!    proxying (client ISN, SYN timestamps, data segment lengths and bytes,
+//!    IPv4 identifications, addresses); decide which capture is nearer the
+//!    client (TTL, then time); then align each direction packet by packet.
+//! 3. [`findings`]: compare every aligned pair (DSCP, ECN, addresses and
+//!    ports, sequence and acknowledgment numbers, window field, each option
+//!    as on the wire, values as the receiving Linux kernel reads them) and
+//!    decide on packets seen on one side only: dropped or injected by the
+//!    middlebox, or missed by a capture (the receiver acknowledged their
+//!    bytes on the wire of the capture that lacks them, or they fall outside
+//!    that capture's time span); fold everything into one finding per
+//!    connection, direction and kind, with the packets affected.
+//! 4. [`impact`]: what each finding costs (throughput ceilings from `bdp` at
+//!    the measured or given RTT).
 //!
 //! "Before" and "after" always mean before and after the middlebox in the
-//! packet's direction, so the verdicts do not depend on the order in which the
-//! two files are given. A router's TTL decrement is not a finding: the TTL
-//! only tells which capture is nearer the client.
+//! packet's direction, so the verdicts do not depend on the order in which
+//! the two files are given. A router's TTL decrement is not a finding: the
+//! TTL only tells which capture is nearer the client. The JSON form is
+//! documented field by field in `docs/json.md`.
 //!
 //! ```no_run
 //! use examples::firewall::compare::{compare_paths, Options};
@@ -36,29 +45,33 @@
 //! # Ok::<(), examples::firewall::compare::CompareError>(())
 //! ```
 
-pub mod conn;
+pub mod engine;
 pub mod findings;
 pub mod impact;
 pub mod matching;
 pub mod packet;
 mod render;
 
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 use std::time::Duration;
 
 use serde::Serialize;
+use serde_json::Value;
 use thiserror::Error;
 
 use crate::capture::CaptureError;
-use conn::{connections, endpoint_str, Conn, Direction};
-use findings::{compare_pair, Collector, DirCtx, Val, KINDS};
+use crate::firewall::finding::Kind;
+use crate::firewall::flow::{Direction, DEFAULT_CAPACITY};
+use engine::Input;
+use findings::{dir_from_index, Val};
 use impact::{Ctx, Impact};
-use matching::{align, client_side_is_a, dir_of, pair_connections, seq_offset};
-use packet::{load, Loaded, Packet, ACK, SYN};
 
 pub use render::render_text;
+
+/// The version of the JSON document (`schema_version`); 2 since findings'
+/// `before`/`after` are structured values.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Why a comparison could not run.
 #[derive(Debug, Error)]
@@ -79,24 +92,38 @@ pub enum CompareError {
         /// The cause.
         source: CaptureError,
     },
+    /// Both captures were given as standard input.
+    #[error("only one of the two captures can be read from standard input (-)")]
+    BothStdin,
 }
 
 /// Settings of a comparison.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Options {
     /// Round-trip time for impacts; measured from the handshake when `None`.
     pub rtt: Option<Duration>,
+    /// Most connections each capture's tracker holds open at once.
+    pub max_connections: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            rtt: None,
+            max_connections: DEFAULT_CAPACITY,
+        }
+    }
 }
 
 /// One capture as the report describes it.
 #[derive(Debug, Clone, Serialize)]
 pub struct CaptureSummary {
-    /// The name given (a path).
+    /// The name given (a path, or `-`).
     pub path: String,
     /// Packet records read.
     pub records: u64,
     /// TCP segments decoded.
-    pub tcp_packets: usize,
+    pub tcp_packets: u64,
     /// TCP connections found.
     pub connections: usize,
     /// Connections with no counterpart in the other capture (`client -> server`).
@@ -152,24 +179,46 @@ pub struct Frames {
     pub server_side: Vec<u64>,
 }
 
-/// One change the middlebox made, once per connection, direction and kind.
+/// One change the middlebox made (or one gap in a capture), once per
+/// connection, direction and kind.
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
-    /// What changed (one of [`findings::KINDS`]).
-    pub kind: &'static str,
+    /// What changed.
+    pub kind: Kind,
+    /// The kind in a few words.
+    pub title: &'static str,
     /// `client_to_server` or `server_to_client`.
     pub direction: &'static str,
     /// The connection's `id`.
     pub connection: usize,
     /// Packets affected.
     pub count: u64,
-    /// The first affected value before the middlebox.
-    pub before: String,
+    /// The first affected value before the middlebox, structured
+    /// (`docs/json.md`); `null` when absent there.
+    pub before: Value,
     /// The same value after it.
-    pub after: String,
+    pub after: Value,
+    /// `before` in words, for the text report.
+    #[serde(skip)]
+    pub before_text: String,
+    /// `after` in words.
+    #[serde(skip)]
+    pub after_text: String,
     /// Option kind for `option_stripped`, `option_added`, `option_changed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub option_kind: Option<u8>,
+    /// For `capture_loss`: the capture that lacks the frames
+    /// (`client_side` or `server_side`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing_from: Option<&'static str>,
+    /// For `capture_loss`: how many of `count` fall outside the time span
+    /// of the capture that lacks them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outside_span: Option<u64>,
+    /// For `nat` client to server: replies translated back by the same
+    /// translation (packets).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replies_translated: Option<u64>,
     /// Distinct before/after pairs among the affected packets.
     pub distinct_values: u64,
     /// What it costs.
@@ -198,21 +247,37 @@ pub struct Note {
 /// The result of a comparison.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
     /// The two captures, in the order given.
     pub captures: [CaptureSummary; 2],
     /// Connections found in both.
     pub connections: Vec<ConnReport>,
-    /// Changes made by the middlebox.
+    /// Changes made by the middlebox, and gaps in the captures.
     pub findings: Vec<Finding>,
     /// IP-level changes outside the finding kinds.
     pub notes: Vec<Note>,
 }
 
-/// Opens and compares two capture files.
+impl Report {
+    /// True when a finding is a change to the traffic (not only capture loss).
+    pub fn has_tampering(&self) -> bool {
+        self.findings.iter().any(|f| f.kind.is_tampering())
+    }
+}
+
+/// Opens and compares two capture files (`-` is standard input, for one of them).
 pub fn compare_paths(a: &Path, b: &Path, opts: &Options) -> Result<Report, CompareError> {
-    let open = |p: &Path| {
-        File::open(p)
-            .map(BufReader::new)
+    let stdin = |p: &Path| p.as_os_str() == "-";
+    if stdin(a) && stdin(b) {
+        return Err(CompareError::BothStdin);
+    }
+    let open = |p: &Path| -> Result<Box<dyn Read>, CompareError> {
+        if stdin(p) {
+            return Ok(Box::new(std::io::stdin().lock()));
+        }
+        std::fs::File::open(p)
+            .map(|f| Box::new(BufReader::new(f)) as Box<dyn Read>)
             .map_err(|source| CompareError::Open {
                 path: p.display().to_string(),
                 source,
@@ -236,38 +301,48 @@ pub fn compare_readers<A: Read, B: Read>(
     name_b: &str,
     opts: &Options,
 ) -> Result<Report, CompareError> {
-    let la = load(a).map_err(|source| CompareError::Capture {
-        path: name_a.to_string(),
-        source,
-    })?;
-    let lb = load(b).map_err(|source| CompareError::Capture {
-        path: name_b.to_string(),
-        source,
-    })?;
-    Ok(compare_loaded(name_a, &la, name_b, &lb, opts))
+    let mut ia =
+        Input::new(name_a, a, opts.max_connections).map_err(|source| CompareError::Capture {
+            path: name_a.to_string(),
+            source,
+        })?;
+    let mut ib =
+        Input::new(name_b, b, opts.max_connections).map_err(|source| CompareError::Capture {
+            path: name_b.to_string(),
+            source,
+        })?;
+    let e = engine::run(&mut ia, &mut ib, opts.rtt);
+    Ok(build_report(e, [&ia.summary_parts(), &ib.summary_parts()]))
 }
 
 /// Arguments of `firewall-check compare`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
-    /// Capture taken on one side of the middlebox (pcap or pcapng).
+    /// Capture taken on one side of the middlebox (pcap or pcapng; `-` for
+    /// standard input).
     pub capture_a: std::path::PathBuf,
-    /// Capture taken on the other side, at the same time (either order).
+    /// Capture taken on the other side, at the same time (either order; `-`
+    /// for standard input unless CAPTURE_A is).
     pub capture_b: std::path::PathBuf,
-    /// Print the report as JSON.
+    /// Print the report as JSON (`schema_version` 2, see docs/json.md).
     #[arg(long)]
     pub json: bool,
     /// Round-trip time for the impact figures (e.g. `10ms`); measured from
     /// the handshake when absent.
     #[arg(long)]
     pub rtt: Option<String>,
+    /// Most connections each capture's tracker holds open at once (the
+    /// least recently active one is ended early beyond it).
+    #[arg(long, default_value_t = DEFAULT_CAPACITY)]
+    pub max_connections: usize,
 }
 
 /// Runs `firewall-check compare`: prints the report on stdout (text or
 /// JSON). An error (a file that cannot be read, a bad `--rtt`), a capture
 /// that could not be read to its end (the report of what was read is still
 /// printed) or two captures with no connection in common give `Err` with the
-/// message for stderr.
+/// message for stderr. Findings that change the traffic give
+/// [`super::Outcome::Findings`]; capture loss alone does not.
 pub fn run(args: &CompareArgs) -> Result<super::Outcome, super::Failure> {
     use std::io::Write;
     let rtt = match args.rtt.as_deref().map(bdp::parse_duration) {
@@ -280,8 +355,20 @@ pub fn run(args: &CompareArgs) -> Result<super::Outcome, super::Failure> {
         }
         Some(Err(e)) => return Err(super::Failure::Usage(format!("bad --rtt: {e}"))),
     };
-    let report = compare_paths(&args.capture_a, &args.capture_b, &Options { rtt })
-        .map_err(|e| e.to_string())?;
+    if args.max_connections == 0 {
+        return Err(super::Failure::Usage(
+            "--max-connections must be at least 1".to_string(),
+        ));
+    }
+    let opts = Options {
+        rtt,
+        max_connections: args.max_connections,
+    };
+    let report = match compare_paths(&args.capture_a, &args.capture_b, &opts) {
+        Ok(r) => r,
+        Err(e @ CompareError::BothStdin) => return Err(super::Failure::Usage(e.to_string())),
+        Err(e) => return Err(e.to_string().into()),
+    };
     let out = if args.json {
         serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n"
     } else {
@@ -310,381 +397,73 @@ pub fn run(args: &CompareArgs) -> Result<super::Outcome, super::Failure> {
     if !problems.is_empty() {
         return Err(problems.join("; ").into());
     }
-    Ok(if report.findings.is_empty() {
-        super::Outcome::Clean
-    } else {
+    Ok(if report.has_tampering() {
         super::Outcome::Findings
+    } else {
+        super::Outcome::Clean
     })
 }
 
-/// Handshake RTT in one capture: client's SYN to the ACK that completes the handshake.
-fn handshake_rtt(c: &Conn, pk: &[Packet], flipped: bool) -> Option<Duration> {
-    let c2s = dir_of(c, Direction::ClientToServer, flipped);
-    let s2c = dir_of(c, Direction::ServerToClient, flipped);
-    let syn = c2s.iter().map(|&i| &pk[i]).find(|p| p.is_syn())?;
-    let synack = s2c.iter().map(|&i| &pk[i]).find(|p| p.is_syn_ack())?;
-    let t_sa = synack.ts_ns?;
-    let ack = c2s
-        .iter()
-        .map(|&i| &pk[i])
-        .find(|p| p.has(ACK) && !p.has(SYN) && p.ts_ns.is_some_and(|t| t >= t_sa))?;
-    let ns = ack.ts_ns? - syn.ts_ns?;
-    if ns <= 0 {
-        return None;
-    }
-    u64::try_from(ns).ok().map(Duration::from_nanos)
+/// What a capture's summary needs from its reader.
+struct SummaryParts {
+    path: String,
+    records: u64,
+    tcp_packets: u64,
+    warnings: Vec<String>,
 }
 
-/// Everything about one side of a matched connection.
-struct SideView<'a> {
-    name: &'a str,
-    conn: &'a Conn,
-    pk: &'a [Packet],
-    flipped: bool,
-}
-
-impl SideView<'_> {
-    fn list(&self, d: Direction) -> Vec<&Packet> {
-        dir_of(self.conn, d, self.flipped)
-            .iter()
-            .map(|&i| &self.pk[i])
-            .collect()
-    }
-    fn endpoints(&self) -> (String, String) {
-        if self.flipped {
-            (
-                endpoint_str(self.conn.server),
-                endpoint_str(self.conn.client),
-            )
-        } else {
-            (
-                endpoint_str(self.conn.client),
-                endpoint_str(self.conn.server),
-            )
-        }
-    }
-    fn side(&self) -> ConnSide {
-        let (client, server) = self.endpoints();
-        ConnSide {
-            capture: self.name.to_string(),
-            client,
-            server,
-            packets: self.conn.len(),
+impl<R: Read> Input<R> {
+    fn summary_parts(&self) -> SummaryParts {
+        SummaryParts {
+            path: self.name.clone(),
+            records: self.records,
+            tcp_packets: self.tcp_packets,
+            warnings: self.warnings.clone(),
         }
     }
 }
 
-/// Compares two loaded captures (see the module docs).
-pub fn compare_loaded(
-    name_a: &str,
-    la: &Loaded,
-    name_b: &str,
-    lb: &Loaded,
-    opts: &Options,
-) -> Report {
-    let ca = connections(&la.packets);
-    let cb = connections(&lb.packets);
-    let pairs = pair_connections(&ca, &la.packets, &cb, &lb.packets);
-    let mut conns = Vec::new();
-    let mut staged: Vec<(ConnReport, Collector, Ctx, [Ctx; 2])> = Vec::new();
-    for pair in &pairs {
-        let x = &ca[pair.a];
-        let y = &cb[pair.b];
-        let (side_a, sides_by) = client_side_is_a(x, &la.packets, y, &lb.packets, pair.b_flipped);
-        let va = SideView {
-            name: name_a,
-            conn: x,
-            pk: &la.packets,
-            flipped: false,
-        };
-        let vb = SideView {
-            name: name_b,
-            conn: y,
-            pk: &lb.packets,
-            flipped: pair.b_flipped,
-        };
-        let (cs, ss) = if side_a.unwrap_or(true) {
-            (va, vb)
-        } else {
-            (vb, va)
-        };
-        let measured = [
-            handshake_rtt(cs.conn, cs.pk, cs.flipped),
-            handshake_rtt(ss.conn, ss.pk, ss.flipped),
-        ]
-        .into_iter()
-        .flatten()
-        .max();
-        let (rtt, rtt_source) = match (opts.rtt, measured) {
-            (Some(r), _) => (Some(r), "given"),
-            (None, Some(r)) => (Some(r), "handshake"),
-            (None, None) => (None, "unknown"),
-        };
-        // before / after per direction
-        let lists = |d: Direction| -> (Vec<&Packet>, Vec<&Packet>) {
-            match d {
-                Direction::ClientToServer => (cs.list(d), ss.list(d)),
-                Direction::ServerToClient => (ss.list(d), cs.list(d)),
-            }
-        };
-        let (c2s_b, c2s_a) = lists(Direction::ClientToServer);
-        let (s2c_b, s2c_a) = lists(Direction::ServerToClient);
-        let off_c2s = seq_offset(&c2s_b, &c2s_a);
-        let off_s2c = seq_offset(&s2c_b, &s2c_a);
-        // A SYN proxy answers the client itself: the server's ISN differs
-        // between the sides and the SYN the server receives is the proxy's own.
-        let proxied = {
-            let syn_cli = c2s_b.iter().find(|p| p.is_syn());
-            let syn_srv = c2s_a.iter().find(|p| p.is_syn());
-            let sa_srv = s2c_b.iter().find(|p| p.is_syn_ack());
-            let sa_cli = s2c_a.iter().find(|p| p.is_syn_ack());
-            match (syn_cli, syn_srv, sa_srv, sa_cli) {
-                (Some(c), Some(s), Some(_), Some(_)) => {
-                    off_s2c != 0
-                        && (c.window != s.window
-                            || s.timestamps().is_some_and(|t| t.1 != 0)
-                            || c.ident.is_some() && s.ident == Some(0) && c.ident != Some(0))
-                }
-                _ => false,
-            }
-        };
-        let mut col = Collector::default();
-        let mut matched_total = 0;
-        let mut dir_ctx = [Ctx::default(), Ctx::default()];
-        for (k, d) in Direction::BOTH.into_iter().enumerate() {
-            let (before, after) = if k == 0 {
-                (&c2s_b, &c2s_a)
-            } else {
-                (&s2c_b, &s2c_a)
-            };
-            let off_seq = if k == 0 { off_c2s } else { off_s2c };
-            let off_rev = if k == 0 { off_s2c } else { off_c2s };
-            let cx = DirCtx {
-                dir: d,
-                before_is_client_side: k == 0,
-                ack_offset: off_rev.wrapping_neg(),
-                proxied,
-            };
-            let al = align(before, after, off_seq, off_rev.wrapping_neg());
-            matched_total += al.matched.len();
-            let first_data = al
-                .matched
-                .iter()
-                .find(|&&(i, _)| before[i].payload_len > 0)
-                .map(|&(i, _)| i);
-            // TTL: the usual decrement between the sides is routing; a
-            // packet that loses a different number of hops was rewritten
-            // (or originated) by the middlebox. Proxy-built handshake
-            // packets are left out.
-            let hops: Vec<(usize, usize, i16)> = al
-                .matched
-                .iter()
-                .filter(|&&(i, j)| {
-                    let proxy_built = before[i].has(SYN)
-                        || after[j].has(SYN)
-                        || (before[i].payload_len == 0 && first_data.is_none_or(|f| i < f));
-                    !(proxied && proxy_built)
-                })
-                .map(|&(i, j)| (i, j, i16::from(before[i].ttl) - i16::from(after[j].ttl)))
-                .collect();
-            let mut freq: std::collections::BTreeMap<i16, usize> =
-                std::collections::BTreeMap::new();
-            for h in &hops {
-                *freq.entry(h.2).or_insert(0) += 1;
-            }
-            if let Some((&usual, _)) = freq.iter().max_by_key(|(_, n)| **n) {
-                for &(i, j, h) in &hops {
-                    if h != usual {
-                        col.note(
-                            d,
-                            "ttl",
-                            format!(
-                                "TTL/hop limit changed by {h} instead of the usual {usual} (e.g. {} -> {})",
-                                before[i].ttl, after[j].ttl
-                            ),
-                        );
-                    }
-                }
-            }
-            for &(i, j) in &al.matched {
-                compare_pair(&mut col, &cx, before[i], after[j]);
-            }
-            // Unmatched packets count only between the first and last match:
-            // outside it the two captures simply did not run at the same time.
-            let first_data_b = al
-                .matched
-                .iter()
-                .find(|&&(i, _)| before[i].payload_len > 0)
-                .map(|&(i, j)| (i, j));
-            let range_b = al
-                .matched
-                .first()
-                .map(|m| m.0)
-                .zip(al.matched.last().map(|m| m.0));
-            let mut range_a = (usize::MAX, 0usize);
-            for &(_, j) in &al.matched {
-                range_a = (range_a.0.min(j), range_a.1.max(j));
-            }
-            let frame_of = |p: &Packet, before_side: bool| -> (Option<u64>, Option<u64>) {
-                if before_side == cx.before_is_client_side {
-                    (Some(p.frame), None)
-                } else {
-                    (None, Some(p.frame))
-                }
-            };
-            let handshake_phase = |idx: usize, p: &Packet, first: Option<usize>| {
-                proxied && p.payload_len == 0 && first.is_none_or(|f| idx < f)
-            };
-            for &i in &al.only_before {
-                let p = before[i];
-                let in_range = range_b.is_some_and(|(lo, hi)| i > lo && i < hi);
-                if handshake_phase(i, p, first_data_b.map(|f| f.0)) {
-                    let (fc, fs) = frame_of(p, true);
-                    col.add(d, "handshake_proxied", None, Val::t(""), Val::t(""), fc, fs);
-                } else if in_range {
-                    let (fc, fs) = frame_of(p, true);
-                    col.add(
-                        d,
-                        "packet_dropped",
-                        None,
-                        Val::t(describe(p)),
-                        Val::t("missing"),
-                        fc,
-                        fs,
-                    );
-                }
-            }
-            for &j in &al.only_after {
-                let q = after[j];
-                let in_range = range_a.0 != usize::MAX && j > range_a.0 && j < range_a.1;
-                if handshake_phase(j, q, first_data_b.map(|f| f.1)) {
-                    let (fc, fs) = frame_of(q, false);
-                    col.add(d, "handshake_proxied", None, Val::t(""), Val::t(""), fc, fs);
-                } else if in_range {
-                    let (fc, fs) = frame_of(q, false);
-                    col.add(
-                        d,
-                        "packet_injected",
-                        None,
-                        Val::t("missing"),
-                        Val::t(describe(q)),
-                        fc,
-                        fs,
-                    );
-                }
-            }
-            // Facts for impacts: the largest window field after the handshake
-            // as the receiver of this direction saw it.
-            dir_ctx[k] = Ctx {
-                rtt,
-                v6: before.first().is_some_and(|p| p.v6),
-                packets_in_direction: before.len() as u64,
-                max_payload: before.iter().map(|p| p.payload_len).max().unwrap_or(0),
-                ..Ctx::default()
-            };
-        }
-        let max_field = |v: &[&Packet]| v.iter().filter(|p| !p.has(SYN)).map(|p| p.window).max();
-        let ctx = Ctx {
-            rtt,
-            client_shift: c2s_b.iter().find(|p| p.is_syn()).and_then(|p| p.wscale()),
-            server_max_window_field: max_field(&s2c_a),
-            client_max_window_field: max_field(&c2s_a),
-            v6: c2s_b.first().is_some_and(|p| p.v6),
-            ..Ctx::default()
-        };
-        if proxied {
-            // The proxy's own SYN-ACK stands for the whole handshake.
-            let sa_srv = s2c_b.iter().find(|p| p.is_syn_ack());
-            let sa_cli = s2c_a.iter().find(|p| p.is_syn_ack());
-            if let (Some(s), Some(c)) = (sa_srv, sa_cli) {
-                let hs = |p: &Packet| {
-                    format!(
-                        "SYN-ACK ISN {} window {}{}{}",
-                        p.seq,
-                        p.window,
-                        p.mss().map(|m| format!(" mss {m}")).unwrap_or_default(),
-                        p.wscale()
-                            .map(|w| format!(" wscale {w}"))
-                            .unwrap_or_default()
-                    )
-                };
-                col.add(
-                    Direction::ServerToClient,
-                    "handshake_proxied",
-                    None,
-                    Val::t(format!("server {}", hs(s))),
-                    Val::t(format!("middlebox {}", hs(c))),
-                    Some(c.frame),
-                    Some(s.frame),
-                );
-                // The first entry of the finding describes the SYN-ACKs.
-                if let Some(acc) = col.map.get_mut(&(
-                    Direction::ServerToClient,
-                    findings::kind_index("handshake_proxied"),
-                    None,
-                )) {
-                    acc.before = Val::t(format!("server {}", hs(s)));
-                    acc.after = Val::t(format!("middlebox {}", hs(c)));
-                }
-            }
-        }
-        let report = ConnReport {
-            id: 0,
-            client: cs.endpoints().0,
-            server: ss.endpoints().1,
-            client_side: cs.side(),
-            server_side: ss.side(),
-            sides_by,
-            matched_by: pair.evidence.clone(),
-            matched_packets: matched_total,
-            rtt_s: rtt.map(|r| r.as_secs_f64()),
-            rtt_source,
-        };
-        let key_ts = cs
-            .list(Direction::ClientToServer)
-            .first()
-            .and_then(|p| p.ts_ns);
-        staged.push((report, col, ctx, dir_ctx));
-        conns.push(key_ts);
-    }
-    // Order connections by the client side's first packet, then by label: the
-    // same whatever the order of the files.
-    let mut order: Vec<usize> = (0..staged.len()).collect();
-    order.sort_by(|&i, &j| {
-        conns[i]
-            .cmp(&conns[j])
-            .then_with(|| staged[i].0.client.cmp(&staged[j].0.client))
-            .then_with(|| staged[i].0.server.cmp(&staged[j].0.server))
+/// Orders the finished pairs (by the client side's first packet, then by
+/// label: the same whatever the order of the files) and builds the report.
+fn build_report(e: engine::Engine, parts: [&SummaryParts; 2]) -> Report {
+    let mut done = e.done;
+    done.sort_by(|x, y| {
+        x.key_ts
+            .cmp(&y.key_ts)
+            .then_with(|| x.report.client.cmp(&y.report.client))
+            .then_with(|| x.report.server.cmp(&y.report.server))
     });
     let mut out_conns = Vec::new();
     let mut out_findings = Vec::new();
     let mut out_notes = Vec::new();
-    for (n, &i) in order.iter().enumerate() {
-        let (report0, col, ctx, dir_ctx) = &staged[i];
-        let mut report = report0.clone();
-        let proxied_conn = col
-            .map
-            .keys()
-            .any(|k| k.1 == findings::kind_index("handshake_proxied"));
+    for (n, d) in done.into_iter().enumerate() {
+        let mut report = d.report;
         report.id = n + 1;
-        for ((dir, kind_i, option_kind), acc) in &col.map {
-            let kind = KINDS.get(*kind_i).copied().unwrap_or("option_changed");
-            let dctx = &dir_ctx[usize::from(*dir == Direction::ServerToClient)];
-            let imp = impact_of(kind, *dir, acc, ctx, dctx, *option_kind);
+        let proxied_conn = d.col.map.keys().any(|k| k.1 == Kind::HandshakeProxied);
+        for (&(dir_i, kind, option_kind, missing_from), acc) in &d.col.map {
+            let dir = dir_from_index(dir_i);
+            let dctx = &d.dir_ctx[usize::from(dir_i)];
             out_findings.push(Finding {
                 kind,
+                title: kind.title(),
                 direction: dir.as_str(),
                 connection: report.id,
                 count: acc.count,
-                before: acc.before.text.clone(),
-                after: acc.after.text.clone(),
-                option_kind: *option_kind,
+                before: acc.before.json.clone(),
+                after: acc.after.json.clone(),
+                before_text: acc.before.text.clone(),
+                after_text: acc.after.text.clone(),
+                option_kind,
+                missing_from: missing_from.map(|m| m.as_str()),
+                outside_span: (kind == Kind::CaptureLoss).then_some(acc.outside_span),
+                replies_translated: (kind == Kind::Nat && dir == Direction::ClientToServer)
+                    .then_some(acc.replies_translated),
                 distinct_values: acc.distinct,
-                impact: imp,
+                impact: impact_of(kind, dir, acc, &d.ctx, dctx, option_kind, missing_from),
                 cause: if proxied_conn && PROXY_KINDS.contains(&kind) {
                     PROXY_CAUSE
                 } else {
-                    impact::cause(kind)
+                    kind.cause()
                 },
                 packets: Frames {
                     client_side: acc.frames_client_side.clone(),
@@ -692,10 +471,10 @@ pub fn compare_loaded(
                 },
             });
         }
-        for ((dir, what), (count, text)) in &col.notes {
+        for (&(dir_i, what), (count, text)) in &d.col.notes {
             out_notes.push(Note {
                 connection: report.id,
-                direction: dir.as_str(),
+                direction: dir_from_index(dir_i).as_str(),
                 what,
                 count: *count,
                 text: text.clone(),
@@ -703,29 +482,17 @@ pub fn compare_loaded(
         }
         out_conns.push(report);
     }
-    let matched_a: std::collections::HashSet<usize> = pairs.iter().map(|p| p.a).collect();
-    let matched_b: std::collections::HashSet<usize> = pairs.iter().map(|p| p.b).collect();
-    let summary =
-        |name: &str, l: &Loaded, cs: &[Conn], matched: &std::collections::HashSet<usize>| {
-            CaptureSummary {
-                path: name.to_string(),
-                records: l.records,
-                tcp_packets: l.packets.len(),
-                connections: cs.len(),
-                unmatched_connections: cs
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| !matched.contains(i))
-                    .map(|(_, c)| c.label())
-                    .collect(),
-                warnings: l.warnings.clone(),
-            }
-        };
+    let summary = |k: usize| CaptureSummary {
+        path: parts[k].path.clone(),
+        records: parts[k].records,
+        tcp_packets: parts[k].tcp_packets,
+        connections: e.connections[k],
+        unmatched_connections: e.unmatched[k].clone(),
+        warnings: parts[k].warnings.clone(),
+    };
     Report {
-        captures: [
-            summary(name_a, la, &ca, &matched_a),
-            summary(name_b, lb, &cb, &matched_b),
-        ],
+        schema_version: SCHEMA_VERSION,
+        captures: [summary(0), summary(1)],
         connections: out_conns,
         findings: out_findings,
         notes: out_notes,
@@ -733,53 +500,37 @@ pub fn compare_loaded(
 }
 
 /// Kinds a SYN proxy causes by itself once it has answered the handshake.
-const PROXY_KINDS: [&str; 8] = [
-    "wscale_changed",
-    "mss_changed",
-    "mss_clamped",
-    "seq_rewritten",
-    "ack_rewritten",
-    "timestamps_changed",
-    "option_changed",
-    "option_added",
+const PROXY_KINDS: [Kind; 8] = [
+    Kind::WscaleChanged,
+    Kind::MssChanged,
+    Kind::MssClamped,
+    Kind::SeqRewritten,
+    Kind::AckRewritten,
+    Kind::TimestampsChanged,
+    Kind::OptionChanged,
+    Kind::OptionAdded,
 ];
 
 /// Their cause when the handshake was proxied.
 const PROXY_CAUSE: &str = "the SYN proxy that answered the handshake: it announced its own configured options (e.g. SYNPROXY --wscale/--mss) and translates sequence numbers and timestamps for the rest of the connection; its options must match the server's";
 
-/// A packet in a few words, for dropped and injected ones.
-fn describe(p: &Packet) -> String {
-    let mut f = String::new();
-    for (bit, c) in [
-        (SYN, 'S'),
-        (packet::FIN, 'F'),
-        (packet::RST, 'R'),
-        (tcp_options::Flags::PSH, 'P'),
-        (ACK, '.'),
-    ] {
-        if p.has(bit) {
-            f.push(c);
-        }
-    }
-    format!("[{f}] seq {} len {}", p.seq, p.payload_len)
-}
-
 fn impact_of(
-    kind: &str,
+    kind: Kind,
     dir: Direction,
     acc: &findings::Acc,
     ctx: &Ctx,
     dctx: &Ctx,
     option_kind: Option<u8>,
+    missing_from: Option<findings::CaptureSide>,
 ) -> Impact {
     let num = |v: &Val| v.num;
     match kind {
-        "wscale_stripped" => impact::wscale_stripped(
+        Kind::WscaleStripped => impact::wscale_stripped(
             dir == Direction::ClientToServer,
             num(&acc.before).and_then(|s| u8::try_from(s).ok()),
             ctx,
         ),
-        "wscale_changed" => match (num(&acc.before), num(&acc.after)) {
+        Kind::WscaleChanged => match (num(&acc.before), num(&acc.after)) {
             (Some(b), Some(a)) => impact::wscale_changed(
                 u8::try_from(b).unwrap_or(14),
                 u8::try_from(a).unwrap_or(14),
@@ -792,11 +543,11 @@ fn impact_of(
             ),
             _ => impact::words("window scale changed", ctx),
         },
-        "wscale_added" => impact::words(
+        Kind::WscaleAdded => impact::words(
             "the receiver of this SYN believes the sender scales its window although it did not offer to: the sender's window fields are multiplied by the invented shift, overrunning it",
             ctx,
         ),
-        "mss_clamped" | "mss_changed" => match (num(&acc.before), num(&acc.after)) {
+        Kind::MssClamped | Kind::MssChanged => match (num(&acc.before), num(&acc.after)) {
             (Some(b), Some(a)) => impact::mss(
                 u16::try_from(b).unwrap_or(u16::MAX),
                 u16::try_from(a).unwrap_or(u16::MAX),
@@ -804,19 +555,19 @@ fn impact_of(
             ),
             _ => impact::words("MSS changed", ctx),
         },
-        "sackperm_stripped" => impact::words(
+        Kind::SackpermStripped => impact::words(
             "SACK is not negotiated: after several losses in one window the sender repairs one segment per round trip, so recovery on a long path takes many RTTs",
             ctx,
         ),
-        "timestamps_stripped" => impact::words(
+        Kind::TimestampsStripped => impact::words(
             "without timestamps there is one RTT sample per window instead of per segment, and no PAWS protection against wrapped sequence numbers (needed above about 1 Gbit/s); when stripped only from data segments after both ends negotiated them, RFC 7323 receivers may discard those segments",
             ctx,
         ),
-        "timestamps_changed" => impact::words(
+        Kind::TimestampsChanged => impact::words(
             "RTT measurement keeps working while the translation is consistent; an inconsistent one breaks PAWS and the receiver drops segments",
             ctx,
         ),
-        "seq_rewritten" | "ack_rewritten" => impact::words(
+        Kind::SeqRewritten | Kind::AckRewritten => impact::words(
             &format!(
                 "offset {} (mod 2^32) on the first affected packet; no throughput cost while the translation is consistent (SACK blocks must be translated too); it hides the host's own sequence numbers",
                 match (acc.before.num, acc.after.num) {
@@ -826,13 +577,13 @@ fn impact_of(
             ),
             ctx,
         ),
-        "window_rewritten" => impact::window(
+        Kind::WindowRewritten => impact::window(
             acc.max_before.and_then(|v| u16::try_from(v).ok()).unwrap_or(0),
             acc.max_after.and_then(|v| u16::try_from(v).ok()).unwrap_or(0),
             None,
             ctx,
         ),
-        "dscp_changed" => impact::words(
+        Kind::DscpChanged => impact::words(
             &format!(
                 "downstream routers queue these packets as {} instead of {}: {}",
                 acc.after.text,
@@ -847,21 +598,46 @@ fn impact_of(
             ),
             ctx,
         ),
-        "ecn_changed" => impact::words(
+        Kind::EcnChanged => impact::words(
             "congestion marks are lost or invented: without ECN the path signals congestion by dropping packets instead",
             ctx,
         ),
-        "nat" => impact::words("none by itself; the addresses and ports the two ends see differ", ctx),
-        "handshake_proxied" => impact::words(
+        Kind::Nat => impact::words(
+            &format!(
+                "none by itself; the addresses and ports the two ends see differ{}",
+                if acc.replies_translated > 0 {
+                    format!(" ({} replies translated back)", acc.replies_translated)
+                } else {
+                    String::new()
+                }
+            ),
+            ctx,
+        ),
+        Kind::CaptureLoss => impact::words(
+            &format!(
+                "none on the traffic: the {} capture lacks {} frame(s) that crossed its wire{}, so they could not be compared; they are not counted as dropped or injected",
+                missing_from.map_or("other", |m| if m == findings::CaptureSide::ClientSide { "client-side" } else { "server-side" }),
+                acc.count,
+                if acc.outside_span == acc.count {
+                    " before it started or after it stopped".to_string()
+                } else if acc.outside_span > 0 {
+                    format!(" ({} of them before it started or after it stopped; the others acknowledged by the receiver there)", acc.outside_span)
+                } else {
+                    " (the receiver acknowledged their bytes on that side)".to_string()
+                }
+            ),
+            ctx,
+        ),
+        Kind::HandshakeProxied => impact::words(
             "the client's handshake was answered by the middlebox, not the server: the options the client learned (window scale, MSS, SACK, timestamps) are the proxy's, and any mismatch with the server's lasts for the whole connection",
             ctx,
         ),
-        "packet_dropped" => impact::dropped(acc.count, dctx),
-        "packet_injected" => impact::words(
+        Kind::PacketDropped => impact::dropped(acc.count, dctx),
+        Kind::PacketInjected => impact::words(
             "packets the far end never sent: injected resets end connections, injected ACKs hide loss from the sender",
             ctx,
         ),
-        _ => impact::words(
+        Kind::OptionStripped | Kind::OptionAdded | Kind::OptionChanged => impact::words(
             &format!("option kind {} altered", option_kind.map(|k| k.to_string()).unwrap_or_default()),
             ctx,
         ),

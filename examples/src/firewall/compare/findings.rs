@@ -1,68 +1,205 @@
 //! Field-by-field comparison of matched packets, folded into one finding per
-//! connection, direction and kind.
+//! connection, direction and kind; the structured before/after values.
 
 use std::collections::BTreeMap;
+use std::net::{IpAddr, SocketAddr};
 
-use super::conn::Direction;
-use super::packet::{
-    Packet, ACK, CWR, ECE, KIND_MSS, KIND_SACK, KIND_SACK_PERMITTED, KIND_TIMESTAMPS, KIND_WSCALE,
-    SYN,
-};
+use serde_json::{json, Value};
+use tcp_options::kind::{MSS, SACK, SACK_PERMITTED, TIMESTAMPS, WINDOW_SCALE};
+use tcp_options::Flags;
 
-/// The finding kinds, in report order.
-pub const KINDS: [&str; 20] = [
-    "handshake_proxied",
-    "nat",
-    "wscale_stripped",
-    "wscale_changed",
-    "wscale_added",
-    "sackperm_stripped",
-    "timestamps_stripped",
-    "timestamps_changed",
-    "mss_clamped",
-    "mss_changed",
-    "option_stripped",
-    "option_added",
-    "option_changed",
-    "seq_rewritten",
-    "ack_rewritten",
-    "window_rewritten",
-    "dscp_changed",
-    "ecn_changed",
-    "packet_dropped",
-    "packet_injected",
-];
+use super::packet::Packet;
+use crate::firewall::finding::Kind;
+use crate::firewall::flow::Direction;
 
 /// Packet frame numbers kept per finding and side.
 const FRAMES_KEPT: usize = 10;
 
-/// One value before or after, for display and for impact arithmetic.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One value before or after: structured for JSON, words for people, and
+/// the number impacts compute with.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Val {
-    /// As shown.
+    /// The JSON value (`null` when the field or option is absent).
+    pub json: Value,
+    /// As the text report shows it.
     pub text: String,
     /// As a number, when it is one.
     pub num: Option<u64>,
 }
 
+/// An endpoint as JSON: `{"addr": "198.18.1.2", "port": 33000}`.
+pub fn endpoint_json(addr: IpAddr, port: u16) -> Value {
+    json!({"addr": addr.to_string(), "port": port})
+}
+
 impl Val {
-    /// A number.
-    pub fn n(v: u64) -> Val {
+    fn new(json: Value, text: impl Into<String>, num: Option<u64>) -> Val {
         Val {
-            text: v.to_string(),
-            num: Some(v),
+            json,
+            text: text.into(),
+            num,
         }
     }
-    /// Words.
-    pub fn t(s: impl Into<String>) -> Val {
-        Val {
-            text: s.into(),
-            num: None,
-        }
+    /// Nothing to show (JSON `null`, empty text).
+    pub fn none() -> Val {
+        Val::new(Value::Null, "", None)
     }
-    /// The option or field is not there.
+    /// The packet is not in this capture (JSON `null`).
+    pub fn missing() -> Val {
+        Val::new(Value::Null, "missing", None)
+    }
+    /// The option or field is not there (JSON `null`).
     pub fn absent() -> Val {
-        Val::t("absent")
+        Val::new(Value::Null, "absent", None)
+    }
+    /// A window-scale shift: `{"shift": 10}`.
+    pub fn shift(s: u8) -> Val {
+        Val::new(
+            json!({ "shift": s }),
+            format!("shift {s}"),
+            Some(u64::from(s)),
+        )
+    }
+    /// An MSS: `{"mss_bytes": 1460}`.
+    pub fn mss(m: u16) -> Val {
+        Val::new(json!({ "mss_bytes": m }), m.to_string(), Some(u64::from(m)))
+    }
+    /// An option that is there without a value: `{"present": true}`.
+    pub fn present() -> Val {
+        Val::new(json!({ "present": true }), "present", None)
+    }
+    /// Timestamps: `{"tsval_ticks": .., "tsecr_ticks": ..}`.
+    pub fn timestamps(v: u32, e: u32) -> Val {
+        Val::new(
+            json!({ "tsval_ticks": v, "tsecr_ticks": e }),
+            format!("TSval {v} TSecr {e}"),
+            None,
+        )
+    }
+    /// Any option's bytes: `{"option_kind": 30, "data_hex": "..."}`.
+    pub fn option(kind: u8, data: &[u8]) -> Val {
+        let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
+        Val::new(
+            json!({ "option_kind": kind, "data_hex": hex }),
+            format!("kind {kind}: {hex}"),
+            None,
+        )
+    }
+    /// A sequence number: `{"seq_number": ..}`.
+    pub fn seq(n: u32) -> Val {
+        Val::new(
+            json!({ "seq_number": n }),
+            n.to_string(),
+            Some(u64::from(n)),
+        )
+    }
+    /// An acknowledgment number: `{"ack_number": ..}`.
+    pub fn ack(n: u32) -> Val {
+        Val::new(
+            json!({ "ack_number": n }),
+            n.to_string(),
+            Some(u64::from(n)),
+        )
+    }
+    /// The raw window field: `{"window_field": ..}`.
+    pub fn window(w: u16) -> Val {
+        Val::new(
+            json!({ "window_field": w }),
+            w.to_string(),
+            Some(u64::from(w)),
+        )
+    }
+    /// A DSCP: `{"dscp": 10, "name": "AF11"}` (`name` null for unnamed values).
+    pub fn dscp(v: u8) -> Val {
+        let name = dscp::Dscp::new(v)
+            .ok()
+            .and_then(|d| d.name())
+            .map(str::to_uppercase);
+        let text = match &name {
+            Some(n) => format!("{n} ({v})"),
+            None => v.to_string(),
+        };
+        Val::new(json!({ "dscp": v, "name": name }), text, Some(u64::from(v)))
+    }
+    /// The IP ECN field: `{"ecn": 2, "name": "ECT(0)"}`.
+    pub fn ecn(v: u8) -> Val {
+        let name = dscp::Ecn::new(v).map(|e| e.name()).unwrap_or("?");
+        Val::new(json!({ "ecn": v, "name": name }), name, Some(u64::from(v)))
+    }
+    /// The TCP ECE and CWR flags: `{"ece": true, "cwr": false}`.
+    pub fn ecn_flags(f: Flags) -> Val {
+        let (ece, cwr) = (f.contains(Flags::ECE), f.contains(Flags::CWR));
+        let text = match (ece, cwr) {
+            (false, false) => "TCP flags without ECE/CWR".to_string(),
+            (true, false) => "TCP flags ECE".to_string(),
+            (false, true) => "TCP flags CWR".to_string(),
+            (true, true) => "TCP flags ECE+CWR".to_string(),
+        };
+        Val::new(json!({ "ece": ece, "cwr": cwr }), text, None)
+    }
+    /// A segment in a few fields: `{"flags": "S.", "seq_number": .., "payload_bytes": ..}`.
+    pub fn segment(p: &Packet) -> Val {
+        Val::new(
+            json!({ "flags": p.flag_letters(), "seq_number": p.seq, "payload_bytes": p.payload_len }),
+            format!("[{}] seq {} len {}", p.flag_letters(), p.seq, p.payload_len),
+            None,
+        )
+    }
+    /// A SYN-ACK as one party of a proxied handshake built it.
+    pub fn syn_ack(from: &str, p: &Packet) -> Val {
+        Val::new(
+            json!({
+                "from": from,
+                "isn": p.seq,
+                "window_field": p.window,
+                "mss_bytes": p.mss(),
+                "shift": p.wscale(),
+            }),
+            format!(
+                "{from} SYN-ACK ISN {} window {}{}{}",
+                p.seq,
+                p.window,
+                p.mss().map(|m| format!(" mss {m}")).unwrap_or_default(),
+                p.wscale()
+                    .map(|w| format!(" wscale {w}"))
+                    .unwrap_or_default()
+            ),
+            None,
+        )
+    }
+    /// The endpoints a NAT rewrote: only the rewritten ones are keys
+    /// (`src`, `dst`), each `{"addr": .., "port": ..}`.
+    pub fn endpoints(src: Option<SocketAddr>, dst: Option<SocketAddr>) -> Val {
+        let mut obj = serde_json::Map::new();
+        let mut text = Vec::new();
+        if let Some(s) = src {
+            obj.insert("src".into(), endpoint_json(s.ip(), s.port()));
+            text.push(format!("source {s}"));
+        }
+        if let Some(d) = dst {
+            obj.insert("dst".into(), endpoint_json(d.ip(), d.port()));
+            text.push(format!("destination {d}"));
+        }
+        Val::new(Value::Object(obj), text.join(", "), None)
+    }
+}
+
+/// Which capture a [`Kind::CaptureLoss`] finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CaptureSide {
+    /// The capture nearer the client.
+    ClientSide,
+    /// The capture nearer the server.
+    ServerSide,
+}
+
+impl CaptureSide {
+    /// `client_side` or `server_side`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaptureSide::ClientSide => "client_side",
+            CaptureSide::ServerSide => "server_side",
+        }
     }
 }
 
@@ -85,51 +222,83 @@ pub struct Acc {
     pub frames_client_side: Vec<u64>,
     /// Frames on the server-side capture.
     pub frames_server_side: Vec<u64>,
+    /// For [`Kind::Nat`]: source and destination before, then after.
+    pub nat: Option<[SocketAddr; 4]>,
+    /// For [`Kind::CaptureLoss`]: frames outside the other capture's time span.
+    pub outside_span: u64,
+    /// For [`Kind::Nat`] client to server: replies translated back.
+    pub replies_translated: u64,
 }
 
-/// Key of a finding inside one connection.
-pub type FindingKey = (Direction, usize, Option<u8>);
+/// Key of a finding inside one connection: direction ([`dir_index`]),
+/// kind, option kind (for the `option_*` kinds) and the capture a capture
+/// loss is in.
+pub type FindingKey = (u8, Kind, Option<u8>, Option<CaptureSide>);
+
+/// 0 for client to server, 1 for server to client (the report's order).
+pub fn dir_index(d: Direction) -> u8 {
+    match d {
+        Direction::ClientToServer => 0,
+        Direction::ServerToClient => 1,
+    }
+}
+
+/// The direction of a [`dir_index`].
+pub fn dir_from_index(i: u8) -> Direction {
+    if i == 0 {
+        Direction::ClientToServer
+    } else {
+        Direction::ServerToClient
+    }
+}
 
 /// Findings of one connection being accumulated.
 #[derive(Debug, Default)]
 pub struct Collector {
-    /// By direction, kind index, option kind.
+    /// By direction, kind, option kind, capture.
     pub map: BTreeMap<FindingKey, Acc>,
     /// IP-level observations outside the finding kinds (TTL, IP ID, DF): text and count.
-    pub notes: BTreeMap<(Direction, &'static str), (u64, String)>,
+    pub notes: BTreeMap<(u8, &'static str), (u64, String)>,
 }
 
-/// Index of a kind in [`KINDS`].
-pub fn kind_index(kind: &str) -> usize {
-    KINDS.iter().position(|k| *k == kind).unwrap_or(KINDS.len())
+/// One affected packet (pair) to record.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    /// Its finding's key.
+    pub key: FindingKey,
+    /// The value before the middlebox.
+    pub before: Val,
+    /// The value after it.
+    pub after: Val,
+    /// The frame in the client-side capture.
+    pub frame_client_side: Option<u64>,
+    /// The frame in the server-side capture.
+    pub frame_server_side: Option<u64>,
 }
 
 impl Collector {
     /// Records one affected packet pair (or single packet).
-    #[allow(clippy::too_many_arguments)]
-    pub fn add(
-        &mut self,
-        dir: Direction,
-        kind: &str,
-        option_kind: Option<u8>,
-        before: Val,
-        after: Val,
-        frame_client_side: Option<u64>,
-        frame_server_side: Option<u64>,
-    ) {
-        let acc = self
-            .map
-            .entry((dir, kind_index(kind), option_kind))
-            .or_insert_with(|| Acc {
-                count: 0,
-                before: before.clone(),
-                after: after.clone(),
-                distinct: 1,
-                max_before: None,
-                max_after: None,
-                frames_client_side: Vec::new(),
-                frames_server_side: Vec::new(),
-            });
+    pub fn add(&mut self, hit: Hit) -> &mut Acc {
+        let Hit {
+            key,
+            before,
+            after,
+            frame_client_side,
+            frame_server_side,
+        } = hit;
+        let acc = self.map.entry(key).or_insert_with(|| Acc {
+            count: 0,
+            before: before.clone(),
+            after: after.clone(),
+            distinct: 1,
+            max_before: None,
+            max_after: None,
+            frames_client_side: Vec::new(),
+            frames_server_side: Vec::new(),
+            nat: None,
+            outside_span: 0,
+            replies_translated: 0,
+        });
         acc.count += 1;
         if acc.count > 1 && (acc.before != before || acc.after != after) && acc.distinct < 1000 {
             acc.distinct += 1;
@@ -146,12 +315,21 @@ impl Collector {
                 acc.frames_server_side.push(f);
             }
         }
+        acc
     }
 
     /// Records an observation outside the kinds list.
     pub fn note(&mut self, dir: Direction, what: &'static str, text: String) {
-        let e = self.notes.entry((dir, what)).or_insert((0, text));
-        e.0 += 1;
+        self.note_n(dir, what, text, 1);
+    }
+
+    /// Records `n` observations outside the kinds list.
+    pub fn note_n(&mut self, dir: Direction, what: &'static str, text: String, n: u64) {
+        let e = self
+            .notes
+            .entry((dir_index(dir), what))
+            .or_insert((0, text));
+        e.0 += n;
     }
 }
 
@@ -160,21 +338,6 @@ fn max_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
         (Some(x), Some(y)) => Some(x.max(y)),
         (x, None) => x,
         (None, y) => y,
-    }
-}
-
-/// A DSCP value with its name: `10 (AF11)`.
-pub fn dscp_name(v: u8) -> String {
-    match dscp::Dscp::new(v).ok().and_then(|d| d.name()) {
-        Some(n) => format!("{} ({v})", n.to_uppercase()),
-        None => v.to_string(),
-    }
-}
-
-fn ecn_name(v: u8) -> String {
-    match dscp::Ecn::new(v) {
-        Ok(e) => e.name().to_string(),
-        Err(_) => v.to_string(),
     }
 }
 
@@ -191,38 +354,24 @@ pub struct DirCtx {
     pub proxied: bool,
 }
 
-fn opt_text(p: &Packet, kind: u8) -> Val {
+/// The value of option `kind` as the receiver reads it.
+fn opt_val(p: &Packet, kind: u8) -> Val {
     match kind {
-        KIND_MSS => p
-            .mss()
-            .map(|m| Val::n(u64::from(m)))
-            .unwrap_or_else(Val::absent),
-        KIND_WSCALE => p
-            .wscale()
-            .map(|s| Val {
-                text: format!("shift {s}"),
-                num: Some(u64::from(s)),
-            })
-            .unwrap_or_else(Val::absent),
-        KIND_TIMESTAMPS => p
+        MSS => p.mss().map(Val::mss).unwrap_or_else(Val::absent),
+        WINDOW_SCALE => p.wscale().map(Val::shift).unwrap_or_else(Val::absent),
+        TIMESTAMPS => p
             .timestamps()
-            .map(|(v, e)| Val::t(format!("TSval {v} TSecr {e}")))
+            .map(|(v, e)| Val::timestamps(v, e))
             .unwrap_or_else(Val::absent),
-        KIND_SACK_PERMITTED => {
-            if p.option(kind).is_some() {
-                Val::t("present")
+        SACK_PERMITTED => {
+            if p.carries(kind) {
+                Val::present()
             } else {
                 Val::absent()
             }
         }
-        _ => match p.option(kind) {
-            Some(o) => Val::t(format!(
-                "kind {kind}: {}",
-                o.data
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<String>()
-            )),
+        _ => match p.records(kind).last() {
+            Some(o) => Val::option(kind, &o.data),
             None => Val::absent(),
         },
     }
@@ -250,64 +399,70 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
     } else {
         (Some(q.frame), Some(p.frame))
     };
-    let handshake = p.has(SYN) || q.has(SYN);
+    let handshake = p.has(Flags::SYN) || q.has(Flags::SYN);
     // A proxied handshake's SYN, SYN-ACK and bare ACKs are the proxy's own
     // packets: only their options and addresses are compared.
     let own_fields = cx.proxied
         && (handshake || (p.payload_len == 0 && (p.ident == Some(0)) != (q.ident == Some(0))));
-    let add = |col: &mut Collector, kind: &str, ok: Option<u8>, b: Val, a: Val| {
-        col.add(d, kind, ok, b, a, fc, fs);
+    let add = |col: &mut Collector, kind: Kind, ok: Option<u8>, b: Val, a: Val| {
+        col.add(Hit {
+            key: (dir_index(d), kind, ok, None),
+            before: b,
+            after: a,
+            frame_client_side: fc,
+            frame_server_side: fs,
+        });
     };
     // IP layer.
     if p.tos >> 2 != q.tos >> 2 {
         add(
             col,
-            "dscp_changed",
+            Kind::DscpChanged,
             None,
-            Val::t(dscp_name(p.tos >> 2)),
-            Val::t(dscp_name(q.tos >> 2)),
+            Val::dscp(p.tos >> 2),
+            Val::dscp(q.tos >> 2),
         );
     }
     if p.tos & 3 != q.tos & 3 {
         add(
             col,
-            "ecn_changed",
+            Kind::EcnChanged,
             None,
-            Val::t(ecn_name(p.tos & 3)),
-            Val::t(ecn_name(q.tos & 3)),
+            Val::ecn(p.tos & 3),
+            Val::ecn(q.tos & 3),
         );
     }
-    if (p.flags & (ECE | CWR)) != (q.flags & (ECE | CWR)) && !own_fields {
-        let f = |x: tcp_options::Flags| {
-            let mut s = Vec::new();
-            if x.contains(ECE) {
-                s.push("ECE");
-            }
-            if x.contains(CWR) {
-                s.push("CWR");
-            }
-            if s.is_empty() {
-                "TCP flags without ECE/CWR".to_string()
-            } else {
-                format!("TCP flags {}", s.join("+"))
-            }
-        };
+    let ecn_flags = Flags::ECE | Flags::CWR;
+    if (p.flags & ecn_flags) != (q.flags & ecn_flags) && !own_fields {
         add(
             col,
-            "ecn_changed",
+            Kind::EcnChanged,
             None,
-            Val::t(f(p.flags)),
-            Val::t(f(q.flags)),
+            Val::ecn_flags(p.flags),
+            Val::ecn_flags(q.flags),
         );
     }
-    if p.src != q.src || p.sport != q.sport {
-        add(
-            col,
-            "nat",
-            None,
-            Val::t(super::conn::endpoint_str((p.src, p.sport))),
-            Val::t(super::conn::endpoint_str((q.src, q.sport))),
+    let src_changed = p.src != q.src || p.sport != q.sport;
+    let dst_changed = p.dst != q.dst || p.dport != q.dport;
+    if src_changed || dst_changed {
+        let (ps, pd) = (
+            SocketAddr::new(p.src, p.sport),
+            SocketAddr::new(p.dst, p.dport),
         );
+        let (qs, qd) = (
+            SocketAddr::new(q.src, q.sport),
+            SocketAddr::new(q.dst, q.dport),
+        );
+        let acc = col.add(Hit {
+            key: (dir_index(d), Kind::Nat, None, None),
+            before: Val::endpoints(src_changed.then_some(ps), dst_changed.then_some(pd)),
+            after: Val::endpoints(src_changed.then_some(qs), dst_changed.then_some(qd)),
+            frame_client_side: fc,
+            frame_server_side: fs,
+        });
+        if acc.nat.is_none() {
+            acc.nat = Some([ps, pd, qs, qd]);
+        }
     }
     if !own_fields {
         if let (Some(a), Some(b)) = (p.ident, q.ident) {
@@ -334,28 +489,28 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
     if p.seq != q.seq {
         add(
             col,
-            "seq_rewritten",
+            Kind::SeqRewritten,
             None,
-            Val::n(u64::from(p.seq)),
-            Val::n(u64::from(q.seq)),
+            Val::seq(p.seq),
+            Val::seq(q.seq),
         );
     }
-    if p.has(ACK) && q.has(ACK) && p.ack != q.ack {
+    if p.has(Flags::ACK) && q.has(Flags::ACK) && p.ack != q.ack {
         add(
             col,
-            "ack_rewritten",
+            Kind::AckRewritten,
             None,
-            Val::n(u64::from(p.ack)),
-            Val::n(u64::from(q.ack)),
+            Val::ack(p.ack),
+            Val::ack(q.ack),
         );
     }
     if p.window != q.window && !own_fields {
         add(
             col,
-            "window_rewritten",
+            Kind::WindowRewritten,
             None,
-            Val::n(u64::from(p.window)),
-            Val::n(u64::from(q.window)),
+            Val::window(p.window),
+            Val::window(q.window),
         );
     }
     // Options: only when both blocks were captured whole.
@@ -371,48 +526,52 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
     kinds.sort_unstable();
     kinds.dedup();
     for k in kinds {
-        let (x, y) = (p.option(k), q.option(k));
-        let (bv, av) = (opt_text(p, k), opt_text(q, k));
-        match (x, y) {
-            (Some(_), None) => {
+        let (bv, av) = (opt_val(p, k), opt_val(q, k));
+        match (p.carries(k), q.carries(k)) {
+            (true, false) => {
                 let kind = match k {
-                    KIND_WSCALE => "wscale_stripped",
-                    KIND_SACK_PERMITTED => "sackperm_stripped",
-                    KIND_TIMESTAMPS => "timestamps_stripped",
-                    _ => "option_stripped",
+                    WINDOW_SCALE => Kind::WscaleStripped,
+                    SACK_PERMITTED => Kind::SackpermStripped,
+                    TIMESTAMPS => Kind::TimestampsStripped,
+                    _ => Kind::OptionStripped,
                 };
-                let ok = (kind == "option_stripped").then_some(k);
+                let ok = (kind == Kind::OptionStripped).then_some(k);
                 add(col, kind, ok, bv, av);
             }
-            (None, Some(_)) => {
-                let kind = if k == KIND_WSCALE {
-                    "wscale_added"
+            (false, true) => {
+                let kind = if k == WINDOW_SCALE {
+                    Kind::WscaleAdded
                 } else {
-                    "option_added"
+                    Kind::OptionAdded
                 };
-                let ok = (kind == "option_added").then_some(k);
+                let ok = (kind == Kind::OptionAdded).then_some(k);
                 add(col, kind, ok, bv, av);
             }
-            (Some(a), Some(b)) if a.data != b.data => match k {
-                KIND_MSS => {
-                    let clamped = matches!((bv.num, av.num), (Some(x), Some(y)) if y < x);
-                    add(
-                        col,
-                        if clamped {
-                            "mss_clamped"
+            (true, true)
+                if !p
+                    .records(k)
+                    .map(|o| &o.data)
+                    .eq(q.records(k).map(|o| &o.data)) =>
+            {
+                match k {
+                    MSS => {
+                        let clamped = matches!((bv.num, av.num), (Some(x), Some(y)) if y < x);
+                        let kind = if clamped {
+                            Kind::MssClamped
                         } else {
-                            "mss_changed"
-                        },
-                        None,
-                        bv,
-                        av,
-                    );
+                            Kind::MssChanged
+                        };
+                        add(col, kind, None, bv, av);
+                    }
+                    WINDOW_SCALE => add(col, Kind::WscaleChanged, None, bv, av),
+                    TIMESTAMPS => add(col, Kind::TimestampsChanged, None, bv, av),
+                    SACK if p
+                        .records(k)
+                        .map(|o| sack_shifted(&o.data, cx.ack_offset))
+                        .eq(q.records(k).map(|o| o.data.clone())) => {}
+                    _ => add(col, Kind::OptionChanged, Some(k), bv, av),
                 }
-                KIND_WSCALE => add(col, "wscale_changed", None, bv, av),
-                KIND_TIMESTAMPS => add(col, "timestamps_changed", None, bv, av),
-                KIND_SACK if sack_shifted(&a.data, cx.ack_offset) == b.data => {}
-                _ => add(col, "option_changed", Some(k), bv, av),
-            },
+            }
             _ => {}
         }
     }

@@ -1,4 +1,5 @@
-//! What a finding costs, computed with `bdp`, and what usually causes it.
+//! What a finding costs, computed with `bdp` (the usual causes are in
+//! [`crate::firewall::finding::Kind::cause`]).
 
 use std::time::Duration;
 
@@ -246,42 +247,4 @@ pub fn window(before_max: u16, after_max: u16, shift: Option<u8>, ctx: &Ctx) -> 
 /// An impact that is words only.
 pub fn words(text: &str, ctx: &Ctx) -> Impact {
     with_rtt(text.to_string(), ctx, None, None)
-}
-
-/// The usual cause of a finding kind, in the terms vendors use.
-pub fn cause(kind: &str) -> &'static str {
-    match kind {
-        "wscale_stripped" | "wscale_changed" | "wscale_added" => {
-            "TCP normalization on a stateful firewall: window-scale enforcement or \"TCP sequence checking\" (e.g. Cisco ASA tcp-map \"tcp-options window-scale clear\", netfilter TCPOPTSTRIP)"
-        }
-        "sackperm_stripped" => {
-            "option scrubbing by a firewall or load balancer (e.g. Cisco ASA tcp-map \"tcp-options selective-ack clear\", netfilter TCPOPTSTRIP)"
-        }
-        "timestamps_stripped" => {
-            "option scrubbing by a firewall (e.g. Cisco ASA tcp-map \"tcp-options timestamp clear\", netfilter TCPOPTSTRIP), often to hide host uptime"
-        }
-        "timestamps_changed" => {
-            "timestamp translation by a SYN proxy or a sequence-randomizing firewall or load balancer"
-        }
-        "mss_clamped" | "mss_changed" => {
-            "MSS clamping at a tunnel, PPPoE or VPN edge (Cisco \"ip tcp adjust-mss\", Juniper \"tcp-mss\", netfilter TCPMSS)"
-        }
-        "seq_rewritten" | "ack_rewritten" => {
-            "initial sequence number randomization on a firewall (Cisco ASA/PIX \"random-sequence-number\"), or a SYN proxy translating sequence numbers"
-        }
-        "window_rewritten" => {
-            "window clamping by a traffic shaper or WAN optimizer (TCP rate control), or a proxy translating windows"
-        }
-        "dscp_changed" => {
-            "DSCP bleaching or re-marking at a QoS trust boundary (a policy setting DSCP default or a class, an untrusted port)"
-        }
-        "ecn_changed" => "ECN bleaching by a router or firewall that clears or rewrites the ECN bits",
-        "nat" => "network address and port translation (NAT/PAT, load balancer VIP)",
-        "handshake_proxied" => {
-            "SYN-cookie / SYN proxy DDoS protection (netfilter SYNPROXY, F5 \"SYN Check\", FortiGate or SRX SYN proxy, Check Point SYNDefender)"
-        }
-        "packet_dropped" => "packets dropped by the middlebox: invalid-state filtering, policing or congestion",
-        "packet_injected" => "packets originated by the middlebox: RST injection, proxy ACKs or keepalives",
-        _ => "TCP option scrubbing or normalization by a firewall, IDS/IPS or WAN optimizer",
-    }
 }

@@ -4,390 +4,186 @@
 //! sequence number (NAT and SYN proxies keep it), the timestamp values of the
 //! SYN and SYN-ACK, the lengths and first bytes of data segments, the IPv4
 //! identification of each segment, and, weakest, equal addresses and ports.
-//! Every pairing score is symmetric and ties are broken on a key that does not
-//! depend on which capture came first, so the result does not depend on the
+//! Evidence is gathered as the segments stream in ([`Evidence`]): each
+//! [`Key`] a connection shows is looked up among the other capture's
+//! connections that are still unpaired, and a pair is made as soon as its
+//! [`Score`] reaches [`MIN_SCORE`] with at least one piece of content
+//! evidence. Every weight is symmetric, so the result does not depend on the
 //! order of the two files.
 //!
-//! Which capture is nearer the client is decided by the TTL / hop limit
-//! (packets lose hops after crossing the middlebox), then by time.
-//!
-//! Inside a pair of connections, each direction is aligned packet by packet:
-//! the sequence offset between the sides is taken from the SYN (or, mid-stream,
-//! from the most common offset among data segments with equal payload), the
-//! acknowledgment offset from the other direction's sequence offset, and the
-//! packets are matched in order on (flags, translated seq, translated ack,
-//! payload length), then again without the ack for what is left.
+//! Inside a pair, each direction is aligned packet by packet on
+//! [`packet_key`]: flags, sequence number translated by the direction's
+//! offset (from the SYNs, or mid-stream from the first data segment seen on
+//! both sides with the same length and first bytes), acknowledgment number
+//! translated by the other direction's offset, and payload length; then,
+//! for what is left, without the acknowledgment number.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
 
-use super::conn::{Conn, Direction};
-use super::packet::{Packet, ACK, FIN, RST, SYN};
+use tcp_options::Flags;
+
+use super::packet::Packet;
+use crate::firewall::flow::Direction;
 
 /// Data segments per direction fingerprinted for connection matching.
-const FINGERPRINTS: usize = 64;
+pub const FINGERPRINTS: usize = 64;
 /// IP identifications per direction used for connection matching.
-const IDENTS: usize = 128;
-/// Candidate connections scored per connection.
-const MAX_CANDIDATES: usize = 64;
+pub const IDENTS: usize = 128;
+/// Candidate connections kept per key and per connection.
+pub const MAX_CANDIDATES: usize = 64;
 /// Smallest score accepted as a match.
 pub const MIN_SCORE: u32 = 10;
 
-/// Which part of a connection is seen, for the matching index.
+/// What a connection shows that its counterpart in the other capture shows too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Key {
+pub enum Key {
+    /// The client's initial sequence number.
     ClientIsn(u32),
-    SynTsval(u32, bool),
-    Data(u32, u64),
-    Tuple(std::net::IpAddr, u16, std::net::IpAddr, u16),
+    /// TSval of the SYN (client to server) or SYN-ACK.
+    SynTsval(u32, Direction),
+    /// A data segment: direction, payload length, fingerprint of its first bytes.
+    Data(Direction, u32, u64),
+    /// An IPv4 identification with the payload length.
+    Ident(Direction, u32, u32),
 }
 
-/// A short fingerprint of payload bytes (FNV-1a).
-fn hash(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+/// A short fingerprint of payload bytes (std's default hasher with its
+/// fixed keys: the same within a run, which is all matching needs).
+pub fn fingerprint(bytes: &[u8]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+/// The matching keys of one segment, in direction `d`; `counts` are the
+/// data and identification keys already taken from this connection.
+pub fn keys_of(p: &Packet, d: Direction, counts: &mut Evidence, out: &mut Vec<Key>) {
+    let k = usize::from(d == Direction::ServerToClient);
+    if p.is_syn() && d == Direction::ClientToServer && !counts.isn {
+        counts.isn = true;
+        out.push(Key::ClientIsn(p.seq));
     }
-    h
-}
-
-/// Packets of one direction, with `flipped` swapping the roles.
-pub fn dir_of(c: &Conn, d: Direction, flipped: bool) -> &[usize] {
-    if flipped {
-        c.dir(d.reverse())
-    } else {
-        c.dir(d)
-    }
-}
-
-/// What a connection offers for matching.
-struct Summary {
-    client_isn: Option<u32>,
-    syn_tsval: [Option<u32>; 2],
-    data: [HashMap<(u32, u64), u32>; 2],
-    idents: [HashSet<(u32, u32)>; 2],
-    tuple: (std::net::IpAddr, u16, std::net::IpAddr, u16),
-}
-
-fn summarize(c: &Conn, pk: &[Packet], flipped: bool) -> Summary {
-    let mut s = Summary {
-        client_isn: None,
-        syn_tsval: [None, None],
-        data: [HashMap::new(), HashMap::new()],
-        idents: [HashSet::new(), HashSet::new()],
-        tuple: if flipped {
-            (c.server.0, c.server.1, c.client.0, c.client.1)
-        } else {
-            (c.client.0, c.client.1, c.server.0, c.server.1)
-        },
-    };
-    for (k, d) in Direction::BOTH.into_iter().enumerate() {
-        let mut seen_seq = HashSet::new();
-        for &i in dir_of(c, d, flipped) {
-            let p = &pk[i];
-            if p.has(SYN) {
-                if k == 0 && !p.has(ACK) && s.client_isn.is_none() {
-                    s.client_isn = Some(p.seq);
-                }
-                if s.syn_tsval[k].is_none() {
-                    s.syn_tsval[k] = p.timestamps().map(|t| t.0);
-                }
-            }
-            if p.payload_len > 0 && s.data[k].len() < FINGERPRINTS && seen_seq.insert(p.seq) {
-                *s.data[k]
-                    .entry((p.payload_len, hash(&p.payload_head)))
-                    .or_insert(0) += 1;
-            }
-            if let Some(id) = p.ident {
-                if id != 0 && s.idents[k].len() < IDENTS {
-                    s.idents[k].insert((id, p.payload_len));
-                }
-            }
+    if p.has(Flags::SYN) && !counts.syn_ts[k] {
+        counts.syn_ts[k] = true;
+        if let Some((v, _)) = p.timestamps() {
+            out.push(Key::SynTsval(v, d));
         }
     }
-    s
-}
-
-fn keys(s: &Summary) -> Vec<Key> {
-    let mut k = Vec::new();
-    if let Some(isn) = s.client_isn {
-        k.push(Key::ClientIsn(isn));
+    if p.payload_len > 0 && counts.data[k] < FINGERPRINTS {
+        counts.data[k] += 1;
+        out.push(Key::Data(d, p.payload_len, fingerprint(&p.payload_head)));
     }
-    for (i, t) in s.syn_tsval.iter().enumerate() {
-        if let Some(v) = t {
-            k.push(Key::SynTsval(*v, i == 0));
+    if let Some(id) = p.ident {
+        if id != 0 && counts.idents[k] < IDENTS {
+            counts.idents[k] += 1;
+            out.push(Key::Ident(d, id, p.payload_len));
         }
     }
-    for d in &s.data {
-        let mut v: Vec<_> = d.keys().copied().collect();
-        v.sort_unstable();
-        k.extend(v.into_iter().take(8).map(|(l, h)| Key::Data(l, h)));
-    }
-    k.push(Key::Tuple(s.tuple.0, s.tuple.1, s.tuple.2, s.tuple.3));
-    k
 }
 
-/// Symmetric pairing score and the evidence behind it.
-fn score(x: &Summary, y: &Summary) -> (u32, Vec<String>) {
-    let mut score = 0u32;
-    let mut content = false;
-    let mut why = Vec::new();
-    if x.client_isn.is_some() && x.client_isn == y.client_isn {
-        score += 40;
-        content = true;
-        why.push("client initial sequence number".to_string());
+/// How many keys of each sort a connection has offered.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Evidence {
+    isn: bool,
+    syn_ts: [bool; 2],
+    data: [usize; 2],
+    idents: [usize; 2],
+}
+
+/// The evidence two connections share so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Score {
+    /// Same client initial sequence number.
+    pub isn: bool,
+    /// Same SYN / SYN-ACK timestamp value.
+    pub syn_ts: [bool; 2],
+    /// Data segments with the same length and first bytes.
+    pub data: u32,
+    /// IP identifications in common.
+    pub idents: u32,
+    /// Same addresses and ports.
+    pub tuple: bool,
+}
+
+impl Score {
+    /// Counts one key both connections showed.
+    pub fn add(&mut self, k: &Key) {
+        match k {
+            Key::ClientIsn(_) => self.isn = true,
+            Key::SynTsval(_, d) => self.syn_ts[usize::from(*d == Direction::ServerToClient)] = true,
+            Key::Data(..) => self.data += 1,
+            Key::Ident(..) => self.idents += 1,
+        }
     }
-    for (k, name) in [(0, "SYN"), (1, "SYN-ACK")] {
-        if x.syn_tsval[k].is_some() && x.syn_tsval[k] == y.syn_tsval[k] {
-            score += 25;
+
+    /// The pairing score, 0 without content evidence (equal addresses
+    /// alone do not make two captures' connections one).
+    pub fn value(&self) -> u32 {
+        let mut score = 0;
+        let mut content = false;
+        if self.isn {
+            score += 40;
             content = true;
-            why.push(format!("{name} timestamp value"));
         }
-    }
-    let mut common = 0u32;
-    for k in 0..2 {
-        for (fp, n) in &x.data[k] {
-            if let Some(m) = y.data[k].get(fp) {
-                common += (*n).min(*m);
+        for s in self.syn_ts {
+            if s {
+                score += 25;
+                content = true;
             }
         }
+        if self.data >= 2 {
+            score += (self.data * 2).min(60);
+            content = true;
+        }
+        if self.idents >= 3 {
+            score += self.idents.min(30);
+            content = true;
+        }
+        if self.tuple {
+            score += 10;
+        }
+        if content {
+            score
+        } else {
+            0
+        }
     }
-    if common >= 2 {
-        score += (common * 2).min(60);
-        content = true;
-        why.push(format!("{common} data segments (length and first bytes)"));
-    }
-    let ids = (0..2)
-        .map(|k| x.idents[k].intersection(&y.idents[k]).count() as u32)
-        .sum::<u32>();
-    if ids >= 3 {
-        score += ids.min(30);
-        content = true;
-        why.push(format!("{ids} IP identifications"));
-    }
-    if x.tuple == y.tuple {
-        score += 10;
-        why.push("same addresses and ports".to_string());
-    }
-    if !content {
-        // Equal addresses alone do not make two captures' connections one.
-        return (0, why);
-    }
-    (score, why)
-}
 
-/// A connection of capture A paired with one of capture B.
-#[derive(Debug, Clone)]
-pub struct ConnPair {
-    /// Index of the connection in capture A.
-    pub a: usize,
-    /// Index of the connection in capture B.
-    pub b: usize,
-    /// B's client and server are the other way round than A's.
-    pub b_flipped: bool,
-    /// Pairing score.
-    pub score: u32,
-    /// What matched.
-    pub evidence: Vec<String>,
-}
-
-/// Pairs the connections of two captures (greedy, best score first).
-pub fn pair_connections(ca: &[Conn], pa: &[Packet], cb: &[Conn], pb: &[Packet]) -> Vec<ConnPair> {
-    let sa: Vec<Summary> = ca.iter().map(|c| summarize(c, pa, false)).collect();
-    let sb: Vec<[Summary; 2]> = cb
-        .iter()
-        .map(|c| [summarize(c, pb, false), summarize(c, pb, true)])
-        .collect();
-    let mut index: HashMap<Key, Vec<(usize, bool)>> = HashMap::new();
-    for (j, s) in sb.iter().enumerate() {
-        for (f, sum) in s.iter().enumerate() {
-            // A flipped view only for connections whose roles are guessed.
-            if f == 1 && cb[j].handshake_seen {
-                continue;
-            }
-            for k in keys(sum) {
-                let v = index.entry(k).or_default();
-                if v.len() < MAX_CANDIDATES {
-                    v.push((j, f == 1));
-                }
+    /// What matched, in words.
+    pub fn evidence(&self) -> Vec<String> {
+        let mut why = Vec::new();
+        if self.isn {
+            why.push("client initial sequence number".to_string());
+        }
+        for (k, name) in [(0, "SYN"), (1, "SYN-ACK")] {
+            if self.syn_ts[k] {
+                why.push(format!("{name} timestamp value"));
             }
         }
-    }
-    let mut cands: Vec<(u32, String, ConnPair)> = Vec::new();
-    for (i, s) in sa.iter().enumerate() {
-        let mut seen = HashSet::new();
-        for k in keys(s) {
-            for &(j, flipped) in index.get(&k).map(Vec::as_slice).unwrap_or(&[]) {
-                if !seen.insert((j, flipped)) || seen.len() > MAX_CANDIDATES {
-                    continue;
-                }
-                if flipped && ca[i].handshake_seen {
-                    continue;
-                }
-                let (sc, why) = score(s, &sb[j][usize::from(flipped)]);
-                if sc >= MIN_SCORE {
-                    let la = format!(
-                        "{}#{}",
-                        ca[i].label(),
-                        pa[ca[i]
-                            .c2s
-                            .first()
-                            .or(ca[i].s2c.first())
-                            .copied()
-                            .unwrap_or(0)]
-                        .frame
-                    );
-                    let lb = format!(
-                        "{}#{}",
-                        cb[j].label(),
-                        pb[cb[j]
-                            .c2s
-                            .first()
-                            .or(cb[j].s2c.first())
-                            .copied()
-                            .unwrap_or(0)]
-                        .frame
-                    );
-                    let tie = if la <= lb {
-                        format!("{la}|{lb}")
-                    } else {
-                        format!("{lb}|{la}")
-                    };
-                    cands.push((
-                        sc,
-                        tie,
-                        ConnPair {
-                            a: i,
-                            b: j,
-                            b_flipped: flipped,
-                            score: sc,
-                            evidence: why,
-                        },
-                    ));
-                }
-            }
+        if self.data >= 2 {
+            why.push(format!(
+                "{} data segments (length and first bytes)",
+                self.data
+            ));
         }
-    }
-    cands.sort_by(|x, y| y.0.cmp(&x.0).then_with(|| x.1.cmp(&y.1)));
-    let mut used_a = HashSet::new();
-    let mut used_b = HashSet::new();
-    let mut out = Vec::new();
-    for (_, _, p) in cands {
-        if used_a.contains(&p.a) || used_b.contains(&p.b) {
-            continue;
+        if self.idents >= 3 {
+            why.push(format!("{} IP identifications", self.idents));
         }
-        used_a.insert(p.a);
-        used_b.insert(p.b);
-        out.push(p);
-    }
-    out
-}
-
-fn median(mut v: Vec<u8>) -> Option<u8> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_unstable();
-    Some(v[v.len() / 2])
-}
-
-/// Which capture of a pair is nearer the client: `Some(true)` for A,
-/// `Some(false)` for B, `None` when neither TTL nor time tells; with what
-/// decided it (`ttl`, `time`, `assumed`).
-pub fn client_side_is_a(
-    x: &Conn,
-    pa: &[Packet],
-    y: &Conn,
-    pb: &[Packet],
-    b_flipped: bool,
-) -> (Option<bool>, &'static str) {
-    let ttl = |c: &Conn, pk: &[Packet], d: Direction, flipped: bool| {
-        median(dir_of(c, d, flipped).iter().map(|&i| pk[i].ttl).collect())
-    };
-    let mut votes = 0i32;
-    if let (Some(a), Some(b)) = (
-        ttl(x, pa, Direction::ClientToServer, false),
-        ttl(y, pb, Direction::ClientToServer, b_flipped),
-    ) {
-        votes += (i32::from(a) - i32::from(b)).signum();
-    }
-    if let (Some(a), Some(b)) = (
-        ttl(x, pa, Direction::ServerToClient, false),
-        ttl(y, pb, Direction::ServerToClient, b_flipped),
-    ) {
-        votes -= (i32::from(a) - i32::from(b)).signum();
-    }
-    if votes != 0 {
-        return (Some(votes > 0), "ttl");
-    }
-    // Same TTLs (a bridging firewall): the client's first packet is seen
-    // first on the client's side, if the two clocks agree.
-    let first = |c: &Conn, pk: &[Packet], flipped: bool| {
-        dir_of(c, Direction::ClientToServer, flipped)
-            .first()
-            .and_then(|&i| pk[i].ts_ns)
-    };
-    match (first(x, pa, false), first(y, pb, b_flipped)) {
-        (Some(a), Some(b)) if a != b => (Some(a < b), "time"),
-        _ => (None, "assumed"),
-    }
-}
-
-/// The sequence offset (after minus before) of one direction.
-pub fn seq_offset(before: &[&Packet], after: &[&Packet]) -> u32 {
-    let syn_b = before.iter().find(|p| p.has(SYN));
-    let syn_a = after.iter().find(|p| p.has(SYN));
-    if let (Some(b), Some(a)) = (syn_b, syn_a) {
-        return a.seq.wrapping_sub(b.seq);
-    }
-    let mut by_fp: HashMap<(u32, u64), Vec<u32>> = HashMap::new();
-    for p in after
-        .iter()
-        .filter(|p| p.payload_len > 0)
-        .take(4 * FINGERPRINTS)
-    {
-        let v = by_fp
-            .entry((p.payload_len, hash(&p.payload_head)))
-            .or_default();
-        if v.len() < 4 {
-            v.push(p.seq);
+        if self.tuple {
+            why.push("same addresses and ports".to_string());
         }
+        why
     }
-    let mut votes: HashMap<u32, u32> = HashMap::new();
-    for p in before
-        .iter()
-        .filter(|p| p.payload_len > 0)
-        .take(4 * FINGERPRINTS)
-    {
-        if let Some(v) = by_fp.get(&(p.payload_len, hash(&p.payload_head))) {
-            for s in v {
-                *votes.entry(s.wrapping_sub(p.seq)).or_insert(0) += 1;
-            }
-        }
-    }
-    votes
-        .into_iter()
-        .max_by(|x, y| x.1.cmp(&y.1).then_with(|| y.0.cmp(&x.0)))
-        .map(|(off, _)| off)
-        .unwrap_or(0)
 }
 
-/// Result of aligning one direction.
-#[derive(Debug, Clone, Default)]
-pub struct Alignment {
-    /// Matched (before index, after index) pairs, in order.
-    pub matched: Vec<(usize, usize)>,
-    /// Before-side packets with no counterpart.
-    pub only_before: Vec<usize>,
-    /// After-side packets with no counterpart.
-    pub only_after: Vec<usize>,
-}
+/// What packets are aligned on: flags, translated seq, translated ack, length.
+pub type PacketKey = (u16, u32, u32, u32);
 
-type PacketKey = (u16, u32, u32, u32);
-
-fn key(p: &Packet, off_seq: u32, off_ack: u32, with_ack: bool) -> PacketKey {
-    let flags = (p.flags & (SYN | FIN | RST | ACK)).bits();
-    let ack = if with_ack && p.has(ACK) {
+/// The alignment key of `p`, translated by `off_seq` / `off_ack`; the
+/// acknowledgment number is left out when `with_ack` is false.
+pub fn packet_key(p: &Packet, off_seq: u32, off_ack: u32, with_ack: bool) -> PacketKey {
+    let flags = (p.flags & (Flags::SYN | Flags::FIN | Flags::RST | Flags::ACK)).bits();
+    let ack = if with_ack && p.has(Flags::ACK) {
         p.ack.wrapping_add(off_ack)
     } else {
         0
@@ -395,39 +191,109 @@ fn key(p: &Packet, off_seq: u32, off_ack: u32, with_ack: bool) -> PacketKey {
     (flags, p.seq.wrapping_add(off_seq), ack, p.payload_len)
 }
 
-/// Matches packets of one direction in order (see the module docs).
-pub fn align(before: &[&Packet], after: &[&Packet], off_seq: u32, off_ack: u32) -> Alignment {
-    let mut b_done = vec![None::<usize>; before.len()];
-    let mut a_done = vec![false; after.len()];
-    for with_ack in [true, false] {
-        let mut queues: HashMap<PacketKey, VecDeque<usize>> = HashMap::new();
-        for (j, q) in after.iter().enumerate() {
-            if !a_done[j] {
-                queues
-                    .entry(key(q, 0, 0, with_ack))
-                    .or_default()
-                    .push_back(j);
-            }
+/// `a` is at or after `b` in sequence space (RFC 1982 serial arithmetic).
+pub fn seq_ge(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) >= 0
+}
+
+/// Sequence ranges a capture saw carried in one direction, kept as a few
+/// merged half-open intervals relative to the first sequence number seen
+/// (so wrapping is handled by unwrapping into 64 bits).
+#[derive(Debug, Clone, Default)]
+pub struct Carried {
+    base: Option<u32>,
+    last: u64,
+    ranges: Vec<(u64, u64)>,
+}
+
+/// Intervals kept per direction and capture; beyond it the lowest go.
+const MAX_RANGES: usize = 64;
+
+impl Carried {
+    fn unwrap(&self, seq: u32) -> Option<u64> {
+        let base = self.base?;
+        let rel = u64::from(seq.wrapping_sub(base));
+        // The candidate nearest to the last value seen.
+        let epoch = self.last & !0xffff_ffff;
+        let cands = [
+            epoch.wrapping_sub(1 << 32).wrapping_add(rel),
+            epoch + rel,
+            epoch + (1 << 32) + rel,
+        ];
+        cands
+            .into_iter()
+            .filter(|c| *c < (1 << 62))
+            .min_by_key(|c| c.abs_diff(self.last))
+    }
+
+    /// Records `len` bytes of sequence space from `seq`.
+    pub fn insert(&mut self, seq: u32, len: u32) {
+        if len == 0 {
+            return;
         }
-        for (i, p) in before.iter().enumerate() {
-            if b_done[i].is_some() {
-                continue;
+        if self.base.is_none() {
+            // Leave room below for late retransmissions of earlier bytes.
+            self.base = Some(seq.wrapping_sub(1 << 30));
+            self.last = 1 << 30;
+        }
+        let Some(s) = self.unwrap(seq) else {
+            return;
+        };
+        let e = s + u64::from(len);
+        self.last = self.last.max(e);
+        let mut merged = (s, e);
+        self.ranges.retain(|&(a, b)| {
+            if a <= merged.1 && merged.0 <= b {
+                merged = (merged.0.min(a), merged.1.max(b));
+                false
+            } else {
+                true
             }
-            if let Some(q) = queues.get_mut(&key(p, off_seq, off_ack, with_ack)) {
-                if let Some(j) = q.pop_front() {
-                    b_done[i] = Some(j);
-                    a_done[j] = true;
-                }
-            }
+        });
+        let at = self.ranges.partition_point(|r| r.0 < merged.0);
+        self.ranges.insert(at, merged);
+        if self.ranges.len() > MAX_RANGES {
+            self.ranges.remove(0);
         }
     }
-    let mut out = Alignment::default();
-    for (i, m) in b_done.iter().enumerate() {
-        match m {
-            Some(j) => out.matched.push((i, *j)),
-            None => out.only_before.push(i),
-        }
+
+    /// True when `[seq, seq + len)` was carried.
+    pub fn covers(&self, seq: u32, len: u32) -> bool {
+        let Some(s) = self.unwrap(seq) else {
+            return false;
+        };
+        let e = s + u64::from(len);
+        self.ranges.iter().any(|&(a, b)| a <= s && e <= b)
     }
-    out.only_after = (0..after.len()).filter(|&j| !a_done[j]).collect();
-    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn carried_ranges_merge_and_wrap() {
+        let mut c = Carried::default();
+        c.insert(u32::MAX - 99, 100);
+        c.insert(0, 100);
+        assert!(c.covers(u32::MAX - 50, 150));
+        assert!(!c.covers(100, 1));
+        c.insert(200, 100);
+        assert!(!c.covers(50, 200), "a hole at 100..200");
+        c.insert(100, 100);
+        assert!(c.covers(50, 200));
+    }
+
+    #[test]
+    fn score_needs_content() {
+        let mut s = Score {
+            tuple: true,
+            ..Score::default()
+        };
+        assert_eq!(s.value(), 0);
+        s.add(&Key::ClientIsn(5));
+        assert_eq!(s.value(), 50);
+        assert!(seq_ge(5, u32::MAX - 5));
+        assert!(!seq_ge(u32::MAX - 5, 5));
+    }
 }

@@ -1,44 +1,25 @@
-//! One capture, loaded for comparison: every TCP segment with the fields a
-//! middlebox may change, in capture order.
+//! The owned copy of one segment that `compare` keeps while it aligns the
+//! two captures, built from the shared [`TcpRecord`].
 //!
-//! Loading is forgiving where honesty allows: a record that does not decode
-//! is counted and skipped; a file that breaks off mid-way keeps the packets
-//! read so far and says where it stopped. Only a file that is not a capture
-//! at all is an error.
+//! Options are kept twice, each for its question:
+//!
+//! - [`Packet::options`]: the option records as on the wire (tcp-options'
+//!   raw record walk, NOP and EOL left out), to say which bytes the
+//!   middlebox changed;
+//! - [`Packet::linux`]: what the receiving Linux kernel takes from them
+//!   ([`tcp_options::LinuxRepr`]: last duplicate wins, MSS 0 ignored, a known
+//!   option of the wrong length stepped over, a shift above 14 clamped), to
+//!   say what an endpoint negotiated.
 
-use std::io::Read;
 use std::net::IpAddr;
 
-use tcp_options::{Flags, LinuxOptions, TcpOption};
+use tcp_options::{Flags, LinuxRepr, ParseContext, RawOptions};
 
-use super::super::packet::{decode_packet, Truncation};
-use crate::capture::{CaptureError, CaptureReader, IpVersion};
-
-// TCP flags, under the short names this module's users match on.
-/// TCP FIN flag.
-pub const FIN: Flags = Flags::FIN;
-/// TCP SYN flag.
-pub const SYN: Flags = Flags::SYN;
-/// TCP RST flag.
-pub const RST: Flags = Flags::RST;
-/// TCP ACK flag.
-pub const ACK: Flags = Flags::ACK;
-/// TCP ECE flag.
-pub const ECE: Flags = Flags::ECE;
-/// TCP CWR flag.
-pub const CWR: Flags = Flags::CWR;
-
-// Option kinds, under the short names this module's users match on.
-pub use tcp_options::kind::{
-    EOL as KIND_EOL, MSS as KIND_MSS, NOP as KIND_NOP, SACK as KIND_SACK,
-    SACK_PERMITTED as KIND_SACK_PERMITTED, TIMESTAMPS as KIND_TIMESTAMPS,
-    WINDOW_SCALE as KIND_WSCALE,
-};
+use crate::capture::IpVersion;
+use crate::firewall::packet::{TcpRecord, Truncation};
 
 /// Payload bytes kept per packet to recognise the same segment on both sides.
 pub const PAYLOAD_HEAD: usize = 24;
-/// Packets kept per capture; beyond it the load stops with a warning.
-pub const MAX_PACKETS: usize = 2_000_000;
 
 /// A TCP option other than NOP and EOL, as carried on the wire.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +28,19 @@ pub struct TcpOpt {
     pub kind: u8,
     /// Option data (after kind and length).
     pub data: Vec<u8>,
+}
+
+/// What the receiving Linux kernel takes from a segment's options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LinuxView {
+    /// MSS from a SYN (`None` when absent, 0 or ignored).
+    pub mss: Option<u16>,
+    /// Window-scale shift from a SYN, after clamping to 14.
+    pub wscale: Option<u8>,
+    /// SACK-permitted on a SYN.
+    pub sack_permitted: bool,
+    /// TSval and TSecr.
+    pub timestamps: Option<(u32, u32)>,
 }
 
 /// One TCP segment of a capture.
@@ -82,10 +76,13 @@ pub struct Packet {
     pub flags: Flags,
     /// Raw window field.
     pub window: u16,
-    /// Options other than NOP/EOL, in order.
+    /// Option records other than NOP/EOL, in order, as on the wire.
     pub options: Vec<TcpOpt>,
-    /// False when the snap length cut the option block short.
+    /// False when the snap length cut the option block short or its
+    /// framing broke (a length below 2, an overrun).
     pub options_complete: bool,
+    /// What Linux takes from the options.
+    pub linux: LinuxView,
     /// Payload length on the wire.
     pub payload_len: u32,
     /// The first captured payload bytes (at most [`PAYLOAD_HEAD`]).
@@ -93,187 +90,176 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// The owned copy of `rec`.
+    pub fn from_record(rec: &TcpRecord<'_>) -> Packet {
+        let mut options = Vec::new();
+        let mut framing_ok = true;
+        for o in RawOptions::new(rec.options) {
+            match o {
+                Ok(o) if o.kind == tcp_options::kind::NOP || o.kind == tcp_options::kind::EOL => {}
+                Ok(o) => options.push(TcpOpt {
+                    kind: o.kind,
+                    data: o.data.to_vec(),
+                }),
+                Err(_) => framing_ok = false,
+            }
+        }
+        let syn = rec.flags.contains(Flags::SYN);
+        let repr = LinuxRepr::parse(rec.options, ParseContext::handshake(syn));
+        Packet {
+            frame: rec.frame,
+            ts_ns: rec
+                .ts
+                .map(|t| i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos)),
+            v6: rec.ip.version == IpVersion::V6,
+            src: rec.ip.src,
+            dst: rec.ip.dst,
+            tos: rec.ip.tos,
+            ttl: rec.ip.ttl,
+            ident: if rec.ip.version == IpVersion::V4 {
+                rec.ip.ident
+            } else {
+                None
+            },
+            df: rec.ip.df,
+            sport: rec.src_port,
+            dport: rec.dst_port,
+            seq: rec.seq,
+            ack: rec.ack,
+            flags: rec.flags,
+            window: rec.window,
+            options,
+            options_complete: framing_ok && rec.truncation != Truncation::Options,
+            linux: LinuxView {
+                mss: repr.mss,
+                wscale: repr.window_scale,
+                sack_permitted: repr.sack_permitted,
+                timestamps: repr.timestamps.map(|t| (t.tsval, t.tsecr)),
+            },
+            payload_len: u32::try_from(rec.payload_len).unwrap_or(u32::MAX),
+            payload_head: rec.payload[..rec.payload.len().min(PAYLOAD_HEAD)].to_vec(),
+        }
+    }
+
     /// True if all of `f` are set.
     pub fn has(&self, f: Flags) -> bool {
         self.flags.contains(f)
     }
-    /// The first option of `kind`.
-    pub fn option(&self, kind: u8) -> Option<&TcpOpt> {
-        self.options.iter().find(|o| o.kind == kind)
+    /// The records of `kind`, in order.
+    pub fn records(&self, kind: u8) -> impl Iterator<Item = &TcpOpt> + '_ {
+        self.options.iter().filter(move |o| o.kind == kind)
     }
-    /// The first option of `kind`, decoded by `tcp-options` (`None` when
-    /// absent or malformed).
-    fn decoded(&self, kind: u8) -> Option<TcpOption<'_>> {
-        self.option(kind)
-            .and_then(|o| tcp_options::decode(o.kind, &o.data).ok())
+    /// True when an option of `kind` is on the wire.
+    pub fn carries(&self, kind: u8) -> bool {
+        self.options.iter().any(|o| o.kind == kind)
     }
-    /// The window-scale shift announced (the raw value on the wire), if any.
+    /// The window-scale shift the receiver takes from a SYN.
     pub fn wscale(&self) -> Option<u8> {
-        match self.decoded(KIND_WSCALE)? {
-            TcpOption::WindowScale(s) => Some(s),
-            _ => None,
-        }
+        self.linux.wscale
     }
-    /// The MSS announced, if any.
+    /// The MSS the receiver takes from a SYN.
     pub fn mss(&self) -> Option<u16> {
-        match self.decoded(KIND_MSS)? {
-            TcpOption::MaxSegmentSize(m) => Some(m),
-            _ => None,
-        }
+        self.linux.mss
     }
-    /// TSval and TSecr, if a well-formed timestamps option is present.
+    /// TSval and TSecr the receiver takes.
     pub fn timestamps(&self) -> Option<(u32, u32)> {
-        match self.decoded(KIND_TIMESTAMPS)? {
-            TcpOption::Timestamps(t) => Some((t.tsval, t.tsecr)),
-            _ => None,
-        }
+        self.linux.timestamps
     }
     /// A pure SYN (no ACK).
     pub fn is_syn(&self) -> bool {
-        self.has(SYN) && !self.has(ACK)
+        self.has(Flags::SYN) && !self.has(Flags::ACK)
     }
     /// A SYN-ACK.
     pub fn is_syn_ack(&self) -> bool {
-        self.has(SYN | ACK)
+        self.has(Flags::SYN | Flags::ACK)
     }
-}
-
-/// A capture loaded for comparison.
-#[derive(Debug, Clone, Default)]
-pub struct Loaded {
-    /// The TCP segments, in capture order.
-    pub packets: Vec<Packet>,
-    /// Packet records read.
-    pub records: u64,
-    /// Records that held something other than TCP.
-    pub non_tcp: u64,
-    /// Records that could not be decoded (corrupt or too short to hold a TCP header).
-    pub undecodable: u64,
-    /// Problems that made the result partial, in words.
-    pub warnings: Vec<String>,
-}
-
-/// Walks a TCP option block the way Linux does (`tcp-options`'
-/// [`LinuxOptions`]: stop at EOL, skip NOP, stop silently at a length below
-/// 2 or one running past the block). Returns the options other than NOP and
-/// EOL, and whether the walk reached the end cleanly.
-pub fn walk_options(block: &[u8]) -> (Vec<TcpOpt>, bool) {
-    let mut walk = LinuxOptions::new(block);
-    let out = walk
-        .by_ref()
-        .filter(|o| !matches!(o.option, TcpOption::NoOperation | TcpOption::EndOfList))
-        .map(|o| TcpOpt {
-            kind: o.kind,
-            data: o.data.to_vec(),
-        })
-        .collect();
-    (out, walk.stopped().is_none())
-}
-
-/// Reads a whole capture from `input`.
-///
-/// Errors only when `input` is not a pcap/pcapng capture at all; a capture
-/// that breaks off later gives the packets before the break and a warning.
-pub fn load<R: Read>(input: R) -> Result<Loaded, CaptureError> {
-    let mut reader = CaptureReader::new(input)?;
-    let mut out = Loaded::default();
-    loop {
-        let record = match reader.next_record() {
-            Ok(Some(r)) => r,
-            Ok(None) => break,
-            Err(e) => {
-                out.warnings.push(format!(
-                    "{e}; using the {} packet records before it",
-                    out.records
-                ));
-                break;
-            }
-        };
-        out.records += 1;
-        if out.packets.len() >= MAX_PACKETS {
-            out.warnings.push(format!(
-                "stopped after {MAX_PACKETS} TCP packets (the rest of the file is not compared)"
-            ));
-            break;
+    /// Sequence space the segment occupies: payload plus one for SYN and FIN.
+    pub fn seq_len(&self) -> u32 {
+        let mut n = self.payload_len;
+        if self.has(Flags::SYN) {
+            n = n.wrapping_add(1);
         }
-        let seg = match decode_packet(&record) {
-            Ok(Some(s)) => s,
-            Ok(None) => {
-                out.non_tcp += 1;
-                continue;
-            }
-            Err(_) => {
-                out.undecodable += 1;
-                continue;
-            }
-        };
-        let (options, clean) = walk_options(seg.options);
-        let payload_len = u32::try_from(seg.payload_len).unwrap_or(u32::MAX);
-        out.packets.push(Packet {
-            frame: record.frame,
-            ts_ns: record
-                .ts
-                .map(|t| i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos)),
-            v6: seg.ip.version == IpVersion::V6,
-            src: seg.ip.src,
-            dst: seg.ip.dst,
-            tos: seg.ip.tos,
-            ttl: seg.ip.ttl,
-            ident: if seg.ip.version == IpVersion::V4 {
-                seg.ip.ident
-            } else {
-                None
-            },
-            df: seg.ip.df,
-            sport: seg.src_port,
-            dport: seg.dst_port,
-            seq: seg.seq,
-            ack: seg.ack,
-            flags: seg.flags,
-            window: seg.window,
-            options,
-            options_complete: clean && seg.truncation != Truncation::Options,
-            payload_len,
-            payload_head: seg.payload[..seg.payload.len().min(PAYLOAD_HEAD)].to_vec(),
-        });
+        if self.has(Flags::FIN) {
+            n = n.wrapping_add(1);
+        }
+        n
     }
-    if out.undecodable > 0 {
-        out.warnings.push(format!(
-            "{} packet record(s) could not be decoded and were skipped",
-            out.undecodable
-        ));
+    /// tcpdump-style flag letters: `S`, `F`, `R`, `P`, `.`.
+    pub fn flag_letters(&self) -> String {
+        let mut f = String::new();
+        for (bit, c) in [
+            (Flags::SYN, 'S'),
+            (Flags::FIN, 'F'),
+            (Flags::RST, 'R'),
+            (Flags::PSH, 'P'),
+            (Flags::ACK, '.'),
+        ] {
+            if self.has(bit) {
+                f.push(c);
+            }
+        }
+        f
     }
-    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capture::{IpInfo, IpVersion};
+    use std::net::Ipv4Addr;
 
-    #[test]
-    fn options_walk_like_linux() {
-        // MSS 1460, SACK-permitted, timestamps, NOP, wscale 7 (a Linux SYN).
-        let block = [
-            2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7,
-        ];
-        let (opts, clean) = walk_options(&block);
-        assert!(clean);
-        let kinds: Vec<u8> = opts.iter().map(|o| o.kind).collect();
-        assert_eq!(kinds, vec![2, 4, 8, 3]);
-        assert_eq!(opts[3].data, vec![7]);
-        // A length of 1 stops the walk, keeping what came before.
-        let (opts, clean) = walk_options(&[2, 4, 5, 0xb4, 30, 1, 0, 0]);
-        assert_eq!(opts.len(), 1);
-        assert!(!clean);
-        // An option running past the block stops the walk.
-        let (opts, clean) = walk_options(&[8, 10, 0]);
-        assert!(opts.is_empty());
-        assert!(!clean);
+    fn rec(options: &[u8], flags: Flags) -> TcpRecord<'_> {
+        TcpRecord {
+            frame: 1,
+            ts: None,
+            ip: IpInfo {
+                version: IpVersion::V4,
+                src: IpAddr::V4(Ipv4Addr::new(198, 18, 1, 2)),
+                dst: IpAddr::V4(Ipv4Addr::new(198, 18, 2, 2)),
+                tos: 0,
+                ttl: 64,
+                ident: Some(7),
+                df: true,
+                flow_label: None,
+                header_len: 20,
+            },
+            src_port: 1000,
+            dst_port: 80,
+            seq: 1,
+            ack: 0,
+            flags,
+            window: 100,
+            urgent: 0,
+            checksum: 0,
+            header_len: 20 + options.len(),
+            options,
+            payload_len: 0,
+            payload: &[],
+            truncation: Truncation::None,
+            tcp: &[],
+        }
     }
 
     #[test]
-    fn not_a_capture_is_an_error() {
-        assert!(load(&b"hello world, not a capture"[..]).is_err());
-        assert!(load(&b""[..]).is_err());
+    fn wire_records_and_the_kernels_view_are_both_kept() {
+        // MSS 1460, MSS 0 (Linux ignores it and keeps 1460), a window scale
+        // with a wrong length (stepped over), then window scale 20 (clamped).
+        let block = [2, 4, 0x05, 0xb4, 2, 4, 0, 0, 3, 4, 7, 0, 3, 3, 20, 0];
+        let p = Packet::from_record(&rec(&block, Flags::SYN));
+        assert_eq!(
+            p.options.iter().map(|o| o.kind).collect::<Vec<_>>(),
+            [2, 2, 3, 3]
+        );
+        assert!(p.options_complete);
+        assert_eq!(p.mss(), Some(1460));
+        assert_eq!(p.wscale(), Some(14));
+        // A length of 1 breaks the framing: what came before is kept.
+        let p = Packet::from_record(&rec(&[2, 4, 5, 0xb4, 30, 1, 0, 0], Flags::SYN));
+        assert_eq!(p.options.len(), 1);
+        assert!(!p.options_complete);
+        // MSS means nothing outside a SYN.
+        let p = Packet::from_record(&rec(&[2, 4, 5, 0xb4], Flags::ACK));
+        assert_eq!(p.mss(), None);
+        assert!(p.carries(2));
     }
 }

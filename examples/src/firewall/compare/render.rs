@@ -38,33 +38,6 @@ fn wrapped(o: &mut String, indent: usize, label: &str, text: &str) {
     let _ = writeln!(o, "{line}");
 }
 
-/// What a finding kind means, in a few words.
-fn title(kind: &str) -> &'static str {
-    match kind {
-        "wscale_stripped" => "window-scale option removed",
-        "wscale_changed" => "window-scale shift changed",
-        "wscale_added" => "window-scale option added",
-        "sackperm_stripped" => "SACK-permitted option removed",
-        "timestamps_stripped" => "timestamps option removed",
-        "timestamps_changed" => "timestamp values rewritten",
-        "mss_clamped" => "MSS lowered",
-        "mss_changed" => "MSS changed",
-        "option_stripped" => "option removed",
-        "option_added" => "option added",
-        "option_changed" => "option rewritten",
-        "seq_rewritten" => "sequence numbers rewritten",
-        "ack_rewritten" => "acknowledgment numbers rewritten",
-        "window_rewritten" => "window field rewritten",
-        "dscp_changed" => "DSCP rewritten",
-        "ecn_changed" => "ECN rewritten",
-        "nat" => "source address/port translated",
-        "handshake_proxied" => "handshake answered by the middlebox",
-        "packet_dropped" => "packets missing after the middlebox",
-        "packet_injected" => "packets the sender never sent",
-        _ => "changed",
-    }
-}
-
 /// Renders `report` as text.
 pub fn render_text(report: &Report) -> String {
     let mut o = String::new();
@@ -73,10 +46,10 @@ pub fn render_text(report: &Report) -> String {
         o,
         "compared {} ({}, {}) with {} ({}, {})",
         a.path,
-        plural(a.tcp_packets, "TCP packet"),
+        plural(a.tcp_packets as usize, "TCP packet"),
         plural(a.connections, "connection"),
         b.path,
-        plural(b.tcp_packets, "TCP packet"),
+        plural(b.tcp_packets as usize, "TCP packet"),
         plural(b.connections, "connection")
     );
     for c in [a, b] {
@@ -148,21 +121,11 @@ pub fn render_text(report: &Report) -> String {
             let _ = writeln!(
                 o,
                 "  [{dir}] {kind}: {}, {}",
-                title(f.kind),
+                f.title,
                 plural(f.count as usize, "packet")
             );
-            if !(f.before.is_empty() && f.after.is_empty()) {
-                let value_kind = matches!(
-                    f.kind,
-                    "window_rewritten"
-                        | "dscp_changed"
-                        | "ecn_changed"
-                        | "mss_clamped"
-                        | "mss_changed"
-                        | "wscale_changed"
-                        | "option_changed"
-                );
-                let more = if value_kind && f.distinct_values > 1 {
+            if !(f.before_text.is_empty() && f.after_text.is_empty()) {
+                let more = if f.kind.has_values() && f.distinct_values > 1 {
                     format!(" (first of {} distinct values)", f.distinct_values)
                 } else {
                     String::new()
@@ -171,7 +134,7 @@ pub fn render_text(report: &Report) -> String {
                     &mut o,
                     6,
                     "before: ",
-                    &format!("{}  after: {}{more}", f.before, f.after),
+                    &format!("{}  after: {}{more}", f.before_text, f.after_text),
                 );
             }
             wrapped(&mut o, 6, "impact: ", &f.impact.summary);
