@@ -15,7 +15,7 @@
 # interface and no default route, so no packet can leave them. Namespace names
 # are unique per run and deleted on exit, whatever happens.
 #
-# usage: lab.sh CASE OUTDIR [--bytes N] [--up-bytes N] [--delay-ms D] [--snaplen S]
+# usage: lab.sh CASE OUTDIR [--bytes N] [--up-bytes N] [--delay-ms D] [--snaplen S] [--cc cubic|reno|bbr]
 #        lab.sh --list
 #        lab.sh --check          (exit 0 if the lab can run here, 77 if not)
 # exit status: 0 ok, 77 cannot run here (not root, missing tool), other: failure.
@@ -57,8 +57,14 @@ BYTES=150000
 UP_BYTES=
 DELAY_MS=0
 SNAPLEN=200
+# The endpoints' congestion control, per socket: CUBIC, Linux's default,
+# unless --cc says otherwise (this machine's own default may be BBR, whose
+# pacing the kernel counts as busy time rather than window-limited time).
+CC=cubic
+CC_GIVEN=
 while [ $# -gt 0 ]; do
   case "$1" in
+    --cc) CC="$2"; CC_GIVEN=1; shift 2 ;;
     --bytes) BYTES="$2"; shift 2 ;;
     --up-bytes) UP_BYTES="$2"; shift 2 ;;
     --delay-ms) DELAY_MS="$2"; shift 2 ;;
@@ -207,12 +213,13 @@ case "$CASE" in
     CLIENT_ARGS=(--rcvbuf 16384) ;;
   window-rewrite4)
     # The seed firewall's act: the window field of every client segment is
-    # rewritten to 8192 on the way (nftables `tcp window set`): the server
+    # rewritten to 20 (20 KB at the client's shift 10) on the way (nftables
+    # `tcp window set`): the server
     # reads a small window although the client offers a large one.
     UP_BYTES="${UP_BYTES:-1000}"
     inM nft add table inet tpl
-    inM nft add chain inet tpl fwd '{ type filter hook forward priority 0; }'
-    inM nft add rule inet tpl fwd iifname mi tcp flags '& (syn) == 0' tcp window set 8192 ;;
+    inM nft add chain inet tpl tplfwd '{ type filter hook forward priority 0 ; }'
+    inM nft add rule inet tpl tplfwd iifname mi 'tcp flags & syn == 0' tcp window set 20 ;;
   tbf4)
     # A 20 Mbit/s bottleneck (tbf) in front of the client, with large buffers
     # at both ends: the network (congestion window at the bottleneck) limits.
@@ -220,6 +227,9 @@ case "$CASE" in
     inM tc qdisc add dev mi root tbf rate 20mbit burst 32kb latency 50ms ;;
   sndbuf-small4)
     # The server's send buffer (SO_SNDBUF 8 KB, doubled) limits the download.
+    # Under BBR (the default here) the kernel books this time as
+    # sndbuf-limited; under CUBIC it books it as plain busy time.
+    [ -n "$CC_GIVEN" ] || CC=bbr
     UP_BYTES="${UP_BYTES:-1000}"
     SERVER_ARGS=(--sndbuf 8192) ;;
   slow-app4)
@@ -276,7 +286,7 @@ start_capture "$S" s0 outside.pcap
 # --- transfer ---------------------------------------------------------------
 rm -f "$OUT/server.ready"
 inS python3 "$LAB_DIR/xfer.py" server "$SRV_PORT" "$FAM" "$OUT/server.ready" "$BYTES" \
-  --info "$OUT/server.tcpinfo.json" ${SERVER_ARGS[@]+"${SERVER_ARGS[@]}"} \
+  --info "$OUT/server.tcpinfo.json" --cc "$CC" ${SERVER_ARGS[@]+"${SERVER_ARGS[@]}"} \
   >"$OUT/server.log" 2>&1 &
 SRV_PID=$!
 PIDS+=($SRV_PID)
@@ -284,7 +294,7 @@ for _ in $(seq 200); do [ -e "$OUT/server.ready" ] && break; sleep 0.05; done
 [ -e "$OUT/server.ready" ] || die "server did not start: $(cat "$OUT/server.log")"
 rm -f "$OUT/server.ready"
 inC python3 "$LAB_DIR/xfer.py" client "$DST" "$CONNECT_PORT" "$FAM" "$UP_BYTES" \
-  --info "$OUT/client.tcpinfo.json" ${CLIENT_ARGS[@]+"${CLIENT_ARGS[@]}"} \
+  --info "$OUT/client.tcpinfo.json" --cc "$CC" ${CLIENT_ARGS[@]+"${CLIENT_ARGS[@]}"} \
   >"$OUT/client.log" 2>&1 || die "client failed: $(cat "$OUT/client.log")"
 wait "$SRV_PID" || die "server failed: $(cat "$OUT/server.log")"
 sleep 0.3   # let the last ACK and FIN reach both captures

@@ -13,6 +13,7 @@ Socket options, either side:
     --rcvbuf N / --sndbuf N   SO_RCVBUF / SO_SNDBUF before connecting (the
                               kernel doubles the value and stops autotuning)
     --write-delay-ms D        sleep D ms between 16 KB writes (a slow application)
+    --cc NAME                 congestion control (TCP_CONGESTION: cubic, reno, bbr)
     --info FILE               once everything this side sent is acknowledged,
                               write its TCP_INFO chrono counters as JSON: the
                               kernel's own account of what limited the sender
@@ -89,6 +90,8 @@ def write_info(sock, path):
 
 
 def apply_buffers(sock, opts):
+    if opts.get("cc"):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, opts["cc"].encode())
     if opts.get("rcvbuf"):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, opts["rcvbuf"])
     if opts.get("sndbuf"):
@@ -165,6 +168,8 @@ def parse_opts(rest, client_side):
             opts["sndbuf"] = int(val)
         elif key == "--write-delay-ms":
             opts["delay_ms"] = int(val)
+        elif key == "--cc":
+            opts["cc"] = val
         elif key == "--info":
             opts["info"] = val
         else:
