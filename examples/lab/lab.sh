@@ -24,7 +24,7 @@ set -euo pipefail
 LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
 CASES="clean4 clean6 wscale-syn4 wscale-synack4 wscale-synack6 sack-ts4 ts-data4
 mss4 mss6 dscp-bleach4 dscp-remark4 dscp-bleach6 ecn-bleach4 nat4 nat6 synproxy4 synproxy6 campus
-rcvbuf-small4 window-rewrite4 tbf4 sndbuf-small4 slow-app4"
+rcvbuf-small4 window-rewrite4 tbf4 sndbuf-small4 slow-app4 dnat4 dnat6"
 
 die() { echo "lab: $*" >&2; exit 1; }
 skip() { echo "lab: cannot run here: $*" >&2; exit 77; }
@@ -184,6 +184,19 @@ case "$CASE" in
     ipt -t nat -A PREROUTING -i mi -p tcp -d 198.19.0.80 --dport 80 -j DNAT --to-destination 198.18.2.2:5201
     ipt -t nat -A POSTROUTING -o mo -p tcp -j SNAT --to-source 198.18.2.1:40000-40999
     ipt -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options timestamp ;;
+  dnat4)
+    # Destination NAT only (port forwarding): the client talks to a
+    # published address and port, the middlebox rewrites the destination of
+    # the client's packets to the real server and translates the replies
+    # back; the source is left alone.
+    DST=198.19.0.80
+    SRV_PORT_PUBLIC=80
+    ipt -t nat -A PREROUTING -i mi -p tcp -d 198.19.0.80 --dport 80 -j DNAT --to-destination 198.18.2.2:5201 ;;
+  dnat6)
+    FAM=6
+    DST=2001:db8:ffff::80
+    SRV_PORT_PUBLIC=80
+    ip6t -t nat -A PREROUTING -i mi -p tcp -d 2001:db8:ffff::80 --dport 80 -j DNAT --to-destination '[2001:db8:2::2]:5201' ;;
   nat6)
     FAM=6
     DST=2001:db8:ffff::80
