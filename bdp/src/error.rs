@@ -180,6 +180,17 @@ pub enum CalcError {
         /// Which size.
         what: &'static str,
     },
+    /// A Linux setting that would have to exceed the largest value the kernel
+    /// holds (socket buffers are C `int`s: at most 2,147,483,647 bytes).
+    #[error("{setting} would need {needed} bytes, above the largest the kernel accepts ({max})")]
+    SettingTooLarge {
+        /// The setting (sysctl name).
+        setting: &'static str,
+        /// What it would need, saturated at `u64::MAX`.
+        needed: u64,
+        /// The largest value the kernel accepts.
+        max: u64,
+    },
     /// A packet longer than the link's MTU.
     #[error("packet of {len} bytes exceeds the MTU of {mtu} bytes")]
     PacketTooLarge {

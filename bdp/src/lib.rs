@@ -12,7 +12,13 @@
 //! - loss-limited throughput, [`mathis`] and [`padhye`] (module [`loss`]);
 //! - RFC 6349 metrics (module [`rfc6349`]);
 //! - link framing and goodput: Ethernet, SONET/SDH, ATM AAL5, T1/T3
-//!   (module [`link`]), with TCP/IP header sizes ([`TcpIpHeaders`]).
+//!   (module [`link`]), with TCP/IP header sizes ([`TcpIpHeaders`]);
+//! - the Linux settings that let a host reach a window (`tcp_rmem`/`tcp_wmem`
+//!   maxima, `rmem_max`/`wmem_max`, the share of the buffer advertised as
+//!   window) and [`linux::advise`], what lifts a window or buffer limit
+//!   (module [`linux`]);
+//! - transfer time with slow start from an initial window of 10 segments,
+//!   [`transfer_time_slow_start`] (module [`slow_start`]).
 //!
 //! The crate is `no_std`, allocates nothing and has no `unsafe`. Every error
 //! is a typed value: [`ParseError`] for text, [`CalcError`] for arithmetic.
@@ -41,10 +47,12 @@ mod duration;
 mod error;
 mod headers;
 pub mod link;
+pub mod linux;
 pub mod loss;
 mod rate;
 pub mod rfc6349;
 mod size;
+pub mod slow_start;
 mod text;
 pub mod window;
 
@@ -57,6 +65,7 @@ pub use link::{AtmEncapsulation, Framing, Link, LINKS};
 pub use loss::{mathis, padhye, MathisConstant, PadhyeParams};
 pub use rate::{BitsPerSecond, Rate};
 pub use size::{BinaryBytes, Bytes, SiBytes};
+pub use slow_start::{transfer_time_slow_start, SlowStartTransfer};
 pub use window::{
     bdp, ceiling, linux_initial_rcv_wscale, linux_rcv_wscale, max_window, transfer_time,
     window_needed, window_scale_shift, Limit, Transfer, MAX_UNSCALED_WINDOW, MAX_WINDOW,
