@@ -15,6 +15,7 @@
 //! | builder | [`OptionsBuilder`] writes Linux's canonical layout into a buffer or a `heapless::Vec<u8, 40>`; over 40 bytes is [`BuildError::TooLong`] |
 //! | netfilter | [`netfilter`]: the `TCPMSS` (`--set-mss`, `--clamp-mss-to-pmtu`, MSS insertion) and `TCPOPTSTRIP` targets and the `--tcp-flags SYN,RST SYN` match on a whole IP packet, byte for byte as the kernel modules do them |
 //! | checksums | [`checksum`]: full IPv4/IPv6 pseudo-header checksum, verification, RFC 1624 incremental update |
+//! | edit session | [`session::EditSession`]: validate an IPv4/IPv6 packet once, then strip, set window scale, clamp MSS, set window, seq/ack offsets (SACK blocks included), insert / remove options, re-pad; [`session::EditSession::finish`] fixes the IP length fields and makes one incremental checksum update (`bytes::BytesMut` with the `bytes` feature) |
 //! | rewrites | [`rewrite`]: `strip_options`, `set_window_scale`, `remove_window_scale`, `clamp_mss`, `set_window`, `add_to_seq`, `add_to_ack` on a `&mut [u8]` segment, checksum kept valid |
 //! | constants | [`kind`] (kinds, lengths, names), [`header::field`] (byte ranges) |
 //! | errors | read: [`HeaderError`], [`OptionError`], [`AuthOptionError`] (why Linux drops a segment, from [`auth_options`]); write: [`BuildError`], [`RewriteError`] |
@@ -63,6 +64,7 @@ mod negotiate;
 pub mod netfilter;
 mod option;
 pub mod rewrite;
+pub mod session;
 mod walk;
 
 pub use builder::OptionsBuilder;
