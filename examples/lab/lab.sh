@@ -24,7 +24,7 @@ set -euo pipefail
 LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
 CASES="clean4 clean6 wscale-syn4 wscale-synack4 wscale-synack6 sack-ts4 ts-data4
 mss4 mss6 dscp-bleach4 dscp-remark4 dscp-bleach6 ecn-bleach4 nat4 nat6 synproxy4 synproxy6 campus
-rcvbuf-small4 window-rewrite4 tbf4 sndbuf-small4 slow-app4 dnat4 dnat6"
+rcvbuf-small4 window-rewrite4 tbf4 sndbuf-small4 slow-app4 dnat4 dnat6 drop4"
 
 die() { echo "lab: $*" >&2; exit 1; }
 skip() { echo "lab: cannot run here: $*" >&2; exit 77; }
@@ -192,6 +192,10 @@ case "$CASE" in
     DST=198.19.0.80
     SRV_PORT_PUBLIC=80
     ipt -t nat -A PREROUTING -i mi -p tcp -d 198.19.0.80 --dport 80 -j DNAT --to-destination 198.18.2.2:5201 ;;
+  drop4)
+    # A middlebox that really drops: every 25th forwarded data segment (IP
+    # length 100 and up) is discarded; the senders retransmit.
+    ipt -A FORWARD -p tcp -m length --length 100:65535 -m statistic --mode nth --every 25 --packet 12 -j DROP ;;
   dnat6)
     FAM=6
     DST=2001:db8:ffff::80

@@ -32,6 +32,7 @@ pub mod flow;
 pub mod format;
 pub mod negotiation;
 pub mod packet;
+pub mod probe;
 pub mod rewrite;
 
 use std::fs::File;
