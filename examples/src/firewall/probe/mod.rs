@@ -1,0 +1,690 @@
+//! `firewall-check probe`: test what the path to a TCP server does to TCP,
+//! actively and hop by hop.
+//!
+//! For each test (a SYN with one option, one DSCP or one ECN mark) the
+//! prober sends copies with TTL 1, 2, ... up to the hop before the target,
+//! and one that reaches the target. Routers answer the short-lived copies
+//! with ICMP time-exceeded messages quoting the probe as it reached them
+//! (Linux routers quote the whole SYN, RFC 1812; others only 8 bytes, RFC
+//! 792, which shows ports and sequence number only: "unknown beyond hop N").
+//! Comparing each quote with the probe as sent locates a change between the
+//! last hop that quoted it unchanged (`after_hop`) and the first that
+//! quoted it changed (`hop`). A middlebox's own quote may show the probe
+//! before or after its rules, depending on where in the box they run (Linux
+//! quotes a packet whose TTL runs out after PREROUTING and before FORWARD).
+//!
+//! The server's own choices are never findings: what the target answers
+//! says what the server chose, not what the path did.
+//!
+//! Modules: [`wire`] (packets), [`diff`] (comparison, location),
+//! [`net`] (raw sockets, RST suppression), [`report`] (text and JSON).
+
+pub mod diff;
+pub mod net;
+pub mod report;
+pub mod wire;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde_json::json;
+use tcp_options::{Flags, OptionsBuilder};
+
+use self::diff::{locate, Observation, ProbeKind};
+use self::net::{RawV4, RstGuard};
+use self::report::{Finding, HopRef, Report, TestResult};
+use self::wire::{build_ipv4, parse_ipv4_answer, Answer, Seen, Segment};
+use super::{Failure, Outcome};
+
+/// Command-line arguments of `probe`.
+#[derive(Debug, Clone, Args)]
+pub struct ProbeArgs {
+    /// The server to test, as ADDRESS:PORT (a listening TCP port).
+    pub target: String,
+    /// A `firewall-check reflect` on the target's side, HOST:PORT.
+    #[arg(long)]
+    pub reflector: Option<String>,
+    /// JSON instead of text (schema in docs/json.md).
+    #[arg(long)]
+    pub json: bool,
+    /// Largest TTL tried when looking for the target.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u8).range(1..=64))]
+    pub max_ttl: u8,
+    /// Tests to run, comma separated (default: all); see `--list-tests`.
+    #[arg(long)]
+    pub tests: Option<String>,
+    /// How long to wait for the answers to one test's copies, in ms.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=10_000))]
+    pub timeout_ms: u64,
+    /// Pause between two probe packets, in ms (pacing).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=1000))]
+    pub pace_ms: u64,
+    /// Print the tests and exit.
+    #[arg(long)]
+    pub list_tests: bool,
+}
+
+/// One test: a SYN with these options and marks.
+#[derive(Debug, Clone)]
+pub struct TestSpec {
+    /// Name (`--tests`, JSON `tests[].name`).
+    pub name: &'static str,
+    /// What it checks, in words.
+    pub what: &'static str,
+    /// The DS byte of the probe (DSCP << 2 | ECN).
+    pub tos: u8,
+    /// Extra TCP flags besides SYN.
+    pub flags: Flags,
+    /// The option block.
+    pub options: Vec<u8>,
+    /// The window field.
+    pub window: u16,
+    /// The finding kind when the probe never arrives.
+    pub drop_kind: ProbeKind,
+}
+
+/// The tests, in the order they run (`ttl` first: it finds the path).
+pub fn catalogue() -> Vec<TestSpec> {
+    let opts = |b: OptionsBuilder| b.build().map(|v| v.to_vec()).unwrap_or_default();
+    let t = |name, what, tos, flags, options, drop_kind| TestSpec {
+        name,
+        what,
+        tos,
+        flags,
+        options,
+        window: 64240,
+        drop_kind,
+    };
+    vec![
+        t(
+            "ttl",
+            "a bare SYN: the path, and each hop's TTL decrement",
+            0,
+            Flags::empty(),
+            vec![],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "mss",
+            "a SYN with MSS 1460",
+            0,
+            Flags::empty(),
+            opts(OptionsBuilder::new().mss(1460)),
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "wscale",
+            "a SYN with window scale 7",
+            0,
+            Flags::empty(),
+            opts(OptionsBuilder::new().window_scale(7)),
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "sackperm",
+            "a SYN with SACK-permitted",
+            0,
+            Flags::empty(),
+            opts(OptionsBuilder::new().sack_permitted()),
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "timestamps",
+            "a SYN with timestamps",
+            0,
+            Flags::empty(),
+            opts(OptionsBuilder::new().timestamps(0x1234_5678, 0)),
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "linux_syn",
+            "a SYN as Linux sends it (MSS, SACK-permitted, timestamps, window scale)",
+            0,
+            Flags::empty(),
+            opts(
+                OptionsBuilder::new()
+                    .mss(1460)
+                    .sack_permitted()
+                    .timestamps(0x1234_5678, 0)
+                    .window_scale(7),
+            ),
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "dscp_af11",
+            "a SYN marked AF11 (DSCP 10)",
+            10 << 2,
+            Flags::empty(),
+            vec![],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "dscp_cs1",
+            "a SYN marked CS1 (DSCP 8, scavenger)",
+            8 << 2,
+            Flags::empty(),
+            vec![],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "dscp_ef",
+            "a SYN marked EF (DSCP 46)",
+            46 << 2,
+            Flags::empty(),
+            vec![],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "ect0",
+            "a SYN marked ECT(0) in the IP header",
+            0b10,
+            Flags::empty(),
+            vec![],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "ecn_setup",
+            "an ECN-setup SYN (ECE+CWR, RFC 3168)",
+            0,
+            Flags::ECE | Flags::CWR,
+            vec![],
+            ProbeKind::EcnSetupDropped,
+        ),
+        t(
+            "accecn_setup",
+            "an AccECN-setup SYN (AE+CWR+ECE, RFC 9768)",
+            0,
+            Flags::AE | Flags::ECE | Flags::CWR,
+            vec![],
+            ProbeKind::EcnSetupDropped,
+        ),
+    ]
+}
+
+/// A cheap random number from the clock and the process id (ports and
+/// sequence numbers only need to differ between runs).
+fn random_u32() -> u32 {
+    let n = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let x = n ^ (u64::from(std::process::id()) << 32);
+    let x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (x >> 32) as u32
+}
+
+fn resolve(s: &str, what: &str) -> Result<SocketAddr, Failure> {
+    s.to_socket_addrs()
+        .map_err(|e| Failure::Usage(format!("{what} {s}: {e} (expected ADDRESS:PORT)")))?
+        .next()
+        .ok_or_else(|| Failure::Usage(format!("{what} {s}: no address")))
+}
+
+/// Runs `firewall-check probe`.
+pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
+    let all = catalogue();
+    if args.list_tests {
+        for t in &all {
+            println!("{:<14} {}", t.name, t.what);
+        }
+        return Ok(Outcome::Clean);
+    }
+    let target = resolve(&args.target, "target")?;
+    let selected: Vec<TestSpec> = match &args.tests {
+        None => all,
+        Some(list) => {
+            let mut v = Vec::new();
+            // The path comes from the ttl test: it always runs first.
+            v.push(all[0].clone());
+            for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                let t = all.iter().find(|t| t.name == name).ok_or_else(|| {
+                    Failure::Usage(format!("unknown test {name:?} (see --list-tests)"))
+                })?;
+                if t.name != "ttl" {
+                    v.push(t.clone());
+                }
+            }
+            v
+        }
+    };
+    if args.reflector.is_some() {
+        return Err(Failure::Usage(
+            "--reflector is not implemented yet in this build".into(),
+        ));
+    }
+    let IpAddr::V4(dst) = target.ip() else {
+        return Err(Failure::Runtime(
+            "IPv6 targets are not supported yet (IPv4 only)".into(),
+        ));
+    };
+    let IpAddr::V4(src) = net::source_for(target)? else {
+        return Err(Failure::Runtime("no IPv4 source address".into()));
+    };
+    let raw = RawV4::open()?;
+    let base = 33000 + (random_u32() % 24000) as u16;
+    let ports = (base, base + selected.len() as u16);
+    let guard = RstGuard::new(target.ip(), ports)?;
+    RstGuard::install_ctrlc()?;
+    let mut prober = Prober {
+        raw: &raw,
+        src,
+        dst,
+        dport: target.port(),
+        timeout: Duration::from_millis(args.timeout_ms),
+        pace: Duration::from_millis(args.pace_ms),
+        max_ttl: args.max_ttl,
+        path_len: None,
+        path: Vec::new(),
+        rtt: None,
+    };
+    let mut runs = Vec::new();
+    for (i, spec) in selected.iter().enumerate() {
+        let run = prober.run_test(i as u8, base + i as u16, spec)?;
+        runs.push(run);
+    }
+    let report = evaluate(target, &prober, &selected, &runs, guard.table());
+    drop(guard);
+    drop(raw);
+    let out = if args.json {
+        serde_json::to_string_pretty(&report).map_err(|e| format!("JSON: {e}"))? + "\n"
+    } else {
+        report.text()
+    };
+    if let Err(e) = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes()) {
+        if !super::is_broken_pipe(&e) {
+            return Err(Failure::Runtime(format!("writing the report: {e}")));
+        }
+    }
+    Ok(if report.findings.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}
+
+/// What one test's copies brought back.
+#[derive(Debug, Clone)]
+pub struct TestRun {
+    /// The probe as sent (the copy that reached the target).
+    pub sent: Seen,
+    /// Router quotes by TTL.
+    pub quotes: Vec<(u8, wire::IcmpError)>,
+    /// The target's answer (SYN-ACK or RST) and the TTL of the first copy
+    /// that drew it.
+    pub answer: Option<(u8, Seen)>,
+    /// ICMP destination unreachable (e.g. administratively prohibited).
+    pub unreachable: Option<wire::IcmpError>,
+}
+
+struct Prober<'a> {
+    raw: &'a RawV4,
+    src: Ipv4Addr,
+    dst: Ipv4Addr,
+    dport: u16,
+    timeout: Duration,
+    pace: Duration,
+    max_ttl: u8,
+    /// TTL at which the target answers.
+    path_len: Option<u8>,
+    /// Router addresses by TTL (from the `ttl` test).
+    path: Vec<(u8, IpAddr)>,
+    /// SYN to SYN-ACK time of the first answer.
+    rtt: Option<Duration>,
+}
+
+impl Prober<'_> {
+    fn run_test(&mut self, index: u8, sport: u16, spec: &TestSpec) -> Result<TestRun, Failure> {
+        let seq = random_u32();
+        let seg = Segment {
+            sport,
+            dport: self.dport,
+            seq,
+            ack: 0,
+            flags: Flags::SYN | spec.flags,
+            window: spec.window,
+            options: spec.options.clone(),
+            payload: vec![],
+        };
+        let ident = |ttl: u8| (u16::from(index) << 8) | u16::from(ttl);
+        let sent_packet = build_ipv4(self.src, self.dst, spec.tos, 64, ident(0), &seg)?;
+        let sent = Seen::from_ipv4(&sent_packet)
+            .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
+        let mut run = TestRun {
+            sent,
+            quotes: Vec::new(),
+            answer: None,
+            unreachable: None,
+        };
+        // TTLs to try: up to the hop before the target when the path is
+        // known, then the target itself; otherwise in batches of 4.
+        let mut sent_at: Vec<(u8, Instant)> = Vec::new();
+        let batches: Vec<Vec<u8>> = match self.path_len {
+            Some(len) => vec![(1..len).chain([64]).collect()],
+            None => (1..=self.max_ttl)
+                .collect::<Vec<u8>>()
+                .chunks(4)
+                .map(<[u8]>::to_vec)
+                .collect(),
+        };
+        for attempt in 0..2 {
+            for batch in &batches {
+                for &ttl in batch {
+                    let have = if ttl == 64 || self.path_len.is_some_and(|l| ttl >= l) {
+                        run.answer.is_some()
+                    } else {
+                        run.quotes.iter().any(|(t, _)| *t == ttl)
+                    };
+                    if have || (attempt > 0 && self.path_len.is_none() && run.answer.is_some()) {
+                        continue;
+                    }
+                    let p = build_ipv4(self.src, self.dst, spec.tos, ttl, ident(ttl), &seg)?;
+                    self.raw.send(IpAddr::V4(self.dst), &p)?;
+                    sent_at.push((ttl, Instant::now()));
+                    std::thread::sleep(self.pace);
+                }
+                self.collect(&seg, index, &mut run, &sent_at, batch);
+                if self.path_len.is_none() && run.answer.is_some() {
+                    break;
+                }
+            }
+            let complete = run.answer.is_some()
+                && self
+                    .path_len
+                    .or(run.answer.as_ref().map(|a| a.0))
+                    .is_some_and(|len| (1..len).all(|t| run.quotes.iter().any(|(q, _)| *q == t)));
+            if complete || run.unreachable.is_some() {
+                break;
+            }
+        }
+        if self.path_len.is_none() {
+            if let Some(a) = run.answer.as_mut() {
+                a.0 = run
+                    .quotes
+                    .iter()
+                    .map(|(t, _)| *t)
+                    .max()
+                    .map_or(1, |m| m.saturating_add(1));
+            }
+        }
+        if let Some((ttl, ans)) = &run.answer {
+            if self.path_len.is_none() {
+                self.path_len = Some(*ttl);
+                self.path = run.quotes.iter().map(|(t, e)| (*t, e.from)).collect();
+            }
+            // Close the server's half-open connection with our own RST.
+            if ans.flags().is_some_and(|f| f.contains(Flags::SYN)) {
+                let rst = Segment {
+                    sport,
+                    dport: self.dport,
+                    seq: seq.wrapping_add(1),
+                    ack: 0,
+                    flags: Flags::RST,
+                    window: 0,
+                    options: vec![],
+                    payload: vec![],
+                };
+                let p = build_ipv4(self.src, self.dst, 0, 64, ident(255), &rst)?;
+                self.raw.send(IpAddr::V4(self.dst), &p)?;
+            }
+        }
+        run.quotes.sort_by_key(|(t, _)| *t);
+        Ok(run)
+    }
+
+    /// Reads answers until every copy of `batch` is answered or the timeout.
+    fn collect(
+        &mut self,
+        seg: &Segment,
+        index: u8,
+        run: &mut TestRun,
+        sent_at: &[(u8, Instant)],
+        batch: &[u8],
+    ) {
+        let mut deadline = Instant::now() + self.timeout;
+        let mut answer_at = None;
+        while let Some(r) = self.raw.recv_until(deadline) {
+            match parse_ipv4_answer(&r.bytes) {
+                Some(Answer::Tcp(s)) => {
+                    let ours = s.src == IpAddr::V4(self.dst)
+                        && s.sport() == Some(seg.dport)
+                        && s.dport() == Some(seg.sport)
+                        && s.flags()
+                            .is_some_and(|f| f.intersects(Flags::SYN | Flags::RST))
+                        && s.ack() == Some(seg.seq.wrapping_add(1));
+                    if ours && run.answer.is_none() {
+                        // The TTL is settled once the quotes are in.
+                        run.answer = Some((self.path_len.unwrap_or(0), s));
+                        answer_at = Some(r.at);
+                        if self.path_len.is_none() {
+                            // Let the routers' quotes of this batch arrive.
+                            deadline = deadline.min(Instant::now() + Duration::from_millis(100));
+                        }
+                    }
+                }
+                Some(Answer::Icmp(e)) => {
+                    let q = &e.quote;
+                    let ours = q.sport() == Some(seg.sport) || q.seq() == Some(seg.seq);
+                    if !ours {
+                        continue;
+                    }
+                    if e.icmp_type == wire::ICMP_TIME_EXCEEDED {
+                        let ttl = if q.ident >> 8 == u16::from(index) && q.ident & 0xff != 0 {
+                            (q.ident & 0xff) as u8
+                        } else {
+                            // Identification rewritten: the TTL is the
+                            // first copy not yet answered.
+                            (1..=self.max_ttl)
+                                .find(|t| !run.quotes.iter().any(|(x, _)| x == t))
+                                .unwrap_or(1)
+                        };
+                        if !run.quotes.iter().any(|(t, _)| *t == ttl) {
+                            run.quotes.push((ttl, e));
+                        }
+                    } else if run.unreachable.is_none() {
+                        run.unreachable = Some(e);
+                    }
+                }
+                None => {}
+            }
+            let limit = self.path_len.unwrap_or(u8::MAX);
+            let done = batch.iter().all(|&t| {
+                if t >= limit {
+                    run.answer.is_some()
+                } else {
+                    run.quotes.iter().any(|(q, _)| *q == t)
+                }
+            });
+            if done {
+                break;
+            }
+        }
+        if let (Some(at), None) = (answer_at, self.rtt) {
+            // From the first copy that could have reached the target.
+            let first = self.path_len.unwrap_or_else(|| {
+                run.quotes
+                    .iter()
+                    .map(|(t, _)| *t)
+                    .max()
+                    .map_or(1, |m| m.saturating_add(1))
+            });
+            if let Some((_, sent)) = sent_at.iter().find(|(t, _)| *t >= first) {
+                self.rtt = Some(at.saturating_duration_since(*sent));
+            }
+        }
+    }
+}
+
+fn hop_ref(h: Option<(u8, IpAddr)>) -> Option<HopRef> {
+    h.map(|(ttl, address)| HopRef { ttl, address })
+}
+
+/// Turns the test runs into the report.
+fn evaluate(
+    target: SocketAddr,
+    p: &Prober<'_>,
+    specs: &[TestSpec],
+    runs: &[TestRun],
+    table: &str,
+) -> Report {
+    let mut report = Report::new(target, p.rtt);
+    report.notes.push(format!(
+        "kernel RSTs from the probes' ports suppressed for the run by nftables table inet {table} (deleted on exit)"
+    ));
+    let len = p.path_len;
+    for &(ttl, address) in &p.path {
+        report.path.push(HopRef { ttl, address });
+    }
+    if let Some(l) = len {
+        report.path.push(HopRef {
+            ttl: l,
+            address: target.ip(),
+        });
+    }
+    let baseline_ttls: Vec<u8> = runs
+        .first()
+        .map(|r| r.quotes.iter().map(|(t, _)| *t).collect())
+        .unwrap_or_default();
+    for (spec, run) in specs.iter().zip(runs) {
+        let obs: Vec<Observation> = run
+            .quotes
+            .iter()
+            .map(|(ttl, e)| Observation {
+                ttl: *ttl,
+                address: e.from,
+                seen: e.quote.clone(),
+            })
+            .collect();
+        let partial: Vec<u8> = run
+            .quotes
+            .iter()
+            .filter(|(_, e)| diff::coverage(&e.quote) != diff::Coverage::Full)
+            .map(|(t, _)| *t)
+            .collect();
+        let located = locate(&run.sent, &obs);
+        let mut detail = Vec::new();
+        let result;
+        if run.answer.is_none() {
+            // Dropped: the quotes stop somewhere.
+            let last = run.quotes.iter().map(|(t, _)| *t).max();
+            let next = baseline_ttls
+                .iter()
+                .copied()
+                .find(|t| last.is_none_or(|l| *t > l));
+            let hop = next
+                .and_then(|t| p.path.iter().find(|(x, _)| *x == t).copied())
+                .or_else(|| len.map(|l| (l, target.ip())));
+            let after = last.and_then(|t| p.path.iter().find(|(x, _)| *x == t).copied());
+            if spec.name == "ttl" || len.is_none() {
+                detail.push(
+                    "the target never answered: no path length, nothing to compare".to_string(),
+                );
+                result = "unknown";
+            } else {
+                result = "dropped";
+                detail.push(match (&after, &run.unreachable) {
+                    (_, Some(u)) => format!(
+                        "answered by ICMP unreachable type {} code {} from {}",
+                        u.icmp_type, u.code, u.from
+                    ),
+                    (Some((t, a)), None) => {
+                        format!("never reached the target; last quoted by hop {t} ({a})")
+                    }
+                    (None, None) => "never reached the target; no hop quoted it".to_string(),
+                });
+                report.findings.push(Finding {
+                    kind: spec.drop_kind,
+                    option_kind: None,
+                    direction: "client_to_server",
+                    hop: hop_ref(hop),
+                    after_hop: hop_ref(after),
+                    before: json!(spec.what),
+                    after: json!("dropped"),
+                    impact: report::drop_impact(spec.drop_kind),
+                    test: spec.name,
+                });
+            }
+        } else if !located.is_empty() {
+            result = "modified";
+            for l in &located {
+                detail.push(format!(
+                    "{} {} -> {} at hop {}",
+                    l.change.key,
+                    l.change.before,
+                    l.change.after,
+                    l.hop.map_or("?".into(), |h| h.0.to_string())
+                ));
+                let f = Finding {
+                    kind: l.change.kind,
+                    option_kind: l.change.option_kind,
+                    direction: "client_to_server",
+                    hop: hop_ref(l.hop),
+                    after_hop: hop_ref(l.after_hop),
+                    before: l.change.before.clone(),
+                    after: l.change.after.clone(),
+                    impact: report::impact(&l.change, p.rtt),
+                    test: spec.name,
+                };
+                let dup = report.findings.iter().any(|g| {
+                    g.kind == f.kind
+                        && g.option_kind == f.option_kind
+                        && g.hop == f.hop
+                        && g.direction == f.direction
+                });
+                if !dup {
+                    report.findings.push(f);
+                }
+            }
+        } else {
+            let last = run.quotes.iter().map(|(t, _)| *t).max();
+            result = if partial.len() == run.quotes.len() && !spec.options.is_empty() {
+                "unknown"
+            } else {
+                "unchanged"
+            };
+            match last {
+                Some(l) => detail.push(format!(
+                    "quoted unchanged by {} of {} hops; not visible past hop {l} without --reflector",
+                    run.quotes.len(),
+                    len.map_or(0, |x| x.saturating_sub(1))
+                )),
+                None => detail.push("no hop quoted it; not visible without --reflector".into()),
+            }
+        }
+        if !partial.is_empty() {
+            detail.push(format!(
+                "hop(s) {} quoted only the first {} TCP bytes: options unknown beyond them",
+                partial
+                    .iter()
+                    .map(u8::to_string)
+                    .collect::<Vec<_>>()
+                    .join(","),
+                run.quotes
+                    .iter()
+                    .filter(|(t, _)| partial.contains(t))
+                    .map(|(_, e)| e.quoted_tcp_len)
+                    .min()
+                    .unwrap_or(0)
+            ));
+        }
+        if spec.name == "ttl" {
+            let bad: Vec<String> = run
+                .quotes
+                .iter()
+                .filter(|(_, e)| e.quote.ttl != 1)
+                .map(|(t, e)| format!("hop {t} quoted TTL {}", e.quote.ttl))
+                .collect();
+            if bad.is_empty() && !run.quotes.is_empty() {
+                detail.push("every hop quoted TTL 1: each decrements TTL by one".into());
+            } else {
+                detail.extend(bad);
+            }
+        }
+        report.tests.push(TestResult {
+            name: spec.name,
+            direction: "client_to_server",
+            result,
+            detail: detail.join("; "),
+        });
+    }
+    report
+}
