@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use examples::firewall::{analyze, compare, dump, rewrite, Failure, Outcome};
+use examples::firewall::{analyze, compare, dump, probe, rewrite, Failure, Outcome};
 
 /// The exit statuses, as `--help` prints them.
 const EXIT_STATUS: &str = "\
@@ -54,6 +54,9 @@ enum Command {
     /// Apply netfilter's TCPMSS / TCPOPTSTRIP to a capture, byte for byte as the kernel would.
     #[command(after_help = EXIT_STATUS)]
     Rewrite(rewrite::RewriteArgs),
+    /// Test the path to a TCP server actively, hop by hop: what each hop changes or drops.
+    #[command(after_help = EXIT_STATUS)]
+    Probe(probe::ProbeArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => analyze::run(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Rewrite(args) => rewrite::run(&args),
+        Command::Probe(args) => probe::run(&args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
