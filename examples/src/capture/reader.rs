@@ -33,7 +33,9 @@
 
 use std::io::{self, Read};
 
-use pcap_parser::pcapng::{parse_interfacedescriptionblock_be, parse_interfacedescriptionblock_le};
+use pcap_parser::pcapng::{
+    parse_interfacedescriptionblock_be, parse_interfacedescriptionblock_le, OptionCode,
+};
 
 use super::error::{BlockLengthProblem, CaptureError};
 use super::timestamp::Timestamp;
@@ -807,10 +809,25 @@ impl<R: Read> CaptureReader<R> {
                 let Some(units_per_sec) = ts_resolution(idb.if_tsresol) else {
                     return Err(corrupt("invalid if_tsresol option"));
                 };
+                // if_tsoffset is read here in the section's byte order
+                // (pcap-parser 0.16 reads it little-endian in every section).
+                let offset_secs = idb
+                    .options
+                    .iter()
+                    .rev()
+                    .find(|o| o.code == OptionCode::IfTsoffset)
+                    .and_then(|o| <[u8; 8]>::try_from(o.value.get(..8)?).ok())
+                    .map_or(0, |b| {
+                        if be {
+                            i64::from_be_bytes(b)
+                        } else {
+                            i64::from_le_bytes(b)
+                        }
+                    });
                 let iface = Interface {
                     linktype: (idb.linktype.0 as u32) & 0xffff,
                     units_per_sec,
-                    offset_secs: idb.if_tsoffset,
+                    offset_secs,
                     snaplen: idb.snaplen,
                 };
                 self.interfaces.push(iface);
@@ -1299,6 +1316,40 @@ mod tests {
                     assert!(without_read > with_read, "chunk {chunk}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn if_tsoffset_is_read_in_the_section_byte_order() {
+        for be in [false, true] {
+            let w16 = |v: u16| if be { v.to_be_bytes() } else { v.to_le_bytes() };
+            let mut file = shb_idb(be);
+            // Replace the IDB by one with if_tsoffset = 1,000,000,000 s.
+            let idb_len = 20;
+            file.truncate(file.len() - idb_len);
+            let mut body = Vec::new();
+            body.extend_from_slice(&w16(1));
+            body.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+            body.extend_from_slice(&w16(14));
+            body.extend_from_slice(&w16(8));
+            let offset: i64 = 1_000_000_000;
+            body.extend_from_slice(&if be {
+                offset.to_be_bytes()
+            } else {
+                offset.to_le_bytes()
+            });
+            body.extend_from_slice(&[0; 4]); // opt_endofopt
+            file.extend(block(IDB_TYPE, &body, be));
+            file.extend(epb(b"x", be));
+            let mut reader = CaptureReader::new(&file[..]).unwrap();
+            let r = reader.next_record().unwrap().unwrap();
+            // epb() stores timestamp units (high 1, low 2) in microseconds.
+            let units = (1u64 << 32) | 2;
+            assert_eq!(
+                r.ts,
+                Timestamp::from_units(units, MICROS, offset),
+                "big-endian {be}"
+            );
         }
     }
 }
