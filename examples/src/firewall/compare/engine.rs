@@ -671,14 +671,22 @@ impl Pair {
         let o = 1 - s;
         if let Some((os, oa)) = self.offsets_from(s, d) {
             let q = &self.q[d][o];
-            let exact = packet_key(&p, os, oa, true);
-            let found = q
-                .iter()
-                .position(|x| packet_key(x, 0, 0, true) == exact)
-                .or_else(|| {
-                    let loose = packet_key(&p, os, oa, false);
-                    q.iter().position(|x| packet_key(x, 0, 0, false) == loose)
-                });
+            // Among packets with the same key (an original and its
+            // retransmission), the one with the same TSval and IP ID.
+            let best = |with_ack: bool| {
+                let k = packet_key(&p, os, oa, with_ack);
+                q.iter()
+                    .enumerate()
+                    .filter(|(_, x)| packet_key(x, 0, 0, with_ack) == k)
+                    .max_by_key(|(i, x)| {
+                        let ts = p.timestamps().is_some()
+                            && p.timestamps().map(|t| t.0) == x.timestamps().map(|t| t.0);
+                        let id = p.ident.is_some() && p.ident == x.ident;
+                        (u8::from(ts) + u8::from(id), std::cmp::Reverse(*i))
+                    })
+                    .map(|(i, _)| i)
+            };
+            let found = best(true).or_else(|| best(false));
             if let Some(i) = found {
                 if let Some(other) = self.q[d][o].remove(i) {
                     let (pa, pb) = if s == 0 { (p, other) } else { (other, p) };
