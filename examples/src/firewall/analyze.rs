@@ -59,6 +59,7 @@ use serde::Serialize;
 use tcp_options::{Flags, LinuxOptions, TcpOption};
 
 use super::flow::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
+use super::limits::{Limit, LimitKind, LimitTracker};
 use super::negotiation::{self, EcnMode, HandshakeKind, HandshakeSegment, LinuxDrop};
 use super::packet::{decode_packet, TcpRecord};
 use crate::capture::reader::DEFAULT_BUFFER_CAPACITY;
@@ -169,6 +170,51 @@ impl Side {
     }
 }
 
+/// One direction's limit trackers: under the shift the handshake seen here
+/// suggests, and (when it could be wrong) under the other reading.
+#[derive(Debug, Clone, Copy)]
+struct LimitPair {
+    main: LimitTracker,
+    alt: Option<LimitTracker>,
+}
+
+impl Default for LimitPair {
+    fn default() -> Self {
+        LimitPair {
+            main: LimitTracker::new(0),
+            alt: None,
+        }
+    }
+}
+
+impl LimitPair {
+    fn each(&mut self, mut f: impl FnMut(&mut LimitTracker)) {
+        f(&mut self.main);
+        if let Some(a) = self.alt.as_mut() {
+            f(a);
+        }
+    }
+    /// The tracker reading with `shift`, else the main one.
+    fn reading(&self, shift: Option<u8>) -> &LimitTracker {
+        match (shift, self.alt.as_ref()) {
+            (Some(s), Some(a))
+                if a.read_shift() == s.min(14) && self.main.read_shift() != a.read_shift() =>
+            {
+                a
+            }
+            _ => &self.main,
+        }
+    }
+    /// The tracker reading with exactly `shift`, if any.
+    fn exactly(&self, shift: u8) -> Option<&LimitTracker> {
+        if self.main.read_shift() == shift {
+            Some(&self.main)
+        } else {
+            self.alt.as_ref().filter(|a| a.read_shift() == shift)
+        }
+    }
+}
+
 /// What `analyze` keeps per open connection (fixed size, no heap).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ConnState {
@@ -177,7 +223,14 @@ pub struct ConnState {
     /// The server's SYN-ACK (the last one seen).
     synack: Option<HandshakeSegment>,
     syn_ts: Option<Timestamp>,
+    synack_ts: Option<Timestamp>,
     synack_seq: Option<u32>,
+    /// Time origin of the limit trackers (the connection's first segment).
+    base_ts: Option<Timestamp>,
+    /// What limited each direction's sender ([`super::limits`]), under the
+    /// reading of the window the handshake suggests and, when the capture
+    /// cannot yet tell whether the sender scales, under the other one.
+    lim: [LimitPair; 2],
     handshake_rtt_ns: Option<u64>,
     /// `shifts(false)`, computed again only when the SYN or SYN-ACK changes
     /// (negotiating on every segment cost a fifth of the run time).
@@ -211,6 +264,86 @@ impl ConnState {
             _ => 0,
         };
         Some((client, server))
+    }
+
+    /// Sets the limit trackers up once the handshake (or, without one, a
+    /// given RTT) tells the round length, each sender's loop delay from the
+    /// capture point and its reading of the window.
+    fn configure_limits(&mut self, settings: &Settings, ack_ts: Option<Timestamp>) {
+        let Some(rtt_ns) = settings
+            .rtt
+            .map(|r| u64::try_from(r.as_nanos()).unwrap_or(u64::MAX))
+            .or(self.handshake_rtt_ns)
+            .filter(|n| *n > 0)
+        else {
+            return;
+        };
+        let since = |a: Option<Timestamp>, b: Option<Timestamp>| match (a, b) {
+            (Some(a), Some(b)) => b.nanos_since(&a),
+            _ => None,
+        };
+        let rel = |t: Option<Timestamp>| since(self.base_ts, t).unwrap_or(0);
+        let syn_ws = self.syn.and_then(|s| s.linux().window_scale);
+        for dir in [Direction::ClientToServer, Direction::ServerToClient] {
+            let main = self
+                .sender_shift(dir, settings.assume_wscale, false)
+                .unwrap_or(0);
+            // The other reading: unscaled, or (when the handshake seen here
+            // says unscaled) the shift the receiver offered.
+            let alt = match dir {
+                _ if main != 0 => Some(0),
+                Direction::ServerToClient => syn_ws,
+                // The SYN-ACK seen here has no window scale: the client
+                // certainly did not get one.
+                Direction::ClientToServer => None,
+            };
+            let (loop_ns, initial) = match dir {
+                Direction::ServerToClient => (
+                    since(self.syn_ts, self.synack_ts),
+                    self.syn
+                        .zip(self.synack_seq)
+                        .map(|(s, isn)| (rel(self.syn_ts), isn.wrapping_add(1), s.window)),
+                ),
+                Direction::ClientToServer => (
+                    since(self.synack_ts, ack_ts),
+                    self.synack
+                        .map(|s| (rel(self.synack_ts), self.c2s.snd_nxt.unwrap_or(0), s.window)),
+                ),
+            };
+            let pair = &mut self.lim[usize::from(dir == Direction::ServerToClient)];
+            pair.main = LimitTracker::new(main);
+            pair.alt = alt.filter(|a| *a != main).map(LimitTracker::new);
+            pair.each(|t| t.configure(rtt_ns, loop_ns.unwrap_or(0), initial));
+        }
+    }
+
+    /// Feeds one segment to the limit trackers: data to its direction's,
+    /// an ACK to the other direction's.
+    fn feed_limits(&mut self, rec: &TcpRecord<'_>, dir: Direction) {
+        let (Some(base), Some(ts)) = (self.base_ts, rec.ts) else {
+            return;
+        };
+        let Some(t) = ts.nanos_since(&base) else {
+            return;
+        };
+        let i = usize::from(dir == Direction::ServerToClient);
+        if rec.payload_len > 0 && !rec.flags.contains(Flags::SYN) {
+            let me = match dir {
+                Direction::ClientToServer => &self.c2s,
+                Direction::ServerToClient => &self.s2c,
+            };
+            let end = rec.seq.wrapping_add(rec.seq_len());
+            let retrans = me.snd_nxt.is_some_and(|nxt| !seq_lt(nxt, end));
+            let len = u32::try_from(rec.payload_len).unwrap_or(u32::MAX);
+            let tsval = LinuxOptions::new(rec.options).find_map(|o| match o.option {
+                TcpOption::Timestamps(ts) => Some(ts.tsval),
+                _ => None,
+            });
+            self.lim[i].each(|l| l.on_data(t, rec.seq, len, retrans, tsval));
+        }
+        if rec.flags.contains(Flags::ACK) && !rec.flags.contains(Flags::SYN) {
+            self.lim[1 - i].each(|l| l.on_ack(t, rec.ack, rec.window));
+        }
     }
 
     /// The shift the sender of `dir` applies to the receiver's window fields.
@@ -250,6 +383,10 @@ impl ConnState {
                 rec.frame,
             ));
             self.synack_seq = Some(rec.seq);
+            self.synack_ts = rec.ts;
+        }
+        if self.base_ts.is_none() {
+            self.base_ts = rec.ts;
         }
         if syn
             && ((!ack && dir == Direction::ClientToServer)
@@ -261,9 +398,15 @@ impl ConnState {
             if let (Some(isn), Some(t0), Some(t1)) = (self.synack_seq, self.syn_ts, rec.ts) {
                 if rec.ack == isn.wrapping_add(1) {
                     self.handshake_rtt_ns = t1.nanos_since(&t0);
+                    self.configure_limits(settings, rec.ts);
                 }
             }
         }
+        if rec.payload_len > 0 && settings.rtt.is_some() && !self.lim[0].main.is_configured() {
+            // No handshake: trackers run with the given RTT and the assumed shift.
+            self.configure_limits(settings, None);
+        }
+        self.feed_limits(rec, dir);
         let shift = self.sender_shift(dir, settings.assume_wscale, false);
         let (me, peer) = self.side(dir);
         me.packets += 1;
@@ -366,8 +509,18 @@ pub struct DirectionReport {
     pub ceiling_bps: Option<u64>,
     /// Achieved throughput (new data only), bit/s.
     pub throughput_bps: Option<u64>,
-    /// Whether the receive window capped this direction (`null`: unknown).
+    /// Whether the receive window capped this direction (`null`: unknown):
+    /// the limit is the receive window and the achieved throughput does not
+    /// exceed the ceiling.
     pub window_limited: Option<bool>,
+    /// What limited the sender ([`super::limits`]).
+    pub limit: Limit,
+    /// Bytes the sender put past the right edge of the window as the
+    /// receiver meant it (`null`: the receiver's shift is unknown).
+    pub beyond_window_bytes: Option<u64>,
+    /// The receiver acknowledged the last of those bytes: it accepted data
+    /// beyond the window it advertised (`null` when none was sent).
+    pub beyond_window_accepted: Option<bool>,
 }
 
 /// Both directions.
@@ -762,23 +915,35 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
                 }),
             _ => None,
         };
-        let filled =
-            me.data_segments > 0 && me.window_full * 100 >= me.data_segments * WINDOW_FULL_PERCENT;
-        let near_ceiling = match (throughput_bps, ceiling_bps) {
-            // Far above the ceiling, the largest window was not what the
-            // data was sent under: not evidence of a window limit.
-            (Some(t), Some(c)) if c > 0 => {
-                u128::from(t) * 100 >= u128::from(c) * CEILING_PERCENT
-                    && u128::from(t) * 100 <= u128::from(c) * CEILING_MAX_PERCENT
-            }
-            _ => false,
+        let pair = &st.lim[usize::from(dir == Direction::ServerToClient)];
+        let limit = pair.reading(shift_for(dir)).limit();
+        let beyond = receiver_shift
+            .filter(|m| *m != u8::MAX)
+            .and_then(|m| pair.exactly(m))
+            .map(LimitTracker::beyond_window);
+        // A ceiling limits only if the capture does not show more achieved.
+        let within_ceiling = match (throughput_bps, ceiling_bps) {
+            (Some(t), Some(c)) => u128::from(t) * 100 <= u128::from(c) * CEILING_MAX_PERCENT,
+            _ => true,
         };
         let window_limited = if me.data_segments == 0 {
             Some(false)
         } else if max_window_bytes.is_none() {
             None
+        } else if limit.kind != LimitKind::None {
+            Some(limit.kind == LimitKind::ReceiveWindow && within_ceiling)
         } else {
-            Some(filled || near_ceiling)
+            // Too little data for the time split: a window's worth in
+            // flight on many segments, or achieved close to the ceiling.
+            let filled = me.data_segments > 0
+                && me.window_full * 100 >= me.data_segments * WINDOW_FULL_PERCENT;
+            let near_ceiling = match (throughput_bps, ceiling_bps) {
+                (Some(t), Some(c)) if c > 0 => {
+                    u128::from(t) * 100 >= u128::from(c) * CEILING_PERCENT
+                }
+                _ => false,
+            };
+            Some((filled || near_ceiling) && within_ceiling)
         };
         DirectionReport {
             packets: me.packets,
@@ -790,6 +955,9 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
             ceiling_bps,
             throughput_bps,
             window_limited,
+            limit,
+            beyond_window_bytes: beyond.map(|b| b.0),
+            beyond_window_accepted: beyond.filter(|b| b.0 > 0).map(|b| b.1),
         }
     };
     let directions = Directions {
@@ -870,11 +1038,36 @@ fn verdict(
     } else {
         match (n.wscale_offered.client, n.wscale_offered.server) {
             (Some(_), None) => {
-                parts.push(format!(
-                    "window scaling was offered by the client but not answered: the client's receive window is capped at {} bytes; {}",
-                    Thousands(MAX_UNSCALED),
-                    at_rtt(MAX_UNSCALED, "server-to-client")
-                ));
+                let s2c = &r.directions.server_to_client;
+                let contradicted = matches!(
+                    (s2c.throughput_bps, ceiling_of(MAX_UNSCALED, rtt)),
+                    (Some(t), Some(c)) if u128::from(t) * 100 > u128::from(c) * CEILING_MAX_PERCENT
+                );
+                if contradicted {
+                    parts.push(format!(
+                        "window scaling was offered by the client but not answered: the client advertises at most {} bytes, which {} would cap server-to-client throughput at {}, yet the capture shows {} achieved: the server sent beyond the window the client advertised{}",
+                        Thousands(MAX_UNSCALED),
+                        rtt.map_or("at the RTT".to_string(), |r| format!("at {}", DurationDisplay(r))),
+                        ceiling_of(MAX_UNSCALED, rtt).map_or("?".to_string(), rate_text),
+                        s2c.throughput_bps.map_or("?".to_string(), rate_text),
+                        match (s2c.beyond_window_bytes, s2c.beyond_window_accepted) {
+                            (Some(b), Some(true)) if b > 0 => format!(
+                                " ({} bytes), and the client accepted them (Linux keeps a receive window larger than the 65,535 bytes it can advertise unscaled)",
+                                Thousands(b)
+                            ),
+                            _ => String::new(),
+                        }
+                    ));
+                    if let Some(need) = rtt.and_then(|rtt| need_text(target, rtt)) {
+                        parts.push(need);
+                    }
+                } else {
+                    parts.push(format!(
+                        "window scaling was offered by the client but not answered: the client's receive window is capped at {} bytes; {}",
+                        Thousands(MAX_UNSCALED),
+                        at_rtt(MAX_UNSCALED, "server-to-client")
+                    ));
+                }
                 if n.wscale_mismatch {
                     let c2s = &r.directions.client_to_server;
                     let s2c = &r.directions.server_to_client;
@@ -886,6 +1079,13 @@ fn verdict(
                     );
                     if let Some(c) = c2s.ceiling_bps {
                         line.push_str(&format!(", a client-to-server ceiling of {}", rate_text(c)));
+                        if let Some(t) = c2s.throughput_bps.filter(|t| u128::from(*t) * 100 > u128::from(c) * CEILING_MAX_PERCENT) {
+                            line.push_str(&format!(
+                                "; the capture shows {} achieved, because its first flight went out under the SYN-ACK's own window of {} bytes, which is never scaled",
+                                rate_text(t),
+                                Thousands(u64::from(st.synack.map_or(0, |s| s.window)))
+                            ));
+                        }
                     }
                     line.push(')');
                     if let (Some(shift), Some(field)) = (n.wscale_offered.client, s2c.max_window_field) {
@@ -952,6 +1152,45 @@ fn verdict(
             Direction::ClientToServer => "server",
             Direction::ServerToClient => "client",
         };
+        let name = dir.as_str().replace('_', "-");
+        let l = &d.limit;
+        if let (Some(rw), Some(snd), Some(net)) = (
+            l.receive_window_fraction,
+            l.sender_fraction,
+            l.network_fraction,
+        ) {
+            let what = match l.kind {
+                LimitKind::ReceiveWindow => "the receive window as the sender read it",
+                LimitKind::Sender if l.idle_fraction.is_some_and(|i| i > 0.5) => {
+                    "the sender: its application left it idle"
+                }
+                LimitKind::Sender => "the sender itself (its send buffer)",
+                LimitKind::Network => "the network (the congestion window)",
+                LimitKind::None => "too little data to tell",
+            };
+            parts.push(format!(
+                "{name} was limited by {what}: receive window {:.0}%, sender {:.0}%, network {:.0}% of the sender's busy time{}",
+                rw * 100.0,
+                snd * 100.0,
+                net * 100.0,
+                l.idle_fraction
+                    .filter(|i| *i >= 0.05)
+                    .map_or(String::new(), |i| format!(", idle {:.0}% of the transfer", i * 100.0))
+            ));
+        }
+        if let (Some(b), Some(accepted)) = (d.beyond_window_bytes, d.beyond_window_accepted) {
+            if b > 0 {
+                parts.push(format!(
+                    "{name}: {} bytes were sent beyond the window the {receiver} advertised; {}",
+                    Thousands(b),
+                    if accepted {
+                        "the receiver acknowledged them (it accepted more than it advertised): the sender read the window larger than the receiver meant it"
+                    } else {
+                        "the receiver did not acknowledge them: the sender misread the window"
+                    }
+                ));
+            }
+        }
         if d.window_limited == Some(true) {
             let w = d.max_window_bytes.unwrap_or(0);
             let mut line = format!(
@@ -1143,14 +1382,21 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Res
     ] {
         writeln!(
             w,
-            "  {name}: {} packets, {} bytes, {} retransmissions; max window {}; ceiling {}; achieved {}; window-limited {}",
+            "  {name}: {} packets, {} bytes, {} retransmissions; max window {}; ceiling {}; achieved {}; window-limited {}; limit {}",
             d.packets,
             Thousands(d.bytes),
             d.retransmissions,
             d.max_window_bytes.map_or("unknown".to_string(), |b| format!("{} bytes", Thousands(b))),
             d.ceiling_bps.map_or("unknown".to_string(), rate_text),
             d.throughput_bps.map_or("n/a".to_string(), rate_text),
-            opt(d.window_limited)
+            opt(d.window_limited),
+            match (d.limit.kind, d.limit.reason.as_deref()) {
+                (LimitKind::None, Some(why)) => format!("none ({why})"),
+                (LimitKind::ReceiveWindow, _) => "receive window".to_string(),
+                (LimitKind::Sender, _) => "sender".to_string(),
+                (LimitKind::Network, _) => "network".to_string(),
+                (LimitKind::None, None) => "none".to_string(),
+            }
         )?;
     }
     writeln!(w, "  verdict: {}", r.verdict)?;

@@ -30,6 +30,7 @@ pub mod dump;
 pub mod finding;
 pub mod flow;
 pub mod format;
+pub mod limits;
 pub mod negotiation;
 pub mod packet;
 pub mod probe;

@@ -1,0 +1,634 @@
+//! What limited one direction of a transfer, from a capture alone.
+//!
+//! # The question
+//!
+//! Linux answers it for every connection it sends on. Its "chrono"
+//! accounting (`tcp_chrono_start`/`tcp_chrono_stop`, reported in `TCP_INFO`
+//! as `tcpi_busy_time`, `tcpi_rwnd_limited`, `tcpi_sndbuf_limited`) splits
+//! the sender's *busy* time, the time it has data unacknowledged or waiting
+//! to go, into: limited by the receive window (a transmit found the next
+//! segment beyond the window's right edge), limited by the send buffer, and
+//! the rest (the congestion window, pacing, the path). Time with nothing
+//! outstanding is not busy time at all.
+//!
+//! This module rebuilds that split from the packets a capture shows, at any
+//! point of the path, so that `analyze` can say what a sender's kernel would
+//! sign.
+//!
+//! # The sender's view from elsewhere on the path
+//!
+//! A capture point sees the sender's data some time after it left and the
+//! receiver's ACKs some time before the sender gets them. What the sender
+//! knew when it sent the segment seen at time `t` is the ACK (and window)
+//! the capture point saw at `t - loop`, where `loop` is the time from the
+//! capture point to the sender and back: about zero next to the sender,
+//! about one RTT next to the receiver. The handshake measures it for each
+//! side: the server's loop is SYN to SYN-ACK as seen here, the client's is
+//! SYN-ACK to its ACK; under a quarter of the RTT it is taken as zero (the
+//! capture point is next to the sender). A small ring of the receiver's recent (time, ACK,
+//! window) samples, at least 1/64 of the loop apart, answers "what did the
+//! sender know at `t - loop`".
+//!
+//! # The phases
+//!
+//! Between two consecutive segments of the connection the sender is in one
+//! phase, decided when the later of the two is seen:
+//!
+//! - **receive window**: the next full segment would pass the right edge of
+//!   the window as the sender reads it (ACK plus the window field shifted by
+//!   the sender's own idea of the receiver's shift), even with nothing
+//!   outstanding: a window below one segment keeps a Linux sender waiting
+//!   (it sends only window probes), and its kernel books that time so.
+//! - **idle**: nothing outstanding and room for a full segment: the sender
+//!   had nothing to send. Not busy time; counted apart.
+//! - **other**: data outstanding, room in the window. This is either the
+//!   congestion window (the network) or the sender holding back (its send
+//!   buffer or application), told apart per round trip, below.
+//!
+//! # Network or sender, per round trip
+//!
+//! Time in the *other* phase is collected in rounds one RTT long. A round
+//! is the network's when any of these holds: a retransmission was seen in
+//! it (loss recovery); the most bytes in flight grew by more than one
+//! segment or 10 % over the previous round (slow start or congestion
+//! avoidance still probing);
+//! or more was in flight than the receiver acknowledged during the round by
+//! more than a quarter (a queue is building at a bottleneck: the flight
+//! exceeds what the path delivers per base RTT); or the sender's segments
+//! reach the capture point later than its own timestamps say they should
+//! (capture time minus TSval, in Linux's millisecond ticks) by more than a
+//! fifth of the RTT (at least 2 ms) over the smallest such delay: a queue
+//! between the sender and the capture point, which is how a bottleneck
+//! looks from the receiver's side. Otherwise the flight is
+//! flat, nothing is lost and nothing queues: the sender is holding back,
+//! which is what a full send buffer looks like on the wire.
+//!
+//! # The answer
+//!
+//! The fractions are shares of the busy time, as Linux's are. The kind is
+//! the largest share, except that a transfer idle for more than half of its
+//! time (from the first data segment to the ACK of the last) is `sender`:
+//! the application did not supply data. Fewer than [`MIN_DATA_SEGMENTS`]
+//! data segments or fewer than [`MIN_ROUNDS`] round trips of transfer give
+//! `none`: too little to tell.
+//!
+//! Memory: a fixed-size value per direction and reading of the window
+//! (`analyze` keeps two readings when the capture cannot yet tell whether
+//! the sender scales); work per segment: a few comparisons and, rarely, a
+//! ring lookup.
+
+use serde::Serialize;
+
+/// Fewest data segments for a verdict.
+pub const MIN_DATA_SEGMENTS: u64 = 20;
+/// Fewest round trips of transfer time for a verdict.
+pub const MIN_ROUNDS: u64 = 3;
+/// Samples of the receiver's ACKs kept.
+const RING: usize = 64;
+
+/// `a` before `b` in sequence space.
+fn seq_lt(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+
+/// One receiver segment as the capture point saw it.
+#[derive(Debug, Clone, Copy, Default)]
+struct AckSample {
+    at_ns: u64,
+    ack: u32,
+    /// Window in bytes as the sender reads it.
+    window: u64,
+}
+
+/// The phase of the sender between two segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Phase {
+    #[default]
+    NotStarted,
+    Idle,
+    ReceiveWindow,
+    Other,
+}
+
+/// Accumulated time, nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Times {
+    rwnd: u64,
+    network: u64,
+    sender: u64,
+    idle: u64,
+}
+
+/// The current round trip's figures.
+#[derive(Debug, Clone, Copy, Default)]
+struct Round {
+    start_ns: u64,
+    max_flight: u64,
+    acked: u64,
+    retrans: u64,
+    other_ns: u64,
+    /// Largest one-way delay sample in the round, ns.
+    owd_max: Option<i64>,
+}
+
+/// Tracks one direction's sender under one reading of the window fields
+/// (module docs).
+#[derive(Debug, Clone, Copy)]
+pub struct LimitTracker {
+    /// Shift the sender applies to the receiver's window fields.
+    read_shift: u8,
+    /// Capture point to sender and back, ns.
+    loop_ns: u64,
+    /// Round length (the RTT), ns; 0 until configured.
+    round_ns: u64,
+    ring: [AckSample; RING],
+    ring_len: usize,
+    ring_next: usize,
+    snd_nxt: Option<u32>,
+    mss: u64,
+    data_segments: u64,
+    first_data_ns: Option<u64>,
+    last_ns: u64,
+    phase: Phase,
+    times: Times,
+    round: Round,
+    prev_max_flight: u64,
+    rounds: u64,
+    /// Times and rounds when the receiver last acknowledged everything sent.
+    done: Option<(Times, u64, u64)>,
+    /// Highest ACK the capture point saw from the receiver.
+    seen_ack: Option<u32>,
+    /// Bytes sent past that edge, and the end of the last such byte.
+    beyond_bytes: u64,
+    beyond_end: Option<u32>,
+    /// When the sender learns of the last ACK seen here (ACK time + loop).
+    pending_at: Option<u64>,
+    /// First TSval of the sender, the origin of the delay samples.
+    tsval0: Option<u32>,
+    /// Smallest one-way delay sample (capture time minus TSval in ms), ns.
+    owd_min: Option<i64>,
+}
+
+impl LimitTracker {
+    /// A tracker reading the receiver's window fields with `read_shift`.
+    pub fn new(read_shift: u8) -> Self {
+        LimitTracker {
+            read_shift: read_shift.min(14),
+            loop_ns: 0,
+            round_ns: 0,
+            ring: [AckSample::default(); RING],
+            ring_len: 0,
+            ring_next: 0,
+            snd_nxt: None,
+            mss: 536,
+            data_segments: 0,
+            first_data_ns: None,
+            last_ns: 0,
+            phase: Phase::NotStarted,
+            times: Times::default(),
+            round: Round::default(),
+            prev_max_flight: 0,
+            rounds: 0,
+            done: None,
+            seen_ack: None,
+            beyond_bytes: 0,
+            beyond_end: None,
+            pending_at: None,
+            tsval0: None,
+            owd_min: None,
+        }
+    }
+
+    /// The shift this tracker reads window fields with.
+    pub fn read_shift(&self) -> u8 {
+        self.read_shift
+    }
+
+    /// Sets the round length (RTT) and the capture point's loop delay to
+    /// the sender; `initial` is the receiver's handshake segment (ACK
+    /// number the sender will see, unscaled window field, time).
+    pub fn configure(&mut self, rtt_ns: u64, loop_ns: u64, initial: Option<(u64, u32, u16)>) {
+        if self.round_ns != 0 || rtt_ns == 0 {
+            return;
+        }
+        self.round_ns = rtt_ns;
+        // A loop under a quarter of the RTT is the sender's own reaction
+        // time: the capture point is next to the sender, which knows every
+        // ACK seen here (capture timestamps are often only microseconds).
+        self.loop_ns = if loop_ns < rtt_ns / 4 {
+            0
+        } else {
+            loop_ns.min(rtt_ns.saturating_mul(4))
+        };
+        if let Some((at_ns, ack, window)) = initial {
+            // Handshake windows are never scaled.
+            self.push_sample(AckSample {
+                at_ns,
+                ack,
+                window: u64::from(window),
+            });
+        }
+    }
+
+    /// Whether [`LimitTracker::configure`] has run.
+    pub fn is_configured(&self) -> bool {
+        self.round_ns != 0
+    }
+
+    fn push_sample(&mut self, s: AckSample) {
+        if self.ring_len > 0 {
+            let newest = (self.ring_next + RING - 1) % RING;
+            let last = self.ring[newest];
+            // Keep samples at least loop/64 apart; update the newest in between.
+            if s.at_ns.saturating_sub(last.at_ns) < self.loop_ns / 64 {
+                self.ring[newest] = AckSample {
+                    at_ns: last.at_ns,
+                    ..s
+                };
+                return;
+            }
+        }
+        self.ring[self.ring_next] = s;
+        self.ring_next = (self.ring_next + 1) % RING;
+        self.ring_len = (self.ring_len + 1).min(RING);
+    }
+
+    /// The newest sample the sender could know at capture time `t`.
+    fn known_at(&self, t_ns: u64) -> Option<AckSample> {
+        self.sample_at(t_ns.saturating_sub(self.loop_ns))
+    }
+
+    /// The newest sample seen at or before `target`.
+    fn sample_at(&self, target: u64) -> Option<AckSample> {
+        let mut best: Option<AckSample> = None;
+        let mut oldest: Option<AckSample> = None;
+        for i in 0..self.ring_len {
+            let s = self.ring[(self.ring_next + RING - 1 - i) % RING];
+            if s.at_ns <= target {
+                best = Some(s);
+                break;
+            }
+            oldest = Some(s);
+        }
+        // The ring does not reach back far enough: its oldest sample.
+        best.or(oldest)
+    }
+
+    /// Accounts the time since the previous segment to the current phase;
+    /// an ACK seen here reaches the sender `loop` later, when the phase is
+    /// decided again.
+    fn advance(&mut self, t_ns: u64) {
+        if let Some(p) = self.pending_at {
+            if p < t_ns && p > self.last_ns {
+                self.pending_at = None;
+                self.account(p);
+                self.decide(p);
+            }
+        }
+        self.account(t_ns);
+    }
+
+    fn account(&mut self, t_ns: u64) {
+        if self.phase != Phase::NotStarted {
+            let dt = t_ns.saturating_sub(self.last_ns);
+            match self.phase {
+                Phase::Idle => self.times.idle += dt,
+                Phase::ReceiveWindow => self.times.rwnd += dt,
+                Phase::Other => self.round.other_ns += dt,
+                Phase::NotStarted => {}
+            }
+            if self.round_ns > 0 && t_ns >= self.round.start_ns.saturating_add(self.round_ns) {
+                self.close_round(t_ns);
+            }
+        }
+        self.last_ns = self.last_ns.max(t_ns);
+    }
+
+    /// Books the round's *other* time to the network or the sender.
+    fn close_round(&mut self, t_ns: u64) {
+        let r = self.round;
+        // Still growing: by more than one segment or 10 %.
+        let growing = r.max_flight > self.prev_max_flight + self.mss
+            || r.max_flight * 10 > self.prev_max_flight * 11;
+        let queueing = r.max_flight * 4 > r.acked * 5;
+        // Delay from the sender to here grew: a queue between them.
+        let queue_delay = match (r.owd_max, self.owd_min) {
+            (Some(max), Some(min)) => {
+                max - min > i64::try_from((self.round_ns / 5).max(2_000_000)).unwrap_or(i64::MAX)
+            }
+            _ => false,
+        };
+        if r.retrans > 0 || growing || queueing || queue_delay {
+            self.times.network += r.other_ns;
+        } else {
+            self.times.sender += r.other_ns;
+        }
+        if r.max_flight > 0 {
+            self.prev_max_flight = r.max_flight;
+        }
+        self.rounds += 1;
+        self.round = Round {
+            start_ns: t_ns,
+            ..Round::default()
+        };
+    }
+
+    /// Decides the phase after a segment at `t`.
+    fn decide(&mut self, t_ns: u64) {
+        let Some(nxt) = self.snd_nxt else {
+            return;
+        };
+        let Some(known) = self.known_at(t_ns) else {
+            self.phase = Phase::Other;
+            return;
+        };
+        let outstanding = nxt.wrapping_sub(known.ack) as i32;
+        let flight = u64::try_from(outstanding.max(0)).unwrap_or(0);
+        self.round.max_flight = self.round.max_flight.max(flight);
+        // The next full segment does not fit: window-limited, even with
+        // nothing outstanding (a window below one segment: the sender waits
+        // for it to open, sending only window probes).
+        self.phase = if flight + self.mss > known.window {
+            Phase::ReceiveWindow
+        } else if outstanding <= 0 {
+            Phase::Idle
+        } else {
+            Phase::Other
+        };
+    }
+
+    /// A segment of this direction's sender carrying `payload` bytes from
+    /// `seq`, with its TSval when it has timestamps (read in milliseconds,
+    /// Linux's clock, for delay samples).
+    pub fn on_data(
+        &mut self,
+        t_ns: u64,
+        seq: u32,
+        payload: u32,
+        retransmission: bool,
+        tsval: Option<u32>,
+    ) {
+        if payload == 0 {
+            return;
+        }
+        self.advance(t_ns);
+        if let Some(v) = tsval {
+            let v0 = *self.tsval0.get_or_insert(v);
+            let sent_ns = i64::from(v.wrapping_sub(v0) as i32) * 1_000_000;
+            let owd = i64::try_from(t_ns).unwrap_or(i64::MAX) - sent_ns;
+            self.owd_min = Some(self.owd_min.map_or(owd, |m| m.min(owd)));
+            self.round.owd_max = Some(self.round.owd_max.map_or(owd, |m| m.max(owd)));
+        }
+        let end = seq.wrapping_add(payload);
+        if self.first_data_ns.is_none() {
+            self.first_data_ns = Some(t_ns);
+            self.round.start_ns = t_ns;
+        }
+        self.data_segments += 1;
+        self.mss = self.mss.max(u64::from(payload));
+        if retransmission {
+            self.round.retrans += 1;
+        }
+        if self.snd_nxt.is_none_or(|n| seq_lt(n, end)) {
+            self.snd_nxt = Some(end);
+        }
+        // The edge as the sender could know it when it sent this segment,
+        // giving the loop delay a quarter of slack (it was measured once,
+        // on the handshake).
+        let slack = self.loop_ns / 4;
+        let known_edge = self
+            .sample_at(t_ns.saturating_sub(self.loop_ns - slack))
+            .map(|k| {
+                k.ack
+                    .wrapping_add(u32::try_from(k.window).unwrap_or(u32::MAX >> 1))
+            });
+        if let Some(edge) = known_edge {
+            if seq_lt(edge, end) {
+                let start = if seq_lt(seq, edge) { edge } else { seq };
+                self.beyond_bytes += u64::from(end.wrapping_sub(start));
+                self.beyond_end = Some(end);
+            }
+        }
+        self.decide(t_ns);
+    }
+
+    /// A segment of the receiver with ACK set: `ack` and its raw window field.
+    pub fn on_ack(&mut self, t_ns: u64, ack: u32, window_field: u16) {
+        self.advance(t_ns);
+        let window = u64::from(window_field) << self.read_shift;
+        if let Some(prev) = self.seen_ack {
+            if seq_lt(prev, ack) && self.first_data_ns.is_some() {
+                self.round.acked += u64::from(ack.wrapping_sub(prev));
+            }
+        }
+        if self.seen_ack.is_none_or(|p| seq_lt(p, ack)) {
+            self.seen_ack = Some(ack);
+        }
+        self.push_sample(AckSample {
+            at_ns: t_ns,
+            ack,
+            window,
+        });
+        if self.loop_ns > 0 {
+            self.pending_at = Some(t_ns + self.loop_ns);
+        }
+        // Everything sent is acknowledged here: the transfer so far ends now.
+        if let Some(nxt) = self.snd_nxt {
+            if !seq_lt(ack, nxt) {
+                let mut closed = *self;
+                closed.close_round(t_ns);
+                self.done = Some((closed.times, closed.rounds, t_ns));
+            }
+        }
+        self.decide(t_ns);
+    }
+
+    /// Bytes the sender put past the right edge the receiver advertised
+    /// (read with this tracker's shift), and whether the receiver
+    /// acknowledged the last of them (it accepted data beyond its window).
+    pub fn beyond_window(&self) -> (u64, bool) {
+        let accepted = match (self.beyond_end, self.seen_ack) {
+            (Some(end), Some(ack)) => !seq_lt(ack, end),
+            _ => false,
+        };
+        (self.beyond_bytes, accepted)
+    }
+
+    /// The verdict (module docs).
+    pub fn limit(&self) -> Limit {
+        let none = |reason: String| Limit {
+            kind: LimitKind::None,
+            receive_window_fraction: None,
+            sender_fraction: None,
+            network_fraction: None,
+            idle_fraction: None,
+            busy_s: None,
+            reason: Some(reason),
+        };
+        if self.data_segments < MIN_DATA_SEGMENTS {
+            return none(format!(
+                "{} data segments, fewer than the {MIN_DATA_SEGMENTS} needed to tell",
+                self.data_segments
+            ));
+        }
+        if self.round_ns == 0 {
+            return none("the RTT is unknown (pass --rtt)".to_string());
+        }
+        let Some((t, rounds, _)) = self.done else {
+            return none("the receiver never acknowledged all the data in the capture".to_string());
+        };
+        if rounds < MIN_ROUNDS {
+            return none(format!(
+                "the transfer lasted {rounds} round trips, fewer than the {MIN_ROUNDS} needed to tell"
+            ));
+        }
+        let busy = t.rwnd + t.network + t.sender;
+        let total = busy + t.idle;
+        if busy == 0 {
+            return none("the sender was never busy".to_string());
+        }
+        let frac = |x: u64| x as f64 / busy as f64;
+        let idle = t.idle as f64 / total as f64;
+        let kind = if idle > 0.5 {
+            LimitKind::Sender
+        } else if t.rwnd >= t.network && t.rwnd >= t.sender {
+            LimitKind::ReceiveWindow
+        } else if t.sender > t.network {
+            LimitKind::Sender
+        } else {
+            LimitKind::Network
+        };
+        Limit {
+            kind,
+            receive_window_fraction: Some(frac(t.rwnd)),
+            sender_fraction: Some(frac(t.sender)),
+            network_fraction: Some(frac(t.network)),
+            idle_fraction: Some(idle),
+            busy_s: Some(busy as f64 / 1e9),
+            reason: None,
+        }
+    }
+}
+
+/// What limited a direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitKind {
+    /// The receive window as the sender read it.
+    ReceiveWindow,
+    /// The sender: its send buffer, or its application not supplying data.
+    Sender,
+    /// The network: the congestion window after loss or at a bottleneck queue.
+    Network,
+    /// Too little data to tell.
+    None,
+}
+
+/// The `limit` object of a direction (module docs; `docs/json.md`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Limit {
+    /// The largest share (or `sender` when mostly idle, `none`).
+    pub kind: LimitKind,
+    /// Share of the busy time limited by the receive window.
+    pub receive_window_fraction: Option<f64>,
+    /// Share of the busy time the sender held back (send buffer).
+    pub sender_fraction: Option<f64>,
+    /// Share of the busy time limited by the congestion window / path.
+    pub network_fraction: Option<f64>,
+    /// Share of the transfer time with nothing outstanding.
+    pub idle_fraction: Option<f64>,
+    /// The sender's busy time, seconds.
+    pub busy_s: Option<f64>,
+    /// Why the kind is `none`.
+    pub reason: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    /// A sender next to the capture point (loop 0), RTT 10 ms, sending
+    /// `per_rtt` segments of 1000 bytes each round trip, acknowledged one
+    /// RTT later with window `window_field` (shift 0).
+    fn run(per_rtt: u32, window_field: u16, rounds: u32, grow: bool) -> Limit {
+        let mut t = LimitTracker::new(0);
+        t.configure(10 * MS, 0, Some((0, 0, window_field)));
+        let mut seq = 0u32;
+        let mut n = per_rtt;
+        for r in 0..rounds {
+            let base = u64::from(r) * 10 * MS;
+            let start = seq;
+            for i in 0..n {
+                t.on_data(base + u64::from(i) * 10_000, seq, 1000, false, None);
+                seq += 1000;
+            }
+            // The ACK of this round's data arrives just before the next round.
+            let _ = start;
+            t.on_ack(base + 10 * MS - 1000, seq, window_field);
+            if grow {
+                n += 2;
+            }
+        }
+        t.limit()
+    }
+
+    #[test]
+    fn a_full_window_every_round_is_receive_window_limited() {
+        // 10 segments of 1000 bytes against a 10,000-byte window.
+        let l = run(10, 10_000, 30, false);
+        assert_eq!(l.kind, LimitKind::ReceiveWindow, "{l:?}");
+        assert!(l.receive_window_fraction.unwrap() > 0.9, "{l:?}");
+    }
+
+    #[test]
+    fn a_flat_flight_below_the_window_is_the_sender() {
+        let l = run(10, 60_000, 30, false);
+        assert_eq!(l.kind, LimitKind::Sender, "{l:?}");
+        assert!(l.receive_window_fraction.unwrap() < 0.05, "{l:?}");
+    }
+
+    #[test]
+    fn a_growing_flight_is_the_network() {
+        let l = run(4, 65_535, 25, true);
+        assert_eq!(l.kind, LimitKind::Network, "{l:?}");
+    }
+
+    #[test]
+    fn an_application_that_pauses_is_idle_then_sender() {
+        let mut t = LimitTracker::new(0);
+        t.configure(10 * MS, 0, Some((0, 0, 65_535)));
+        let mut seq = 0u32;
+        for burst in 0..20u64 {
+            let base = burst * 30 * MS;
+            for i in 0..4 {
+                t.on_data(base + i * 1000, seq, 1000, false, None);
+                seq += 1000;
+            }
+            t.on_ack(base + 10 * MS, seq, 65_535);
+        }
+        let l = t.limit();
+        assert!(l.idle_fraction.unwrap() > 0.6, "{l:?}");
+        assert_eq!(l.kind, LimitKind::Sender);
+    }
+
+    #[test]
+    fn too_little_data_is_none_with_the_threshold() {
+        let l = run(2, 65_535, 5, false);
+        assert_eq!(l.kind, LimitKind::None);
+        assert!(l.reason.unwrap().contains("fewer than the 20"));
+    }
+
+    #[test]
+    fn data_beyond_the_advertised_edge_is_counted() {
+        let mut t = LimitTracker::new(0);
+        t.configure(10 * MS, 0, None);
+        t.on_ack(0, 0, 1000);
+        t.on_data(MS, 0, 1000, false, None);
+        t.on_data(MS, 1000, 1000, false, None);
+        assert_eq!(t.beyond_window(), (1000, false));
+        t.on_ack(2 * MS, 2000, 1000);
+        assert_eq!(t.beyond_window(), (1000, true));
+    }
+}
