@@ -507,7 +507,7 @@ fn default_note(f: &mut fmt::Formatter<'_>, needed: Bytes, default: Bytes) -> fm
     if needed <= default {
         write!(
             f,
-            "; the default, {} bytes, is enough, so it was lowered on this host or the application set its own buffer",
+            "; the default, {} bytes, already allows it, unless it was lowered on this host or the application sets its own buffer",
             default.get()
         )
     } else {

@@ -118,7 +118,7 @@ fn campus_advice_for_an_unscaled_window() {
     // The default 6 MiB is enough: the advice says so instead of implying it is not.
     let rmem = a.get(Setting::TcpRmemMax).unwrap().why.to_string();
     assert!(
-        rmem.contains("the default, 6291456 bytes, is enough"),
+        rmem.contains("the default, 6291456 bytes, already allows it"),
         "{rmem}"
     );
     assert!(

@@ -421,3 +421,273 @@ fn closed_stdout_ends_quietly_with_status_0() {
         );
     }
 }
+
+// ---- Issue 13 section 4: --host linux and slow start ----
+
+fn advice_pairs(v: &Value) -> Vec<(String, u64)> {
+    v["linux"]["advice"]
+        .as_array()
+        .expect("advice is an array")
+        .iter()
+        .map(|a| {
+            (
+                a["setting"].as_str().unwrap().to_string(),
+                a["value"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn host_linux_campus_settings() {
+    // DESIGN.md incident 1: 1 Gbit/s at 10 ms needs 1,250,000 bytes of window;
+    // Linux 6.8 advertises 50% of the buffer (the default scaling ratio), so
+    // tcp_rmem max must be at least 2,500,000.
+    let v = json(&[
+        "--rate", "1Gbps", "--rtt", "10ms", "--host", "linux", "--kernel", "6.8",
+    ]);
+    let l = &v["linux"];
+    assert_eq!(l["kernel"], "6.8");
+    assert_eq!(l["kernel_source"], "kernel");
+    assert_eq!(l["window_bytes"], 1_250_000);
+    assert_eq!(l["window_for"], "bdp");
+    assert_eq!(l["window_share_rule"], "scaling_ratio");
+    assert_eq!(l["scaling_ratio_256"], 128);
+    assert_eq!(f(&l["window_share"]), 0.5);
+    assert_eq!(l["receive_buffer_bytes"], 2_500_000);
+    assert_eq!(l["send_buffer_bytes"], 2_500_000);
+    assert_eq!(l["rcv_wscale"], 7);
+    assert_eq!(
+        l["default_tcp_rmem"],
+        serde_json::json!([4096, 131072, 6291456])
+    );
+    let pairs = advice_pairs(&v);
+    let want: Vec<(String, u64)> = [
+        ("net.ipv4.tcp_window_scaling", 1),
+        ("net.ipv4.tcp_moderate_rcvbuf", 1),
+        ("net.ipv4.tcp_rmem max", 2_500_000),
+        ("net.core.rmem_max", 2_461_539),
+        ("net.ipv4.tcp_wmem max", 2_500_000),
+        ("net.core.wmem_max", 1_250_000),
+    ]
+    .iter()
+    .map(|(s, n)| (s.to_string(), *n))
+    .collect();
+    assert_eq!(pairs, want);
+    for a in l["advice"].as_array().unwrap() {
+        assert!(!a["why"].as_str().unwrap().is_empty());
+        assert!(a["command"].as_str().unwrap().starts_with("sysctl -w "));
+        assert!(["receiver", "sender"].contains(&a["side"].as_str().unwrap()));
+    }
+    let t = text(&[
+        "--rate", "1Gbps", "--rtt", "10ms", "--host", "linux", "--kernel", "6.8",
+    ]);
+    assert!(t.contains("net.ipv4.tcp_rmem max >= 2500000"), "{t}");
+    assert!(
+        t.contains("sysctl -w net.ipv4.tcp_rmem=\"4096 131072 2500000\""),
+        "{t}"
+    );
+    assert!(
+        t.contains("50.0% of the receive buffer is advertised as window"),
+        "{t}"
+    );
+}
+
+#[test]
+fn host_linux_satellite_on_5_15() {
+    // DESIGN.md incident 2: 0.55 s at OC-1 needs 3,564,000 bytes; with
+    // tcp_adv_win_scale = 1 that is a 7,127,999-byte buffer, above the 6 MiB default.
+    let v = json(&[
+        "--rate",
+        "51.84Mbps",
+        "--rtt",
+        "0.55s",
+        "--host",
+        "linux",
+        "--kernel",
+        "5.15.0-91-generic",
+    ]);
+    let l = &v["linux"];
+    assert_eq!(l["kernel"], "5.15");
+    assert_eq!(l["window_share_rule"], "tcp_adv_win_scale");
+    assert_eq!(l["tcp_adv_win_scale"], 1);
+    assert_eq!(l["receive_buffer_bytes"], 7_127_999);
+    let rmem = l["advice"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["setting"] == "net.ipv4.tcp_rmem max")
+        .unwrap();
+    assert_eq!(rmem["value"], 7_127_999);
+    assert!(rmem["why"]
+        .as_str()
+        .unwrap()
+        .contains("the default is 6291456 bytes"));
+}
+
+#[test]
+fn host_linux_defaults_shares_and_windows() {
+    // No --kernel: the newest modelled, 6.16, whose 32 MiB tcp_rmem max gives shift 10.
+    let v = json(&["--rate", "1Gbps", "--rtt", "10ms", "--host", "linux"]);
+    assert_eq!(v["linux"]["kernel"], "6.16");
+    assert_eq!(v["linux"]["kernel_source"], "default");
+    assert_eq!(v["linux"]["rcv_wscale"], 10);
+    // A measured ratio of 0.7 is 179/256: a smaller buffer.
+    for r in ["0.7", "70%"] {
+        let v = json(&[
+            "--rate",
+            "1Gbps",
+            "--rtt",
+            "10ms",
+            "--host",
+            "linux",
+            "--scaling-ratio",
+            r,
+        ]);
+        assert_eq!(v["linux"]["scaling_ratio_256"], 179);
+        assert_eq!(v["linux"]["receive_buffer_bytes"], 1_787_710);
+    }
+    // tcp_adv_win_scale = -2 (a quarter of the buffer) on 3.2.
+    let v = json(&[
+        "--rate",
+        "1Gbps",
+        "--rtt",
+        "10ms",
+        "--host",
+        "linux",
+        "--kernel",
+        "3.2",
+        "--adv-win-scale",
+        "-2",
+    ]);
+    assert_eq!(v["linux"]["receive_buffer_bytes"], 5_000_000);
+    assert_eq!(f(&v["linux"]["window_share"]), 0.25);
+    // Planning for a window instead of a BDP.
+    let v = json(&[
+        "--window", "4MiB", "--rtt", "50ms", "--host", "linux", "--kernel", "6.10",
+    ]);
+    assert_eq!(v["linux"]["window_for"], "window");
+    assert_eq!(v["linux"]["window_bytes"], 4 << 20);
+    assert_eq!(v["linux"]["receive_buffer_bytes"], 8 << 20);
+    assert_eq!(v["linux"]["so_rcvbuf_bytes"], 4 << 20);
+}
+
+#[test]
+fn host_linux_refusals() {
+    refused(
+        &["--rate", "1Gbps", "--rtt", "10ms", "--kernel", "6.8"],
+        "apply to --host linux",
+    );
+    refused(
+        &[
+            "--rate",
+            "1Gbps",
+            "--rtt",
+            "10ms",
+            "--host",
+            "linux",
+            "--kernel",
+            "6.8",
+            "--adv-win-scale",
+            "1",
+        ],
+        "obsolete since Linux 6.6",
+    );
+    refused(
+        &[
+            "--rate",
+            "1Gbps",
+            "--rtt",
+            "10ms",
+            "--host",
+            "linux",
+            "--kernel",
+            "5.15",
+            "--scaling-ratio",
+            "0.7",
+        ],
+        "exists from Linux 6.6",
+    );
+    refused(
+        &[
+            "--rate",
+            "1Gbps",
+            "--rtt",
+            "10ms",
+            "--host",
+            "linux",
+            "--scaling-ratio",
+            "1.5",
+        ],
+        "255/256",
+    );
+    refused(
+        &[
+            "--rate", "1Gbps", "--rtt", "10ms", "--host", "linux", "--kernel", "six",
+        ],
+        "MAJOR.MINOR",
+    );
+    refused(
+        &[
+            "--rate",
+            "1Gbps",
+            "--rtt",
+            "10ms",
+            "--host",
+            "linux",
+            "--kernel",
+            "5.4",
+            "--adv-win-scale",
+            "40",
+        ],
+        "-31 to 31",
+    );
+    refused(
+        &["--rtt", "10ms", "--host", "linux"],
+        "--host linux needs a window",
+    );
+    // clap refuses an OS it does not know.
+    let out = run(&["--rate", "1Gbps", "--rtt", "10ms", "--host", "bsd"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn slow_start_beside_the_steady_state() {
+    // DESIGN.md incident 2's path: 8 MiB at OC-1, 0.55 s. Steady state 1.294 s;
+    // slow start from 10 x 1460 bytes takes 8 round trips (4.4 s, 3,723,000
+    // bytes) before the window reaches the 3,564,000-byte BDP, then 0.720 s.
+    let v = json(&["--size", "8MiB", "--rate", "51.84Mbps", "--rtt", "0.55s"]);
+    assert!((f(&v["transfer_seconds"]) - 1.294_538_272).abs() < 1e-9);
+    assert_eq!(v["slow_start_rounds"], 8);
+    assert_eq!(v["slow_start_bytes"], 3_723_000);
+    assert!((f(&v["transfer_seconds_slow_start"]) - (4.4 + 0.720_001_235)).abs() < 1e-9);
+    assert_eq!(v["inputs"]["mss_bytes"], 1460);
+    assert_eq!(v["inputs"]["mss_source"], "default");
+    // A 1 MB transfer is almost all slow start: 3.3 s of 3.31 s.
+    let v = json(&["--size", "1MB", "--rate", "51.84Mbps", "--rtt", "0.55s"]);
+    assert!((f(&v["transfer_seconds_slow_start"]) - 3.312_376_544).abs() < 1e-9);
+    let t = text(&["--size", "1MB", "--rate", "51.84Mbps", "--rtt", "0.55s"]);
+    assert!(t.contains("with slow start:"), "{t}");
+    assert!(t.contains("6 round trips of slow start from an initial window of 10 x 1460 bytes, 100% of the time"), "{t}");
+    // --mss sets the segment: 1448 (timestamps) gives 14,480-byte rounds.
+    let v = json(&[
+        "--size",
+        "1MB",
+        "--rate",
+        "51.84Mbps",
+        "--rtt",
+        "0.55s",
+        "--mss",
+        "1448",
+    ]);
+    assert_eq!(v["inputs"]["mss_source"], "mss");
+    assert_eq!(v["slow_start_bytes"], 14_480 * 63);
+    // Without an RTT there is no slow start to model.
+    let v = json(&["--size", "1MB", "--rate", "51.84Mbps"]);
+    assert!(v.get("transfer_seconds_slow_start").is_none());
+    // --mss alone still answers nothing.
+    refused(
+        &["--mss", "1460", "--rtt", "10ms"],
+        "--mss needs --loss and --rtt",
+    );
+}

@@ -9,7 +9,16 @@
 //!   transfer time at `min(rate, window / RTT)`;
 //! - `--mss M --rtt T --loss P`: loss-limited throughput (Mathis, Padhye);
 //! - `--link NAME`: a predefined link; its TCP goodput after framing stands
-//!   in for `--rate` when no rate is given (`--list-links` shows them).
+//!   in for `--rate` when no rate is given (`--list-links` shows them);
+//! - `--host linux`: the Linux settings that let the receiver advertise and
+//!   the sender keep in flight the BDP (or `--window`): `tcp_rmem`/`tcp_wmem`
+//!   maxima, `rmem_max`/`wmem_max`, window scaling, autotuning, from the
+//!   `bdp` crate's buffer model for `--kernel` (default: the newest modelled),
+//!   optionally with `--adv-win-scale` (before 6.6) or a measured
+//!   `--scaling-ratio` (6.6 and later);
+//! - with `--size` and `--rtt`, the transfer time with slow start from an
+//!   initial window of 10 segments of `--mss` (or the link's MSS, or 1460
+//!   bytes) beside the steady-state time.
 //!
 //! All arithmetic is done by the `bdp` crate. [`compute`] turns [`Args`]
 //! into a [`Report`]; [`render_text`] and [`render_json`] print it. Every
@@ -19,10 +28,11 @@
 //! refused wherever it is given; a window above RFC 7323's largest,
 //! 65535 << 14 bytes, is clamped to it, and the report says so.
 
+use bdp::linux::{plan_window, LinuxHost, LinuxKernel, WindowShare};
 use bdp::{
     bdp as bdp_of, ceiling, linux_rcv_wscale, mathis, max_window, padhye, parse_duration,
-    transfer_time, window_scale_shift, BitsPerSecond, Bytes, CalcError, DurationDisplay, Limit,
-    Link, MathisConstant, PadhyeParams, TcpIpHeaders, MAX_WINDOW,
+    transfer_time, transfer_time_slow_start, window_scale_shift, BitsPerSecond, Bytes, CalcError,
+    DurationDisplay, Limit, Link, MathisConstant, PadhyeParams, TcpIpHeaders, MAX_WINDOW,
 };
 use clap::Parser;
 use serde::Serialize;
@@ -38,7 +48,8 @@ use std::time::Duration;
 (65535, 64KiB, 1MiB, 1.25MB, 4KB: KB = 1000, KiB = 1024); times with a unit (10ms, 0.55s, 25us).\n\n\
 Examples:\n  bdp-calc --rate 1Gbps --rtt 10ms\n  bdp-calc --window 65535 --rtt 10ms\n  \
 bdp-calc --size 8MiB --rate 51.84Mbps --window 1MiB --rtt 0.55s\n  bdp-calc --mss 1460 --rtt 100ms --loss 1%\n  \
-bdp-calc --link oc3-atm --rtt 70ms --json\n\n\
+bdp-calc --link oc3-atm --rtt 70ms --json\n  bdp-calc --rate 1Gbps --rtt 10ms --host linux --kernel 5.15\n  \
+bdp-calc --size 8MiB --rate 51.84Mbps --rtt 0.55s\n\n\
 Exit status: 0 done (also when standard output is closed early, as by `| head`); 1 runtime error \
 (writing the output failed); 2 usage error (an unknown flag, a value that cannot be read, such as a \
 zero RTT, or inputs that answer nothing)."
@@ -80,6 +91,18 @@ pub struct Args {
     /// Count the TCP timestamps option (12 bytes) in goodput and MSS.
     #[arg(long)]
     pub timestamps: bool,
+    /// Print the settings a host needs for the BDP (or --window): only `linux`.
+    #[arg(long, value_name = "OS", value_parser = ["linux"])]
+    pub host: Option<String>,
+    /// With --host linux: the kernel version, e.g. 6.8 or 5.15.0-91-generic (default: the newest modelled, 6.16).
+    #[arg(long, value_name = "VERSION")]
+    pub kernel: Option<String>,
+    /// With --host linux on a kernel before 6.6: net.ipv4.tcp_adv_win_scale (-31..31; default 1).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub adv_win_scale: Option<i8>,
+    /// With --host linux on 6.6 or later: the measured share of the receive buffer advertised as window, e.g. 0.7 or 70% (default 0.5).
+    #[arg(long, value_name = "R")]
+    pub scaling_ratio: Option<String>,
     /// List the predefined links and exit.
     #[arg(long)]
     pub list_links: bool,
@@ -238,6 +261,75 @@ pub struct Report {
     /// Exact transfer time, kept for text output.
     #[serde(skip)]
     pub transfer_time: Option<Duration>,
+    /// Transfer time of --size with slow start from 10 segments, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer_seconds_slow_start: Option<f64>,
+    /// Round trips spent in slow start before the steady state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slow_start_rounds: Option<u32>,
+    /// Bytes sent during those round trips.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slow_start_bytes: Option<u64>,
+    /// Exact slow-start transfer time, kept for text output.
+    #[serde(skip)]
+    pub transfer_time_slow_start: Option<Duration>,
+    /// The Linux settings, with --host linux.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linux: Option<LinuxReport>,
+}
+
+/// One setting to change, as in `analyze`'s `advice`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AdviceReport {
+    /// The setting: a sysctl, with ` max` for the third value of tcp_rmem/tcp_wmem.
+    pub setting: &'static str,
+    /// The value: at least this many bytes for buffers, exactly this for switches (1).
+    pub value: u64,
+    /// Why, one sentence.
+    pub why: String,
+    /// The host it is set on: "receiver" or "sender".
+    pub side: &'static str,
+    /// A sysctl command that applies it (min and default kept at the kernel's defaults).
+    pub command: String,
+}
+
+/// The Linux settings for the window (`--host linux`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinuxReport {
+    /// Kernel version modelled, "major.minor".
+    pub kernel: String,
+    /// "kernel" (from --kernel) or "default" (the newest modelled).
+    pub kernel_source: &'static str,
+    /// The window planned for, bytes.
+    pub window_bytes: u64,
+    /// Which window: "bdp" or "window".
+    pub window_for: &'static str,
+    /// "tcp_adv_win_scale" (before 6.6) or "scaling_ratio" (6.6 and later).
+    pub window_share_rule: &'static str,
+    /// tcp_adv_win_scale used, before 6.6.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp_adv_win_scale: Option<i8>,
+    /// Scaling ratio used, in 256ths, 6.6 and later.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scaling_ratio_256: Option<u8>,
+    /// Share of the receive buffer advertised as window (0..1).
+    pub window_share: f64,
+    /// Receive buffer that advertises the window = minimum tcp_rmem max, bytes.
+    pub receive_buffer_bytes: u64,
+    /// SO_RCVBUF request that gives the window = minimum rmem_max, bytes; null when none can.
+    pub so_rcvbuf_bytes: Option<u64>,
+    /// Send buffer for the window in flight = minimum tcp_wmem max, bytes.
+    pub send_buffer_bytes: u64,
+    /// SO_SNDBUF request for it = minimum wmem_max, bytes.
+    pub so_sndbuf_bytes: u64,
+    /// Window-scale shift Linux announces with that tcp_rmem max (or the default, if larger).
+    pub rcv_wscale: u8,
+    /// The kernel's default tcp_rmem (min, default, max), bytes.
+    pub default_tcp_rmem: [u64; 3],
+    /// The kernel's default tcp_wmem (min, default, max), bytes.
+    pub default_tcp_wmem: [u64; 3],
+    /// The settings, receiver's first.
+    pub advice: Vec<AdviceReport>,
 }
 
 fn parse_rate(flag: &'static str, v: &str) -> Result<BitsPerSecond, CliError> {
@@ -512,15 +604,55 @@ pub fn compute(args: &Args) -> Result<Report, CliError> {
             };
             r.padhye_bps = Some(padhye(mss, rtt, p, params)?);
         }
-        (Some(_), None) => {
-            return Err(CliError::Usage("--mss needs --loss and --rtt".into()));
+        (Some(_), None) if size.is_none() || rtt.is_none() => {
+            return Err(CliError::Usage(
+                "--mss needs --loss and --rtt, or --size and --rtt (slow start)".into(),
+            ));
         }
+        (Some(_), None) => {}
         (None, Some(_)) => {
             return Err(CliError::Usage(
                 "--loss needs --mss (or --link) and --rtt".into(),
             ));
         }
         (None, None) => {}
+    }
+
+    // Transfer time with slow start.
+    if let (Some(size), Some(rtt)) = (size, rtt) {
+        let ss_mss = match (mss_arg, link) {
+            (Some(m), _) => {
+                r.inputs.mss_source = Some("mss");
+                m
+            }
+            (None, Some((l, _))) => {
+                r.inputs.mss_source = Some("link");
+                hdrs.mss(l.mtu)?
+            }
+            (None, None) => {
+                r.inputs.mss_source = Some("default");
+                Bytes::new(DEFAULT_MSS)
+            }
+        };
+        r.inputs.mss_bytes = Some(ss_mss.get());
+        let t = transfer_time_slow_start(size, ss_mss, rate, window, rtt)?;
+        r.transfer_seconds_slow_start = Some(t.time.as_secs_f64());
+        r.transfer_time_slow_start = Some(t.time);
+        r.slow_start_rounds = Some(t.slow_start_rounds);
+        r.slow_start_bytes = Some(t.slow_start_bytes.get());
+    }
+
+    // Linux settings.
+    match args.host.as_deref() {
+        Some(_) => r.linux = Some(linux_report(args, &r, window)?),
+        None => {
+            if args.kernel.is_some() || args.adv_win_scale.is_some() || args.scaling_ratio.is_some()
+            {
+                return Err(CliError::Usage(
+                    "--kernel, --adv-win-scale and --scaling-ratio apply to --host linux".into(),
+                ));
+            }
+        }
     }
 
     let answered = r.bdp_bytes.is_some()
@@ -542,6 +674,114 @@ pub fn compute(args: &Args) -> Result<Report, CliError> {
         ));
     }
     Ok(r)
+}
+
+/// MSS for slow start when neither --mss nor --link gives one: IPv4 in a
+/// 1500-byte MTU without TCP options.
+const DEFAULT_MSS: u64 = 1460;
+
+/// Reads a scaling ratio: `0.7` or `70%`, as 256ths (1..=255).
+pub fn parse_scaling_ratio(v: &str) -> Result<u8, CliError> {
+    let t = v.trim();
+    let (num, scale) = match t.strip_suffix('%') {
+        Some(n) => (n.trim(), 100.0),
+        None => (t, 1.0),
+    };
+    let why = "expected the share of the receive buffer advertised as window, such as 0.7 or 70%";
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return Err(bad("scaling-ratio", v, why));
+    }
+    let f: f64 = num.parse().map_err(|_| bad("scaling-ratio", v, why))?;
+    let n = (f / scale * 256.0).round();
+    if !(1.0..=255.0).contains(&n) {
+        return Err(bad(
+            "scaling-ratio",
+            v,
+            "the kernel keeps the ratio in 256ths: from 1/256 to 255/256 (0.004 to 0.996)",
+        ));
+    }
+    Ok(n as u8)
+}
+
+fn linux_report(args: &Args, r: &Report, window: Option<Bytes>) -> Result<LinuxReport, CliError> {
+    let (kernel, kernel_source) = match args.kernel.as_deref() {
+        Some(v) => (
+            v.parse::<LinuxKernel>().map_err(|e| bad("kernel", v, e))?,
+            "kernel",
+        ),
+        None => (LinuxKernel::LATEST, "default"),
+    };
+    let mut host = LinuxHost::new(kernel);
+    if let Some(s) = args.adv_win_scale {
+        let v = s.to_string();
+        if kernel.has_scaling_ratio() {
+            return Err(bad(
+                "adv-win-scale",
+                &v,
+                format!("tcp_adv_win_scale is obsolete since Linux 6.6 (kernel {kernel}); give a measured --scaling-ratio instead"),
+            ));
+        }
+        if !(-31..=31).contains(&s) {
+            return Err(bad("adv-win-scale", &v, "the kernel accepts -31 to 31"));
+        }
+        host = host.with_share(WindowShare::AdvWinScale(s));
+    }
+    if let Some(v) = args.scaling_ratio.as_deref() {
+        if !kernel.has_scaling_ratio() {
+            return Err(bad(
+                "scaling-ratio",
+                v,
+                format!(
+                    "the scaling ratio exists from Linux 6.6; kernel {kernel} uses --adv-win-scale"
+                ),
+            ));
+        }
+        host = host.with_share(WindowShare::ScalingRatio(parse_scaling_ratio(v)?));
+    }
+    let (w, window_for) = match (r.bdp_bytes, window) {
+        (Some(b), _) => (Bytes::new(b), "bdp"),
+        (None, Some(w)) => (w, "window"),
+        (None, None) => {
+            return Err(CliError::Usage(
+                "--host linux needs a window: --rate (or --link) with --rtt, or --window".into(),
+            ))
+        }
+    };
+    let p = plan_window(w, host)?;
+    let (rule, adv, ratio) = match host.share {
+        WindowShare::AdvWinScale(s) => ("tcp_adv_win_scale", Some(s), None),
+        WindowShare::ScalingRatio(q) => ("scaling_ratio", None, Some(q)),
+    };
+    let unit = Bytes::new(1 << 20);
+    let advice = p
+        .all_advice()
+        .iter()
+        .map(|a| AdviceReport {
+            setting: a.setting.name(),
+            value: a.value,
+            why: a.why.to_string(),
+            side: a.setting.side().name(),
+            command: a.command(kernel).to_string(),
+        })
+        .collect();
+    Ok(LinuxReport {
+        kernel: kernel.to_string(),
+        kernel_source,
+        window_bytes: w.get(),
+        window_for,
+        window_share_rule: rule,
+        tcp_adv_win_scale: adv,
+        scaling_ratio_256: ratio,
+        window_share: host.share.window_from_space(unit).get() as f64 / unit.get() as f64,
+        receive_buffer_bytes: p.receive_buffer.get(),
+        so_rcvbuf_bytes: p.so_rcvbuf.map(Bytes::get),
+        send_buffer_bytes: p.send_buffer.get(),
+        so_sndbuf_bytes: p.so_sndbuf.get(),
+        rcv_wscale: p.rcv_wscale,
+        default_tcp_rmem: kernel.default_tcp_rmem(),
+        default_tcp_wmem: kernel.default_tcp_wmem(),
+        advice,
+    })
 }
 
 fn shift_report(r: &mut Report, window: Bytes, of: &'static str) {
@@ -701,6 +941,26 @@ pub fn render_text(r: &Report) -> String {
             format!("{:.3} (steady state, no slow start)", DurationDisplay(t)),
         );
     }
+    if let (Some(t), Some(rounds)) = (r.transfer_time_slow_start, r.slow_start_rounds) {
+        let ss = i.rtt.unwrap_or_default().saturating_mul(rounds);
+        let share = if t.is_zero() {
+            0.0
+        } else {
+            ss.as_secs_f64() / t.as_secs_f64() * 100.0
+        };
+        line(
+            &mut o,
+            "  with slow start:",
+            format!(
+                "{:.3} ({rounds} round trips of slow start from an initial window of 10 x {} bytes, {share:.0}% of the time)",
+                DurationDisplay(t),
+                i.mss_bytes.unwrap_or(0)
+            ),
+        );
+    }
+    if let Some(l) = &r.linux {
+        render_linux(&mut o, l);
+    }
     if let Some(m) = r.mathis_bps {
         line(
             &mut o,
@@ -737,6 +997,56 @@ pub fn render_text(r: &Report) -> String {
         }
     }
     o
+}
+
+fn render_linux(o: &mut String, l: &LinuxReport) {
+    let src = if l.kernel_source == "default" {
+        " (the newest modelled; --kernel to choose)"
+    } else {
+        ""
+    };
+    line(o, "Linux host:", format!("kernel {}{src}", l.kernel));
+    let share = match (l.tcp_adv_win_scale, l.scaling_ratio_256) {
+        (Some(s), _) => format!("tcp_adv_win_scale = {s}"),
+        (_, Some(q)) => format!("scaling ratio {q}/256"),
+        _ => String::new(),
+    };
+    line(
+        o,
+        "  window share:",
+        format!(
+            "{:.1}% of the receive buffer is advertised as window ({share})",
+            l.window_share * 100.0
+        ),
+    );
+    let of = if l.window_for == "bdp" {
+        "the BDP"
+    } else {
+        "the window given"
+    };
+    line(
+        o,
+        "  window:",
+        format!("{} ({of})", bytes_text(l.window_bytes)),
+    );
+    for side in ["receiver", "sender"] {
+        let mut label = format!("  {side}:");
+        for a in l.advice.iter().filter(|a| a.side == side) {
+            let op = if a.setting.ends_with(" max") || a.setting.ends_with("mem_max") {
+                ">="
+            } else {
+                "="
+            };
+            line(o, &label, format!("{} {op} {}", a.setting, a.value));
+            line(o, "", format!("  {}", a.why));
+            label.clear();
+        }
+    }
+    let mut label = "  commands:".to_string();
+    for a in &l.advice {
+        line(o, &label, &a.command);
+        label.clear();
+    }
 }
 
 /// The report as one JSON object.
