@@ -141,10 +141,12 @@ pub fn rewrite<R: Read, W: Write>(
                 write_header(&mut out, rec.linktype).map_err(|e| e.to_string())?;
                 linktype = Some(rec.linktype);
             }
-            Some(l) if l != rec.linktype => return Err(format!(
+            Some(l) if l != rec.linktype => {
+                return Err(format!(
                 "frame {}: link type {} differs from the first record's {l}; a pcap file has one",
                 rec.frame, rec.linktype
-            )),
+            ))
+            }
             Some(_) => {}
         }
         let ip_at = match decode_link(rec.linktype, rec.data) {
