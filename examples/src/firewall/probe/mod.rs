@@ -544,6 +544,7 @@ fn evaluate(
         .first()
         .map(|r| r.quotes.iter().map(|(t, _)| *t).collect())
         .unwrap_or_default();
+    let mut seen_keys: Vec<(ProbeKind, String, Option<HopRef>, &str)> = Vec::new();
     for (spec, run) in specs.iter().zip(runs) {
         let obs: Vec<Observation> = run
             .quotes
@@ -624,13 +625,12 @@ fn evaluate(
                     impact: report::impact(&l.change, p.rtt),
                     test: spec.name,
                 };
-                let dup = report.findings.iter().any(|g| {
-                    g.kind == f.kind
-                        && g.option_kind == f.option_kind
-                        && g.hop == f.hop
-                        && g.direction == f.direction
-                });
-                if !dup {
+                // One finding per field changed at one hop (the DSCP
+                // remarking of several marks is one finding; its map is
+                // in the tests' details).
+                let key = (l.change.kind, l.change.key.clone(), f.hop, f.direction);
+                if !seen_keys.contains(&key) {
+                    seen_keys.push(key);
                     report.findings.push(f);
                 }
             }

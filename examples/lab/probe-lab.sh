@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The probe lab: a line of five namespaces for `firewall-check probe`.
+#
+#   client ---- r1 ---- r2 (middlebox) ---- r3 ---- server
+#      .41.2  .41.1  .42.1  .42.2  .43.1  .43.2  .44.1  .44.2     (198.18.x.y/24)
+#
+# r1 and r3 forward plainly; r2 applies the case's rules (below). A router
+# answers an expired probe from the address of its interface towards the
+# client, so the hops are 1 = 198.18.41.1 (r1), 2 = 198.18.42.2 (r2),
+# 3 = 198.18.43.2 (r3), and the target 198.18.44.2:5201 is at TTL 4.
+# ICMP rate limiting is switched off on the routers (net.ipv4.icmp_ratelimit
+# = 0), so a run never waits for a token; real routers limit, and the probe
+# retries a copy that got no answer once.
+#
+# usage: probe-lab.sh OUTDIR FIREWALL_CHECK CASE[,CASE...] [-- EXTRA PROBE ARGS]
+#        probe-lab.sh --check       (exit 0 if it can run here, 77 if not)
+#        probe-lab.sh --cases       (list the cases)
+# For each case, r2's rules are replaced by the case's, conntrack is
+# flushed, and `FIREWALL_CHECK probe 198.18.44.2:5201 --json EXTRA...` runs
+# in the client namespace: OUTDIR/CASE.json, CASE.err, CASE.status.
+# Only 198.18.0.0/15 is used; the namespaces have no other interface and
+# no default route; they are deleted on exit (also on Ctrl-C).
+set -euo pipefail
+
+die() { echo "probe-lab: $*" >&2; exit 1; }
+skip() { echo "probe-lab: cannot run here: $*" >&2; exit 77; }
+
+# Case name | rules on r2 (iptables arguments; ';' separates rules).
+CASES="
+clean|
+wscale_syn_pre|-t mangle -A PREROUTING -p tcp --tcp-flags SYN,ACK SYN -j TCPOPTSTRIP --strip-options wscale
+wscale_syn_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN -j TCPOPTSTRIP --strip-options wscale
+wscale_synack_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN,ACK -j TCPOPTSTRIP --strip-options wscale
+sack_ts_fwd|-t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options sack-permitted,timestamp
+mss_pre|-t mangle -A PREROUTING -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1200
+mss_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1200
+dscp_bleach_pre|-t mangle -A PREROUTING -j DSCP --set-dscp 0
+dscp_remark_fwd|-t mangle -A FORWARD -m dscp ! --dscp 0 -j DSCP --set-dscp-class cs1
+ecn_bleach_fwd|-t mangle -A FORWARD -j TOS --and-tos 0xfc;-t mangle -A FORWARD -p tcp -j ECN --ecn-tcp-remove
+ecn_setup_drop_fwd|-A FORWARD -p tcp --syn -m ecn --ecn-tcp-ece --ecn-tcp-cwr -j DROP
+"
+
+check_env() {
+  [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, netfilter, raw sockets)"
+  local t
+  for t in ip iptables nft python3; do
+    command -v "$t" >/dev/null 2>&1 || skip "missing tool: $t"
+  done
+}
+
+case "${1:-}" in
+  --check)
+    check_env
+    probe="fcpcheck$$"
+    ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces"
+    ok=1
+    ip netns exec "$probe" iptables -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP \
+      --strip-options wscale >/dev/null 2>&1 || ok=0
+    ip netns exec "$probe" iptables -t mangle -A FORWARD -j DSCP --set-dscp 0 >/dev/null 2>&1 || ok=0
+    ip netns exec "$probe" iptables -t mangle -A FORWARD -p tcp -j ECN --ecn-tcp-remove >/dev/null 2>&1 || ok=0
+    ip netns exec "$probe" nft add table inet fcpcheck >/dev/null 2>&1 || ok=0
+    ip netns del "$probe"
+    [ $ok = 1 ] || skip "iptables TCPOPTSTRIP / DSCP / ECN targets or nftables unavailable"
+    exit 0 ;;
+  --cases)
+    echo "$CASES" | sed -n 's/^\([a-z0-9_]*\)|.*/\1/p'
+    exit 0 ;;
+esac
+
+[ $# -ge 3 ] || die "usage: probe-lab.sh OUTDIR FIREWALL_CHECK CASE[,CASE...] [-- EXTRA PROBE ARGS]"
+OUT="$1"; BIN="$2"; LIST="$3"; shift 3
+[ "${1:-}" = -- ] && shift
+EXTRA=("$@")
+check_env
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+
+ID="fcp$$r$RANDOM"
+C="$ID-c"; R1="$ID-r1"; R2="$ID-r2"; R3="$ID-r3"; S="$ID-s"
+NS=("$C" "$R1" "$R2" "$R3" "$S")
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  for ns in "${NS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+for ns in "${NS[@]}"; do
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+done
+# link N joins LEFT (198.18.4N.1 on the right side of LEFT... see the map above).
+link() { # left-ns left-if left-addr right-ns right-if right-addr
+  ip -n "$1" link add "$2" type veth peer name "$5" netns "$4"
+  ip -n "$1" addr add "$3/24" dev "$2"
+  ip -n "$4" addr add "$6/24" dev "$5"
+  ip -n "$1" link set "$2" up
+  ip -n "$4" link set "$5" up
+}
+link "$C" c0 198.18.41.2 "$R1" r1c 198.18.41.1
+link "$R1" r1n 198.18.42.1 "$R2" r2p 198.18.42.2
+link "$R2" r2n 198.18.43.1 "$R3" r3p 198.18.43.2
+link "$R3" r3n 198.18.44.1 "$S" s0 198.18.44.2
+ip -n "$C" route add 198.18.0.0/15 via 198.18.41.1
+ip -n "$R1" route add 198.18.43.0/24 via 198.18.42.2
+ip -n "$R1" route add 198.18.44.0/24 via 198.18.42.2
+ip -n "$R2" route add 198.18.41.0/24 via 198.18.42.1
+ip -n "$R2" route add 198.18.44.0/24 via 198.18.43.2
+ip -n "$R3" route add 198.18.41.0/24 via 198.18.43.1
+ip -n "$R3" route add 198.18.42.0/24 via 198.18.43.1
+ip -n "$S" route add 198.18.0.0/15 via 198.18.44.1
+for r in "$R1" "$R2" "$R3"; do
+  ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.icmp_ratelimit=0 \
+    net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+done
+
+# The server: a listener that accepts and closes.
+ip netns exec "$S" python3 -c '
+import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("198.18.44.2", 5201))
+s.listen(128)
+while True:
+    c, _ = s.accept()
+    c.close()
+' &
+PIDS+=($!)
+for _ in $(seq 50); do
+  ip netns exec "$S" ss -ltn 2>/dev/null | grep -q 198.18.44.2:5201 && break
+  sleep 0.1
+done
+# One real connection: the path forwards, and every neighbour is resolved
+# before the first probe.
+ip netns exec "$C" python3 -c 'import socket; socket.create_connection(("198.18.44.2", 5201), 3).close()' \
+  || die "the lab does not forward"
+
+rules_for() { echo "$CASES" | sed -n "s/^$1|//p"; }
+
+IFS=, read -r -a WANT <<< "$LIST"
+for case in "${WANT[@]}"; do
+  echo "$CASES" | grep -q "^$case|" || die "unknown case $case"
+  for t in filter mangle; do
+    ip netns exec "$R2" iptables -t "$t" -F
+  done
+  rules="$(rules_for "$case")"
+  if [ -n "$rules" ]; then
+    IFS=';' read -r -a RULES <<< "$rules"
+    for r in "${RULES[@]}"; do
+      # shellcheck disable=SC2086
+      ip netns exec "$R2" iptables $r
+    done
+  fi
+  ip netns exec "$R2" sh -c 'echo f > /proc/net/nf_conntrack' 2>/dev/null || true
+  set +e
+  ip netns exec "$C" "$BIN" probe 198.18.44.2:5201 --json "${EXTRA[@]}" \
+    >"$OUT/$case.json" 2>"$OUT/$case.err"
+  echo $? >"$OUT/$case.status"
+  set -e
+  # The probe's nftables table must be gone once it has exited.
+  ip netns exec "$C" nft list tables >"$OUT/$case.tables"
+  ip netns exec "$R2" iptables-save >"$OUT/$case.rules"
+done
