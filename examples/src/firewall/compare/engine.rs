@@ -631,10 +631,27 @@ impl Pair {
         let other = if p.has(Flags::SYN) {
             self.facts[o].hs[d].as_ref().map(|q| q.seq)
         } else if p.payload_len > 0 {
-            self.q[d][o]
-                .iter()
-                .find(|q| q.payload_len == p.payload_len && q.payload_head == p.payload_head)
-                .map(|q| q.seq)
+            // The same segment on the other side: same length and first
+            // bytes, and, since payloads repeat (a bulk transfer of one
+            // pattern), the same TSval or IP ID where there is one; only an
+            // unambiguous candidate teaches the offset.
+            let same =
+                |q: &&Packet| q.payload_len == p.payload_len && q.payload_head == p.payload_head;
+            let strong = |q: &&Packet| {
+                (p.ident.is_none_or(|i| i == 0) || q.ident == p.ident)
+                    && (p.timestamps().is_none()
+                        || q.timestamps().map(|t| t.0) == p.timestamps().map(|t| t.0))
+            };
+            let unique = |mut it: Box<dyn Iterator<Item = &Packet> + '_>| {
+                let first = it.next()?;
+                it.next().is_none().then_some(first.seq)
+            };
+            let has_ids = p.ident.is_some_and(|i| i != 0) || p.timestamps().is_some();
+            if has_ids {
+                unique(Box::new(self.q[d][o].iter().filter(same).filter(strong)))
+            } else {
+                unique(Box::new(self.q[d][o].iter().filter(same)))
+            }
         } else {
             None
         };
@@ -686,7 +703,10 @@ impl Pair {
                     })
                     .map(|(i, _)| i)
             };
-            let found = best(true).or_else(|| best(false));
+            // Without the acknowledgment number only segments that occupy
+            // sequence space are told apart; bare ACKs of one direction
+            // share their sequence number.
+            let found = best(true).or_else(|| (p.seq_len() > 0).then(|| best(false)).flatten());
             if let Some(i) = found {
                 if let Some(other) = self.q[d][o].remove(i) {
                     let (pa, pb) = if s == 0 { (p, other) } else { (other, p) };
@@ -869,7 +889,9 @@ impl Pair {
         while i < self.q[d][o].len() {
             let p = &self.q[d][o][i];
             let end = p.seq.wrapping_add(p.seq_len()).wrapping_add(os);
-            if p.seq_len() > 0 && seq_ge(ack, end) {
+            // A retransmission of bytes this capture already saw carried
+            // may be acknowledged before it arrives here: only time tells.
+            if p.seq_len() > 0 && seq_ge(ack, end) && !self.other_carried(o, d, p) {
                 if let Some(p) = self.q[d][o].remove(i) {
                     self.unmatched(o, d, p);
                 }
@@ -879,8 +901,18 @@ impl Pair {
         }
     }
 
-    /// Segments without sequence space that waited [`SLACK_NS`] past the
-    /// other capture's clock are decided on.
+    /// True when the capture other than `s` already saw the sequence range
+    /// of `p` (direction `d`, from capture `s`) carried by some segment.
+    fn other_carried(&self, s: usize, d: usize, p: &Packet) -> bool {
+        let Some((os, _)) = self.offsets_from(s, d) else {
+            return false;
+        };
+        p.seq_len() > 0 && self.facts[1 - s].carried[d].covers(p.seq.wrapping_add(os), p.seq_len())
+    }
+
+    /// Segments without sequence space, and retransmissions of bytes the
+    /// other capture saw carried, that waited [`SLACK_NS`] past the other
+    /// capture's clock are decided on.
     fn expire(&mut self, now: [Option<i128>; 2]) {
         if self.settled.is_none() {
             return;
@@ -894,7 +926,7 @@ impl Pair {
                 while i < self.q[d][s].len() {
                     let p = &self.q[d][s][i];
                     let old = p.ts_ns.is_some_and(|t| t + SLACK_NS < t_other);
-                    if p.seq_len() == 0 && old {
+                    if old && (p.seq_len() == 0 || self.other_carried(s, d, p)) {
                         if let Some(p) = self.q[d][s].remove(i) {
                             self.unmatched(s, d, p);
                         }
@@ -946,17 +978,6 @@ impl Pair {
             (missing, here)
         };
         let loss_key = (d as u8, Kind::CaptureLoss, None, Some(side_of(o)));
-        if outside {
-            let acc = self.col.add(Hit {
-                key: loss_key,
-                before,
-                after,
-                frame_client_side: fc,
-                frame_server_side: fs,
-            });
-            acc.outside_span += 1;
-            return;
-        }
         let proxied = self.settled.is_some_and(|st| st.proxied);
         let handshake_phase =
             p.payload_len == 0 && self.facts[s].first_data_frame[d].is_none_or(|f| p.frame < f);
@@ -968,6 +989,17 @@ impl Pair {
                 frame_client_side: fc,
                 frame_server_side: fs,
             });
+            return;
+        }
+        if outside {
+            let acc = self.col.add(Hit {
+                key: loss_key,
+                before,
+                after,
+                frame_client_side: fc,
+                frame_server_side: fs,
+            });
+            acc.outside_span += 1;
             return;
         }
         // Bytes the receiver acknowledged on the other capture's wire but
