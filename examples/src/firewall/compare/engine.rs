@@ -958,8 +958,11 @@ impl Pair {
             (None, Some(p.frame))
         };
         let span = self.spans[o];
+        // The other capture carried these bytes in another frame (a
+        // retransmission, later than this one): it was running.
+        let carried_there = self.other_carried(s, d, &p);
         let outside = match p.ts_ns {
-            Some(t) if span.first.is_some() || span.eof => {
+            Some(t) if !carried_there && (span.first.is_some() || span.eof) => {
                 let first = span.first.unwrap_or(i128::MAX);
                 let last = span.last.unwrap_or(i128::MIN);
                 let margin = self.transit_ns[d].saturating_mul(2).max(SPAN_MARGIN_NS);
