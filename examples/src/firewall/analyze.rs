@@ -134,6 +134,12 @@ struct Side {
     /// Window fields this side sent on non-SYN segments.
     max_window_field: Option<u16>,
     first_window_field: Option<u16>,
+    /// Lower bound on this side's window-scale shift from the peer's flight.
+    infer_lo: u8,
+    /// Upper bound on this side's shift from its right edge never moving left.
+    infer_hi: Option<u8>,
+    /// This side's previous ACK number and window field.
+    prev_ack_field: Option<(u32, u16)>,
     /// Data segments no larger than the peer's last window field read as
     /// bytes (and below 536 bytes): what a sender sends when it reads a
     /// scaled window field unscaled.
@@ -422,6 +428,20 @@ impl ConnState {
                 }
             }
         }
+        if !syn && ack {
+            // A right edge never moves left (RFC 9293): a field that drops
+            // by `df` while the ACK advances by `da` bounds this side's
+            // shift by log2(da / df).
+            if let (Some((a1, f1)), Some(h)) = (me.prev_ack_field, me.highest_ack) {
+                let da = rec.ack.wrapping_sub(a1);
+                if f1 > rec.window && !seq_lt(rec.ack, h) && da > 0 && da < 1 << 30 {
+                    let df = u32::from(f1 - rec.window);
+                    let bound = (da / df).checked_ilog2().map_or(0, |b| b.min(14) as u8);
+                    me.infer_hi = Some(me.infer_hi.map_or(bound, |h| h.min(bound)));
+                }
+            }
+            me.prev_ack_field = Some((rec.ack, rec.window));
+        }
         if !syn {
             me.first_window_field.get_or_insert(rec.window);
             me.last_window_field = Some(rec.window);
@@ -458,6 +478,21 @@ impl ConnState {
                 me.retransmissions += 1;
                 me.retransmitted_bytes += rec.payload_len as u64;
             }
+            // More in flight than the receiver's largest field: its shift
+            // is at least the smallest s with field << s >= flight.
+            if let (Some(acked), Some(f)) = (peer.highest_ack, peer.max_window_field) {
+                let top = match me.snd_nxt {
+                    Some(n) if seq_lt(end, n) => n,
+                    _ => end,
+                };
+                let in_flight = u64::from(top.wrapping_sub(acked));
+                if f > 0 && in_flight <= 1 << 30 && in_flight > u64::from(f) {
+                    let lo = (0u8..=14)
+                        .find(|s| u64::from(f) << s >= in_flight)
+                        .unwrap_or(14);
+                    peer.infer_lo = peer.infer_lo.max(lo);
+                }
+            }
             // In flight after this segment versus the peer's last window.
             if let (Some(acked), Some(win), Some(shift)) =
                 (peer.highest_ack, peer.last_window_field, shift)
@@ -468,6 +503,7 @@ impl ConnState {
                 };
                 let in_flight = u64::from(top.wrapping_sub(acked));
                 let window = u64::from(win) << shift.min(14);
+
                 if in_flight <= 1 << 31 && in_flight + me.largest_payload as u64 > window {
                     me.window_full += 1;
                 }
@@ -568,6 +604,44 @@ pub struct Negotiated {
     pub ecn: Option<EcnMode>,
     /// Handshake segments a Linux kernel drops for their signature options.
     pub linux_drops: Vec<LinuxDrop>,
+    /// Without a handshake: the interval each endpoint's window-scale
+    /// shift must lie in, from the capture (`null` with a handshake).
+    pub wscale_inferred: Option<PerEndpoint<Option<ShiftInterval>>>,
+}
+
+/// An interval of window-scale shifts, both ends included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ShiftInterval {
+    /// Smallest shift the capture allows.
+    pub min: u8,
+    /// Largest shift the capture allows.
+    pub max: u8,
+}
+
+/// What the capture says about the shift of the side `me` (the receiver
+/// whose window fields `me.max_window_field` are): the flight its peer had
+/// bounds it from below, its right edge never moving left and the 1 GiB
+/// largest window (RFC 7323) from above; `None` without any evidence.
+///
+/// It is the shift the *peer reads* the fields with: when the two ends
+/// disagree (a window-scale option removed on the way), the flight follows
+/// the peer's reading, not what the receiver meant.
+fn infer_shift(me: &Side) -> Option<ShiftInterval> {
+    let f = me.max_window_field?;
+    let lo = me.infer_lo;
+    // 65535 << 14 is the largest window: field << s stays within 2^30.
+    let by_size = (0u8..=14)
+        .rev()
+        .find(|s| u64::from(f) << s <= 1 << 30)
+        .unwrap_or(0);
+    let hi = me.infer_hi.map_or(by_size, |h| h.min(by_size));
+    if lo == 0 && hi == 14 {
+        return None;
+    }
+    // Conflicting evidence (a receiver that shrank its window): keep the
+    // flight's bound, which needs no assumption about the receiver.
+    let hi = if hi < lo { by_size.max(lo) } else { hi };
+    Some(ShiftInterval { min: lo, max: hi })
 }
 
 /// How the window-scale mismatch shows in the capture.
@@ -840,6 +914,10 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
             && h.synack.is_some_and(|r| r.timestamps.is_some()),
         ecn,
         linux_drops,
+        wscale_inferred: (!handshake_seen).then(|| PerEndpoint {
+            client: infer_shift(&st.c2s),
+            server: infer_shift(&st.s2c),
+        }),
     };
 
     let (rtt, rtt_source) = if let Some(r) = settings.rtt {
@@ -1018,8 +1096,29 @@ fn verdict(
                 settings.capacity
             ),
             None => {
-                "handshake not seen (the capture starts mid-connection): window scaling is unknown"
-                    .to_string()
+                let mut s = "handshake not seen (the capture starts mid-connection): window scaling is unknown".to_string();
+                if let Some(inf) = &r.negotiated.wscale_inferred {
+                    let text = |who: &str, i: Option<ShiftInterval>| {
+                        i.map(|i| {
+                            if i.min == i.max {
+                                format!("the {who}'s shift is {}", i.min)
+                            } else {
+                                format!("the {who}'s shift is {} to {}", i.min, i.max)
+                            }
+                        })
+                    };
+                    let found: Vec<String> = [text("client", inf.client), text("server", inf.server)]
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    if !found.is_empty() {
+                        s.push_str(&format!(
+                            "; from the bytes in flight and the window edges, {}",
+                            found.join(", ")
+                        ));
+                    }
+                }
+                s
             }
         };
         match r.assumed_wscale {
