@@ -621,3 +621,154 @@ fn a_spurious_retransmission_acknowledged_before_it_arrives_is_not_a_drop() {
     let r = compare_readers(&a2[..], "x", &b[..], "y", &Options::default()).unwrap();
     assert_eq!(kinds(&r), set(&[("packet_dropped", "server_to_client")]));
 }
+
+/// Two captures of `n` short connections one after the other (8 segments
+/// each), the server side a little later.
+fn many_connections(n: u32) -> (Vec<u8>, Vec<u8>) {
+    use dump_support::{pcap, Pkt, Seg, ACK, FIN, SYN};
+    let t0 = 1_700_000_000_000_000_000u64;
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for i in 0..n {
+        let port = 10_000 + (i % 50_000) as u16;
+        let host = [198, 18, 1 + (i / 50_000) as u8, 2];
+        let c = || Seg::new(host, port, [198, 18, 200, 2], 80);
+        let s = || Seg::new([198, 18, 200, 2], 80, host, port);
+        let isn = i.wrapping_mul(2_654_435_761);
+        let segs = [
+            (true, c().seq(isn).flags(SYN)),
+            (false, s().seq(7).ack(isn + 1).flags(SYN | ACK)),
+            (true, c().seq(isn + 1).ack(8).flags(ACK)),
+            (true, c().seq(isn + 1).ack(8).flags(ACK).payload(100)),
+            (false, s().seq(8).ack(isn + 101).flags(ACK).payload(300)),
+            (true, c().seq(isn + 101).ack(308).flags(ACK | FIN)),
+            (false, s().seq(308).ack(isn + 102).flags(ACK | FIN)),
+            (true, c().seq(isn + 102).ack(309).flags(ACK)),
+        ];
+        for (k, (from_client, seg)) in segs.into_iter().enumerate() {
+            let t = t0 + u64::from(i) * 1_000_000 + k as u64 * 100_000;
+            let (ta, tb) = if from_client {
+                (t, t + 20_000)
+            } else {
+                (t + 20_000, t)
+            };
+            a.push(Pkt::new(ta, seg.ipv4()));
+            b.push(Pkt::new(tb, seg.ipv4()));
+        }
+    }
+    a.sort_by_key(|p| p.ts_ns);
+    b.sort_by_key(|p| p.ts_ns);
+    (pcap(101, true, &a), pcap(101, true, &b))
+}
+
+#[test]
+fn memory_follows_the_connections_open_at_once_not_the_capture_size() {
+    use examples::firewall::compare::engine::{run, Input};
+    let mut peaks = Vec::new();
+    for n in [2_000u32, 8_000] {
+        let (a, b) = many_connections(n);
+        let mut ia = Input::new("a", &a[..], 100_000).unwrap();
+        let mut ib = Input::new("b", &b[..], 100_000).unwrap();
+        let e = run(&mut ia, &mut ib, None);
+        assert_eq!(e.done.len(), n as usize, "every connection paired");
+        assert!(e.done.iter().all(|d| d.col.map.is_empty()), "no findings");
+        assert_eq!(ia.tcp_packets, u64::from(n) * 8);
+        peaks.push((e.peak_connections, e.peak_pairs, e.peak_held_packets));
+    }
+    // Four times the capture, the same peaks: closed connections linger
+    // for flow::LINGER_FRAMES frames (up to twice that when a last ACK
+    // restarts the count), then they and their packets go.
+    let lingering = 2 * examples::firewall::flow::LINGER_FRAMES as usize / 8 + 16;
+    for (conns, pairs, held) in &peaks {
+        assert!(*conns <= 2 * lingering, "{peaks:?}");
+        assert!(*pairs <= lingering, "{peaks:?}");
+        assert!(*held <= 8, "{peaks:?}");
+    }
+    assert_eq!(peaks[0], peaks[1]);
+}
+
+#[test]
+fn a_full_connection_table_is_reported_as_evictions() {
+    use dump_support::{Seg, ACK, SYN};
+    // Two connections open at once, a table of one: the second SYN pushes
+    // the first out (it is not closed), in both captures.
+    let c = |port| Seg::new([198, 18, 1, 2], port, [198, 18, 2, 2], 80);
+    let s = |port| Seg::new([198, 18, 2, 2], 80, [198, 18, 1, 2], port);
+    let ms = 1_000_000u64;
+    let mut pkts = Vec::new();
+    for (k, port) in [40_001u16, 40_002].into_iter().enumerate() {
+        let t = k as u64 * 10 * ms;
+        pkts.push((t, true, c(port).seq(100).flags(SYN)));
+        pkts.push((t + ms, false, s(port).seq(500).ack(101).flags(SYN | ACK)));
+        pkts.push((t + 2 * ms, true, c(port).seq(101).ack(501).flags(ACK)));
+    }
+    pkts.push((
+        30 * ms,
+        true,
+        c(40_001).seq(101).ack(501).flags(ACK).payload(10),
+    ));
+    let (a, b) = synthetic(&pkts, &[]);
+    let opts = Options {
+        max_connections: 1,
+        ..Options::default()
+    };
+    let r = compare_readers(&a[..], "a", &b[..], "b", &opts).unwrap();
+    assert_eq!(r.captures[0].evicted_connections, 2, "{:?}", r.captures);
+    assert_eq!(r.captures[1].evicted_connections, 2);
+    assert!(r.connections.len() >= 2);
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.kind == "packet_dropped" || f.kind == "packet_injected"),
+        "{:?}",
+        kinds(&r)
+    );
+    let text = examples::firewall::compare::render_text(&r);
+    assert!(
+        text.contains("ended early by a full connection table"),
+        "{text}"
+    );
+    // With room for both, nothing is evicted.
+    let r = compare_readers(&a[..], "a", &b[..], "b", &Options::default()).unwrap();
+    assert_eq!(r.captures[0].evicted_connections, 0);
+    assert_eq!(r.connections.len(), 2);
+}
+
+#[test]
+fn cli_reads_one_capture_from_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let bin = env!("CARGO_BIN_EXE_firewall-check");
+    for (first, second) in [("-", "campus-outside.pcap"), ("campus-outside.pcap", "-")] {
+        let arg = |x: &str| {
+            if x == "-" {
+                PathBuf::from("-")
+            } else {
+                data(x)
+            }
+        };
+        let mut child = Command::new(bin)
+            .args(["compare", "--json"])
+            .arg(arg(first))
+            .arg(arg(second))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+        child.stdin.take().unwrap().write_all(&inside).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(3));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["findings"][0]["kind"], "wscale_stripped");
+        assert_eq!(v["connections"][0]["client_side"]["capture"], "-");
+    }
+    // Both from standard input: a usage error.
+    let out = Command::new(bin)
+        .args(["compare", "-", "-"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("standard input"));
+}

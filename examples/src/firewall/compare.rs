@@ -128,6 +128,9 @@ pub struct CaptureSummary {
     pub connections: usize,
     /// Connections with no counterpart in the other capture (`client -> server`).
     pub unmatched_connections: Vec<String>,
+    /// Connections ended early because the tracker's table was full
+    /// (`--max-connections`): their rest is followed as another connection.
+    pub evicted_connections: u64,
     /// What made the result partial.
     pub warnings: Vec<String>,
 }
@@ -488,6 +491,7 @@ fn build_report(e: engine::Engine, parts: [&SummaryParts; 2]) -> Report {
         tcp_packets: parts[k].tcp_packets,
         connections: e.connections[k],
         unmatched_connections: e.unmatched[k].clone(),
+        evicted_connections: e.evicted[k],
         warnings: parts[k].warnings.clone(),
     };
     Report {

@@ -286,6 +286,15 @@ pub struct Engine {
     pub unmatched: [Vec<String>; 2],
     /// Connections seen per capture.
     pub connections: [usize; 2],
+    /// Connections evicted per capture (ended early by a full table).
+    pub evicted: [u64; 2],
+    /// The most connections (of both captures) followed at once.
+    pub peak_connections: usize,
+    /// The most paired connections held at once.
+    pub peak_pairs: usize,
+    /// The most packets one paired connection held at once (waiting for
+    /// their counterpart, or matched while the handshake is read).
+    pub peak_held_packets: usize,
     now: [Option<i128>; 2],
     spans: [Span; 2],
 }
@@ -302,6 +311,10 @@ pub fn run<A: Read, B: Read>(a: &mut Input<A>, b: &mut Input<B>, rtt: Option<Dur
         done: Vec::new(),
         unmatched: [Vec::new(), Vec::new()],
         connections: [0, 0],
+        evicted: [0, 0],
+        peak_connections: 0,
+        peak_pairs: 0,
+        peak_held_packets: 0,
         now: [None, None],
         spans: [Span::default(), Span::default()],
     };
@@ -366,6 +379,9 @@ impl Engine {
         } = item;
         if !self.conns[s].contains_key(&conn) {
             self.connections[s] += 1;
+            self.peak_connections = self
+                .peak_connections
+                .max(self.conns[0].len() + self.conns[1].len() + 1);
         }
         let c = self.conns[s].entry(conn).or_insert_with(|| SideConn {
             client,
@@ -492,6 +508,7 @@ impl Engine {
                 transit_ns: [0, 0],
             },
         );
+        self.peak_pairs = self.peak_pairs.max(self.pairs.len());
         // Replay what both sides buffered, in merge order.
         let [mut ea, mut eb] = early;
         loop {
@@ -513,6 +530,9 @@ impl Engine {
     }
 
     fn conn_finished(&mut self, s: usize, c: &Connection<()>) {
+        if c.evicted {
+            self.evicted[s] += 1;
+        }
         self.unindex(s, c.id);
         let Some(sc) = self.conns[s].remove(&c.id) else {
             return;
@@ -553,6 +573,8 @@ impl Engine {
             return;
         };
         pair.packet(s, di(dir), p, now, spans);
+        let held = pair.q.iter().flatten().map(VecDeque::len).sum::<usize>() + pair.deferred.len();
+        self.peak_held_packets = self.peak_held_packets.max(held);
     }
 
     fn finish_pair(&mut self, pid: u64) {

@@ -53,6 +53,14 @@ pub fn render_text(report: &Report) -> String {
         plural(b.connections, "connection")
     );
     for c in [a, b] {
+        if c.evicted_connections > 0 {
+            let _ = writeln!(
+                o,
+                "note: {}: {} ended early by a full connection table (--max-connections); each rest is compared as another connection",
+                c.path,
+                plural(c.evicted_connections as usize, "connection")
+            );
+        }
         for w in &c.warnings {
             let _ = writeln!(o, "warning: {}: {w}", c.path);
         }
