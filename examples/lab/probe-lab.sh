@@ -18,6 +18,9 @@
 # For each case, r2's rules are replaced by the case's, conntrack is
 # flushed, and `FIREWALL_CHECK probe 198.18.44.2:5201 --json EXTRA...` runs
 # in the client namespace: OUTDIR/CASE.json, CASE.err, CASE.status.
+# With PROBE_LAB_REFLECT=1, `FIREWALL_CHECK reflect --listen
+# 198.18.44.2:7207` runs in the server namespace and the probe gets
+# `--reflector 198.18.44.2:7207` (its log: OUTDIR/reflect.log).
 # Only 198.18.0.0/15 is used; the namespaces have no other interface and
 # no default route; they are deleted on exit (also on Ctrl-C).
 set -euo pipefail
@@ -134,6 +137,15 @@ for _ in $(seq 50); do
   ip netns exec "$S" ss -ltn 2>/dev/null | grep -q 198.18.44.2:5201 && break
   sleep 0.1
 done
+if [ "${PROBE_LAB_REFLECT:-0}" = 1 ]; then
+  ip netns exec "$S" "$BIN" reflect --listen 198.18.44.2:7207 2>"$OUT/reflect.log" &
+  PIDS+=($!)
+  for _ in $(seq 50); do
+    grep -q listening "$OUT/reflect.log" && break
+    sleep 0.1
+  done
+  EXTRA+=(--reflector 198.18.44.2:7207)
+fi
 # One real connection: the path forwards, and every neighbour is resolved
 # before the first probe.
 ip netns exec "$C" python3 -c 'import socket; socket.create_connection(("198.18.44.2", 5201), 3).close()' \

@@ -51,8 +51,9 @@ struct CaseRun {
     tables: String,
 }
 
-fn run_lab(dir: &std::path::Path, cases: &[&str], extra: &[&str]) -> Vec<CaseRun> {
+fn run_lab(dir: &std::path::Path, cases: &[&str], extra: &[&str], reflect: bool) -> Vec<CaseRun> {
     let out = Command::new("bash")
+        .env("PROBE_LAB_REFLECT", if reflect { "1" } else { "0" })
         .arg(script())
         .arg(dir)
         .arg(env!("CARGO_BIN_EXE_firewall-check"))
@@ -88,11 +89,15 @@ fn run_lab(dir: &std::path::Path, cases: &[&str], extra: &[&str]) -> Vec<CaseRun
 }
 
 fn findings<'a>(r: &'a CaseRun, kind: &str) -> Vec<&'a Value> {
+    findings_dir(r, kind, "client_to_server")
+}
+
+fn findings_dir<'a>(r: &'a CaseRun, kind: &str, dir: &str) -> Vec<&'a Value> {
     r.json["findings"]
         .as_array()
         .expect("findings")
         .iter()
-        .filter(|f| f["kind"] == kind)
+        .filter(|f| f["kind"] == kind && f["direction"] == dir)
         .collect()
 }
 
@@ -180,7 +185,7 @@ fn probe_lab_cases() {
     }
     let dir = std::env::temp_dir().join(format!("probe-lab-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let runs = run_lab(&dir, &CASES, &["--timeout-ms", "300"]);
+    let runs = run_lab(&dir, &CASES, &["--timeout-ms", "300"], false);
     for r in &runs {
         // Every run: the path of three routers and the target, the RST
         // suppression gone afterwards, schema 1.
@@ -221,7 +226,10 @@ fn probe_lab_cases() {
         let ttl = r.json["tests"][0].clone();
         assert_eq!(ttl["name"], "ttl");
         assert!(
-            ttl["detail"].as_str().unwrap_or("").contains("each decrements TTL by one"),
+            ttl["detail"]
+                .as_str()
+                .unwrap_or("")
+                .contains("each decrements TTL by one"),
             "{}: {ttl}",
             r.name
         );
@@ -338,4 +346,142 @@ fn probe_without_raw_sockets_fails_clearly() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("CAP_NET_RAW"), "{err}");
+}
+
+/// Server-to-client findings are located from the server's side: TTL 1 is
+/// r3 (198.18.44.1), TTL 2 is r2 (198.18.43.1), TTL 3 is r1 (198.18.42.1).
+fn located_reverse(r: &CaseRun, f: &Value, hop: u64) {
+    let addr = |t: u64| match t {
+        1 => "198.18.44.1",
+        2 => "198.18.43.1",
+        3 => "198.18.42.1",
+        _ => "198.18.41.2",
+    };
+    assert_eq!(f["direction"], "server_to_client", "{}: {f}", r.name);
+    assert_eq!(f["hop"]["ttl"], hop, "{}: {f}", r.name);
+    assert_eq!(f["hop"]["address"], addr(hop), "{}: {f}", r.name);
+    assert_eq!(f["after_hop"]["ttl"], hop - 1, "{}: {f}", r.name);
+    assert_eq!(f["after_hop"]["address"], addr(hop - 1), "{}: {f}", r.name);
+}
+
+const REFLECT_CASES: [&str; 8] = [
+    "clean",
+    "wscale_syn_fwd",
+    "wscale_synack_fwd",
+    "sack_ts_fwd",
+    "mss_pre",
+    "dscp_remark_fwd",
+    "ecn_bleach_fwd",
+    "ecn_setup_drop_fwd",
+];
+
+/// With `reflect` on the server: the forward findings as without it, the
+/// probe captured at the target, and the server-to-client direction
+/// tested with the server's own and crafted SYN-ACKs, located from the
+/// routers' quotes the reflector received.
+#[test]
+fn probe_lab_with_reflector() {
+    if !available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("probe-lab-reflect-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let runs = run_lab(&dir, &REFLECT_CASES, &["--timeout-ms", "300"], true);
+    for r in &runs {
+        assert!(r.err.is_empty(), "{}: stderr {}", r.name, r.err);
+        let tests = r.json["tests"].as_array().expect("tests");
+        let reverse: Vec<&Value> = tests
+            .iter()
+            .filter(|t| t["direction"] == "server_to_client")
+            .collect();
+        assert!(reverse.len() >= 10, "{}: reverse tests {reverse:?}", r.name);
+        for t in tests.iter().filter(|t| t["result"] == "unchanged") {
+            let d = t["detail"].as_str().unwrap_or("");
+            assert!(
+                d.contains("captured unchanged at the target")
+                    || d.contains("received unchanged here"),
+                "{}: {t}",
+                r.name
+            );
+        }
+        let dirs = |dir: &str| {
+            r.json["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["direction"] == dir)
+                .map(|f| f["kind"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        let (fwd, rev) = (dirs("client_to_server"), dirs("server_to_client"));
+        match r.name.as_str() {
+            "clean" => {
+                assert!(
+                    fwd.is_empty() && rev.is_empty(),
+                    "{}: {:?}",
+                    r.name,
+                    r.json["findings"]
+                );
+                assert_eq!(r.status, 0);
+            }
+            "wscale_syn_fwd" => {
+                assert_eq!(fwd, ["wscale_stripped"]);
+                assert!(rev.is_empty(), "{rev:?}");
+                located(r, one(r, "wscale_stripped"), 3);
+            }
+            "wscale_synack_fwd" => {
+                // Now the reflector shows the server sent window scale.
+                assert!(fwd.is_empty(), "{fwd:?}");
+                let f = findings_dir(r, "wscale_stripped", "server_to_client");
+                assert_eq!(f.len(), 1, "{rev:?}");
+                assert!(
+                    f[0]["before"].as_u64().is_some(),
+                    "the server's shift: {}",
+                    f[0]
+                );
+                located_reverse(r, f[0], 3);
+                assert_eq!(r.status, 3);
+            }
+            "sack_ts_fwd" => {
+                for k in ["sackperm_stripped", "timestamps_stripped"] {
+                    located(r, one(r, k), 3);
+                    let f = findings_dir(r, k, "server_to_client");
+                    assert_eq!(f.len(), 1, "{k}: {rev:?}");
+                    located_reverse(r, f[0], 3);
+                }
+            }
+            "mss_pre" => {
+                // TCPMSS matches SYN-ACKs too (SYN set, RST clear).
+                located(r, one(r, "mss_clamped"), 2);
+                let f = findings_dir(r, "mss_clamped", "server_to_client");
+                assert_eq!(f.len(), 1, "{rev:?}");
+                assert_eq!(f[0]["after"], 1200);
+                located_reverse(r, f[0], 2);
+            }
+            "dscp_remark_fwd" => {
+                located(r, one(r, "dscp_changed"), 3);
+                let f = findings_dir(r, "dscp_changed", "server_to_client");
+                assert_eq!(f.len(), 1, "{rev:?}");
+                assert_eq!(f[0]["after"]["value"], 8);
+                located_reverse(r, f[0], 3);
+            }
+            "ecn_bleach_fwd" => {
+                let f = findings_dir(r, "ecn_changed", "server_to_client");
+                assert_eq!(f.len(), 2, "IP ECN field and ECE: {rev:?}");
+                for f in f {
+                    located_reverse(r, f, 3);
+                }
+            }
+            "ecn_setup_drop_fwd" => {
+                assert_eq!(fwd, ["ecn_setup_dropped", "ecn_setup_dropped"]);
+                for f in findings(r, "ecn_setup_dropped") {
+                    located(r, f, 3);
+                }
+                // The rule matches SYNs only: SYN-ACKs with ECE pass.
+                assert!(rev.is_empty(), "{rev:?}");
+            }
+            other => panic!("case {other} without assertions"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

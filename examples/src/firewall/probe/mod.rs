@@ -21,6 +21,7 @@
 
 pub mod diff;
 pub mod net;
+pub mod reflect;
 pub mod report;
 pub mod wire;
 
@@ -247,11 +248,10 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
             v
         }
     };
-    if args.reflector.is_some() {
-        return Err(Failure::Usage(
-            "--reflector is not implemented yet in this build".into(),
-        ));
-    }
+    let reflector = match &args.reflector {
+        Some(r) => Some(resolve(r, "reflector")?),
+        None => None,
+    };
     let IpAddr::V4(dst) = target.ip() else {
         return Err(Failure::Runtime(
             "IPv6 targets are not supported yet (IPv4 only)".into(),
@@ -262,7 +262,16 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
     };
     let raw = RawV4::open()?;
     let base = 33000 + (random_u32() % 24000) as u16;
-    let ports = (base, base + selected.len() as u16);
+    // Forward tests, then as many reverse ones.
+    let ports = (base, base + 2 * selected.len() as u16 + 1);
+    let mut control = match reflector {
+        Some(addr) => {
+            let mut c = reflect::Control::connect(addr)?;
+            c.call(&json!({"op": "watch", "client": src.to_string(), "ports": [ports.0, ports.1], "server_port": target.port()}))?;
+            Some(c)
+        }
+        None => None,
+    };
     let guard = RstGuard::new(target.ip(), ports)?;
     RstGuard::install_ctrlc()?;
     let mut prober = Prober {
@@ -279,10 +288,26 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
     };
     let mut runs = Vec::new();
     for (i, spec) in selected.iter().enumerate() {
-        let run = prober.run_test(i as u8, base + i as u16, spec)?;
-        runs.push(run);
+        let sport = base + i as u16;
+        let mut run = prober.run_test(i as u8, sport, spec)?;
+        if let Some(c) = control.as_mut() {
+            prober.reflected_forward(c, sport, &mut run)?;
+        }
+        runs.push((spec.clone(), run));
     }
-    let report = evaluate(target, &prober, &selected, &runs, guard.table());
+    if let Some(c) = control.as_mut() {
+        if prober.path_len.is_some() {
+            for (i, spec) in reverse_catalogue(&selected).iter().enumerate() {
+                let sport = base + (selected.len() + i) as u16;
+                let run = prober.run_reverse(c, i as u8, sport, spec)?;
+                runs.push((spec.clone(), run));
+            }
+        }
+    }
+    if let Some(c) = control {
+        c.bye();
+    }
+    let report = evaluate(target, &prober, &runs, guard.table(), reflector.is_some());
     drop(guard);
     drop(raw);
     let out = if args.json {
@@ -314,6 +339,11 @@ pub struct TestRun {
     pub answer: Option<(u8, Seen)>,
     /// ICMP destination unreachable (e.g. administratively prohibited).
     pub unreachable: Option<wire::IcmpError>,
+    /// `client_to_server` or `server_to_client`.
+    pub direction: &'static str,
+    /// The far end's view: the reflector's capture at the target (forward
+    /// tests) or the prober's receipt (reverse tests).
+    pub at_end: Option<Observation>,
 }
 
 struct Prober<'a> {
@@ -354,6 +384,8 @@ impl Prober<'_> {
             quotes: Vec::new(),
             answer: None,
             unreachable: None,
+            direction: "client_to_server",
+            at_end: None,
         };
         // TTLs to try: up to the hop before the target when the path is
         // known, then the target itself; otherwise in batches of 4.
@@ -518,18 +550,256 @@ fn hop_ref(h: Option<(u8, IpAddr)>) -> Option<HopRef> {
     h.map(|(ttl, address)| HopRef { ttl, address })
 }
 
+/// The reverse tests: the server's own SYN-ACK, then a crafted SYN-ACK per
+/// forward test (its options, DS byte and ECN flags), sent by the reflector.
+pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
+    let mut v = vec![TestSpec {
+        name: "synack",
+        what: "the server's own SYN-ACK",
+        tos: 0,
+        flags: Flags::empty(),
+        options: vec![],
+        window: 0,
+        drop_kind: ProbeKind::ProbeDropped,
+    }];
+    for t in forward {
+        let name = match t.name {
+            "ttl" | "accecn_setup" => continue,
+            "mss" => "synack_mss",
+            "wscale" => "synack_wscale",
+            "sackperm" => "synack_sackperm",
+            "timestamps" => "synack_timestamps",
+            "linux_syn" => "synack_linux",
+            "dscp_af11" => "synack_dscp_af11",
+            "dscp_cs1" => "synack_dscp_cs1",
+            "dscp_ef" => "synack_dscp_ef",
+            "ect0" => "synack_ect0",
+            "ecn_setup" => "synack_ecn_setup",
+            _ => continue,
+        };
+        let mut r = t.clone();
+        r.name = name;
+        if t.name == "ecn_setup" {
+            // An ECN-setup SYN-ACK carries ECE only (RFC 3168 section 6.1.1).
+            r.flags = Flags::ECE;
+        }
+        v.push(r);
+    }
+    v
+}
+
+impl Prober<'_> {
+    /// Adds the reflector's capture of the probe at the target.
+    fn reflected_forward(
+        &mut self,
+        c: &mut reflect::Control,
+        sport: u16,
+        run: &mut TestRun,
+    ) -> Result<(), Failure> {
+        let Some(len) = self.path_len else {
+            return Ok(());
+        };
+        let seq = run.sent.seq();
+        // The reflector reads its capture while it answers: when the
+        // target answered, the probe was there; ask again for up to 1 s.
+        let until = Instant::now() + Duration::from_secs(1);
+        let seen = loop {
+            let seen = c
+                .report(sport)?
+                .into_iter()
+                .filter(|(d, _)| d == "in")
+                .filter_map(|(_, ip)| Seen::from_ipv4(&ip))
+                .find(|s| s.seq() == seq && s.flags().is_some_and(|f| f.contains(Flags::SYN)));
+            if seen.is_some() || run.answer.is_none() || Instant::now() >= until {
+                break seen;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        run.at_end = seen.map(|seen| Observation {
+            ttl: len,
+            address: IpAddr::V4(self.dst),
+            seen,
+        });
+        Ok(())
+    }
+
+    /// One reverse test: open a half connection, have the reflector send
+    /// SYN-ACK copies (TTL-limited and one full), read what arrives here
+    /// and what the routers quoted to the reflector.
+    fn run_reverse(
+        &mut self,
+        c: &mut reflect::Control,
+        index: u8,
+        sport: u16,
+        spec: &TestSpec,
+    ) -> Result<TestRun, Failure> {
+        let len = self.path_len.unwrap_or(1);
+        let seq = random_u32();
+        let syn = Segment {
+            sport,
+            dport: self.dport,
+            seq,
+            ack: 0,
+            flags: Flags::SYN,
+            window: 64240,
+            options: OptionsBuilder::new()
+                .mss(1460)
+                .sack_permitted()
+                .timestamps(0x1234_5678, 0)
+                .window_scale(7)
+                .build()
+                .map(|v| v.to_vec())
+                .unwrap_or_default(),
+            payload: vec![],
+        };
+        let p = build_ipv4(self.src, self.dst, 0, 64, 0x4000, &syn)?;
+        let sent_syn =
+            Seen::from_ipv4(&p).ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
+        let mut run = TestRun {
+            sent: sent_syn,
+            quotes: Vec::new(),
+            answer: None,
+            unreachable: None,
+            direction: "server_to_client",
+            at_end: None,
+        };
+        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        let is_answer = |s: &Seen| {
+            s.src == IpAddr::V4(self.dst)
+                && s.sport() == Some(self.dport)
+                && s.dport() == Some(sport)
+                && s.flags()
+                    .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                && s.ack() == Some(seq.wrapping_add(1))
+        };
+        let deadline = Instant::now() + self.timeout;
+        let mut server_synack = None;
+        while let Some(r) = self.raw.recv_until(deadline) {
+            if let Some(Answer::Tcp(s)) = parse_ipv4_answer(&r.bytes) {
+                if is_answer(&s) {
+                    server_synack = Some(s);
+                    break;
+                }
+            }
+        }
+        let Some(server_synack) = server_synack else {
+            // No handshake: nothing to reflect.
+            return Ok(run);
+        };
+        let ident = 0x8000 | (u16::from(index) << 8);
+        let mut req = json!({"op": "send_synack", "port": sport, "ident": ident});
+        let own = spec.name == "synack";
+        let mut ttls: Vec<u8> = (1..len).collect();
+        if !own {
+            ttls.push(64);
+            req["tos"] = json!(spec.tos);
+            req["extra_flags"] = json!(spec.flags.bits());
+            req["options"] = json!(reflect::hex(&spec.options));
+        }
+        req["ttls"] = json!(ttls);
+        let reply = c.call(&req)?;
+        let sent = if own {
+            // What the server sent, as the reflector captured it (the
+            // reflector found it for send_synack: it is there).
+            c.report(sport)?
+                .into_iter()
+                .filter(|(d, _)| d == "out")
+                .filter_map(|(_, ip)| Seen::from_ipv4(&ip))
+                .find(|s| {
+                    s.flags()
+                        .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                })
+        } else {
+            reply["sent"]
+                .as_str()
+                .and_then(reflect::unhex)
+                .and_then(|b| Seen::from_ipv4(&b))
+        };
+        let Some(sent) = sent else {
+            return Err(Failure::Runtime(format!(
+                "reflector: no SYN-ACK to port {sport} captured or sent"
+            )));
+        };
+        run.sent = sent;
+        if own {
+            run.answer = Some((len, server_synack));
+        } else {
+            // The crafted full copy, by its identification.
+            let deadline = Instant::now() + self.timeout;
+            while let Some(r) = self.raw.recv_until(deadline) {
+                if let Some(Answer::Tcp(s)) = parse_ipv4_answer(&r.bytes) {
+                    if is_answer(&s) && s.ident == ident {
+                        run.answer = Some((len, s));
+                        break;
+                    }
+                }
+            }
+        }
+        // The routers' quotes reach the reflector; give them time.
+        let want = ttls.iter().filter(|t| **t < 64).count();
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            run.quotes = c
+                .report(sport)?
+                .into_iter()
+                .filter(|(d, _)| d == "icmp")
+                .filter_map(|(_, ip)| match parse_ipv4_answer(&ip) {
+                    Some(Answer::Icmp(e)) if e.icmp_type == wire::ICMP_TIME_EXCEEDED => Some(e),
+                    _ => None,
+                })
+                .filter_map(|e| {
+                    let ttl = (e.quote.ident & 0xff) as u8;
+                    (e.quote.ident & 0xff00 == ident && ttl > 0).then_some((ttl, e))
+                })
+                .collect();
+            run.quotes.sort_by_key(|(t, _)| *t);
+            run.quotes.dedup_by_key(|(t, _)| *t);
+            if run.quotes.len() >= want || Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if let Some((_, s)) = &run.answer {
+            run.at_end = Some(Observation {
+                ttl: len,
+                address: IpAddr::V4(self.src),
+                seen: s.clone(),
+            });
+        }
+        // Close the server's half-open connection.
+        let rst = Segment {
+            sport,
+            dport: self.dport,
+            seq: seq.wrapping_add(1),
+            ack: 0,
+            flags: Flags::RST,
+            window: 0,
+            options: vec![],
+            payload: vec![],
+        };
+        let p = build_ipv4(self.src, self.dst, 0, 64, 0x40ff, &rst)?;
+        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        Ok(run)
+    }
+}
+
 /// Turns the test runs into the report.
 fn evaluate(
     target: SocketAddr,
     p: &Prober<'_>,
-    specs: &[TestSpec],
-    runs: &[TestRun],
+    runs: &[(TestSpec, TestRun)],
     table: &str,
+    reflector: bool,
 ) -> Report {
     let mut report = Report::new(target, p.rtt);
     report.notes.push(format!(
         "kernel RSTs from the probes' ports suppressed for the run by nftables table inet {table} (deleted on exit)"
     ));
+    if reflector {
+        report.notes.push(
+            "server_to_client hops count from the server: TTL 1 is the router next to it".into(),
+        );
+    }
     let len = p.path_len;
     for &(ttl, address) in &p.path {
         report.path.push(HopRef { ttl, address });
@@ -542,11 +812,12 @@ fn evaluate(
     }
     let baseline_ttls: Vec<u8> = runs
         .first()
-        .map(|r| r.quotes.iter().map(|(t, _)| *t).collect())
+        .map(|(_, r)| r.quotes.iter().map(|(t, _)| *t).collect())
         .unwrap_or_default();
     let mut seen_keys: Vec<(ProbeKind, String, Option<HopRef>, &str)> = Vec::new();
-    for (spec, run) in specs.iter().zip(runs) {
-        let obs: Vec<Observation> = run
+    for (spec, run) in runs {
+        let reverse = run.direction == "server_to_client";
+        let mut obs: Vec<Observation> = run
             .quotes
             .iter()
             .map(|(ttl, e)| Observation {
@@ -555,6 +826,7 @@ fn evaluate(
                 seen: e.quote.clone(),
             })
             .collect();
+        obs.extend(run.at_end.clone());
         let partial: Vec<u8> = run
             .quotes
             .iter()
@@ -567,18 +839,42 @@ fn evaluate(
         if run.answer.is_none() {
             // Dropped: the quotes stop somewhere.
             let last = run.quotes.iter().map(|(t, _)| *t).max();
-            let next = baseline_ttls
-                .iter()
-                .copied()
-                .find(|t| last.is_none_or(|l| *t > l));
-            let hop = next
-                .and_then(|t| p.path.iter().find(|(x, _)| *x == t).copied())
-                .or_else(|| len.map(|l| (l, target.ip())));
-            let after = last.and_then(|t| p.path.iter().find(|(x, _)| *x == t).copied());
+            let hop_at = |t: u8| {
+                if reverse {
+                    obs.iter().find(|o| o.ttl == t).map(|o| (o.ttl, o.address))
+                } else {
+                    p.path.iter().find(|(x, _)| *x == t).copied()
+                }
+            };
+            let next = if reverse {
+                last.map(|l| l + 1).or(Some(1))
+            } else {
+                baseline_ttls
+                    .iter()
+                    .copied()
+                    .find(|t| last.is_none_or(|l| *t > l))
+            };
+            let hop = next.and_then(&hop_at).or_else(|| {
+                if reverse {
+                    None
+                } else if run.at_end.is_some() {
+                    // It arrived: the answer was lost on the way back.
+                    None
+                } else {
+                    len.map(|l| (l, target.ip()))
+                }
+            });
+            let after = match &run.at_end {
+                Some(o) if !reverse => Some((o.ttl, o.address)),
+                _ => last.and_then(&hop_at),
+            };
             if spec.name == "ttl" || len.is_none() {
                 detail.push(
                     "the target never answered: no path length, nothing to compare".to_string(),
                 );
+                result = "unknown";
+            } else if reverse && spec.name == "synack" {
+                detail.push("the server did not answer the handshake".into());
                 result = "unknown";
             } else {
                 result = "dropped";
@@ -587,15 +883,18 @@ fn evaluate(
                         "answered by ICMP unreachable type {} code {} from {}",
                         u.icmp_type, u.code, u.from
                     ),
-                    (Some((t, a)), None) => {
-                        format!("never reached the target; last quoted by hop {t} ({a})")
+                    (Some((t, a)), None) if !reverse && run.at_end.is_some() => {
+                        format!("reached the target (hop {t}, {a}) but no answer came back")
                     }
-                    (None, None) => "never reached the target; no hop quoted it".to_string(),
+                    (Some((t, a)), None) => {
+                        format!("never arrived; last quoted by hop {t} ({a})")
+                    }
+                    (None, None) => "never arrived; no hop quoted it".to_string(),
                 });
                 report.findings.push(Finding {
                     kind: spec.drop_kind,
                     option_kind: None,
-                    direction: "client_to_server",
+                    direction: run.direction,
                     hop: hop_ref(hop),
                     after_hop: hop_ref(after),
                     before: json!(spec.what),
@@ -617,7 +916,7 @@ fn evaluate(
                 let f = Finding {
                     kind: l.change.kind,
                     option_kind: l.change.option_kind,
-                    direction: "client_to_server",
+                    direction: run.direction,
                     hop: hop_ref(l.hop),
                     after_hop: hop_ref(l.after_hop),
                     before: l.change.before.clone(),
@@ -636,18 +935,31 @@ fn evaluate(
             }
         } else {
             let last = run.quotes.iter().map(|(t, _)| *t).max();
-            result = if partial.len() == run.quotes.len() && !spec.options.is_empty() {
+            result = if run.at_end.is_none()
+                && partial.len() == run.quotes.len()
+                && !spec.options.is_empty()
+            {
                 "unknown"
             } else {
                 "unchanged"
             };
-            match last {
-                Some(l) => detail.push(format!(
-                    "quoted unchanged by {} of {} hops; not visible past hop {l} without --reflector",
-                    run.quotes.len(),
-                    len.map_or(0, |x| x.saturating_sub(1))
+            let hops = len.map_or(0, |x| x.saturating_sub(1));
+            match (&run.at_end, last) {
+                (Some(_), _) if reverse => detail.push(format!(
+                    "quoted unchanged by {} of {hops} hops and received unchanged here",
+                    run.quotes.len()
                 )),
-                None => detail.push("no hop quoted it; not visible without --reflector".into()),
+                (Some(_), _) => detail.push(format!(
+                    "quoted unchanged by {} of {hops} hops and captured unchanged at the target by the reflector",
+                    run.quotes.len()
+                )),
+                (None, Some(l)) => detail.push(format!(
+                    "quoted unchanged by {} of {hops} hops; not visible past hop {l} without --reflector",
+                    run.quotes.len()
+                )),
+                (None, None) => {
+                    detail.push("no hop quoted it; not visible without --reflector".into())
+                }
             }
         }
         if !partial.is_empty() {
@@ -681,7 +993,7 @@ fn evaluate(
         }
         report.tests.push(TestResult {
             name: spec.name,
-            direction: "client_to_server",
+            direction: run.direction,
             result,
             detail: detail.join("; "),
         });

@@ -1,0 +1,511 @@
+//! `firewall-check reflect`: the far end of `probe --reflector`.
+//!
+//! It runs on the target's host. A prober connects to its control port
+//! (TCP, one JSON object per line each way) and says which connections to
+//! watch; the reflector captures them on every interface (`AF_PACKET`, both
+//! directions, ICMP errors quoting them too) and, on request, sends crafted
+//! copies of the server's own SYN-ACK (other options, DS byte, flags, TTL),
+//! so the server-to-client direction is tested as the other one is.
+//!
+//! Requests (`op`) and answers:
+//! - `{"op":"hello","version":1}` -> `{"ok":true,"version":1}`
+//! - `{"op":"watch","client":"ADDR","ports":[LO,HI],"server_port":P}`:
+//!   capture TCP between the client's ports LO..=HI and local port P, and
+//!   ICMP errors quoting it (the buffer is emptied) -> `{"ok":true}`
+//! - `{"op":"report","port":N}` -> `{"ok":true,"packets":[{"dir":"in"|"out"|"icmp","ip":HEX}]}`:
+//!   what was captured for client port N (IP packets; TCP payload cut)
+//! - `{"op":"send_synack","port":N,"ident":I,"ttls":[..],"tos":T?,"extra_flags":F?,"options":HEX?}`:
+//!   the last SYN-ACK the server sent to client port N, with the given
+//!   DS byte, flags besides SYN+ACK and option block (each kept when
+//!   absent), sent once per TTL (identification `I | ttl`, the TTL-64 copy
+//!   `I`), paced 2 ms -> `{"ok":true,"sent":HEX}` (the TTL-64 copy)
+//! - `{"op":"bye"}` ends the session.
+//!
+//! Errors are `{"ok":false,"error":"..."}`. Limits: at most 4096 packets
+//! buffered per session (the oldest dropped), request lines of 64 KiB, 64
+//! copies per request, a session idle for 120 s is closed; sessions are
+//! served one at a time.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use clap::Args;
+use serde_json::{json, Value};
+use socket2::{Domain, Protocol, Socket, Type};
+use tcp_options::Flags;
+
+use super::net::RawV4;
+use super::wire::{build_ipv4, parse_icmpv4_error, Seen, Segment, PROTO_ICMP, PROTO_TCP};
+use crate::capture::ipv4::Ipv4Header;
+use crate::capture::link::{decode_link, Network};
+use crate::firewall::{Failure, Outcome};
+
+/// Command-line arguments of `reflect`.
+#[derive(Debug, Clone, Args)]
+pub struct ReflectArgs {
+    /// The control port's address.
+    #[arg(long, default_value = "0.0.0.0:7207")]
+    pub listen: String,
+    /// Serve one session, then exit.
+    #[arg(long)]
+    pub once: bool,
+}
+
+/// Packets buffered per session at most.
+const MAX_PACKETS: usize = 4096;
+/// Request line length at most.
+const MAX_LINE: u64 = 64 * 1024;
+
+#[derive(Debug, Clone)]
+struct Watch {
+    client: IpAddr,
+    ports: (u16, u16),
+    server_port: u16,
+}
+
+#[derive(Debug, Clone)]
+struct Captured {
+    dir: &'static str,
+    client_port: u16,
+    ip: Vec<u8>,
+}
+
+#[derive(Default)]
+struct Shared {
+    watch: Option<Watch>,
+    packets: Vec<Captured>,
+}
+
+/// Hex of bytes.
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Bytes of hex (`None` on odd length or a non-hex digit).
+pub fn unhex(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// What a captured IPv4 packet is to the watch: (dir, client port).
+fn classify(w: &Watch, ip: &[u8]) -> Option<(&'static str, u16)> {
+    let h = Ipv4Header::parse(ip).ok()?;
+    match h.protocol {
+        PROTO_TCP => {
+            let s = Seen::from_ipv4(ip)?;
+            let (sp, dp) = (s.sport()?, s.dport()?);
+            let in_range = |p: u16| p >= w.ports.0 && p <= w.ports.1;
+            if s.src == w.client && dp == w.server_port && in_range(sp) {
+                Some(("in", sp))
+            } else if s.dst == w.client && sp == w.server_port && in_range(dp) {
+                Some(("out", dp))
+            } else {
+                None
+            }
+        }
+        PROTO_ICMP => {
+            let e = parse_icmpv4_error(IpAddr::V4(h.src), ip.get(h.header_len..)?)?;
+            let q = &e.quote;
+            (q.dst == w.client
+                && q.sport()? == w.server_port
+                && q.dport()? >= w.ports.0
+                && q.dport()? <= w.ports.1)
+                .then(|| ("icmp", q.dport().unwrap_or(0)))
+        }
+        _ => None,
+    }
+}
+
+/// Keeps IP header + TCP header (no payload) of a TCP packet; ICMP whole.
+fn trim(ip: &[u8]) -> Vec<u8> {
+    let Ok(h) = Ipv4Header::parse(ip) else {
+        return ip.to_vec();
+    };
+    if h.protocol != PROTO_TCP {
+        return ip[..ip.len().min(1500)].to_vec();
+    }
+    let end = ip.len().min(usize::from(h.total_len).max(h.header_len));
+    let tcp = &ip[h.header_len.min(end)..end];
+    let tl = tcp.get(12).map_or(20, |b| usize::from(b >> 4) * 4);
+    ip[..(h.header_len + tl.min(tcp.len())).min(end)].to_vec()
+}
+
+fn capture_socket() -> Result<Socket, String> {
+    let eth_p_all = i32::from(0x0003u16.to_be());
+    let s =
+        Socket::new(Domain::PACKET, Type::RAW, Some(Protocol::from(eth_p_all))).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                format!("capturing needs root or CAP_NET_RAW ({e})")
+            } else {
+                format!("cannot open an AF_PACKET socket: {e}")
+            }
+        })?;
+    s.set_read_timeout(Some(Duration::from_millis(100)))
+        .map_err(|e| format!("capture timeout: {e}"))?;
+    let _ = s.set_recv_buffer_size(4 << 20);
+    Ok(s)
+}
+
+/// Runs `firewall-check reflect`.
+pub fn run(args: &ReflectArgs) -> Result<Outcome, Failure> {
+    let listen: SocketAddr = args.listen.parse().map_err(|e| {
+        Failure::Usage(format!(
+            "--listen {}: {e} (expected ADDRESS:PORT)",
+            args.listen
+        ))
+    })?;
+    let cap = capture_socket()?;
+    let raw = RawV4::open()?;
+    let listener =
+        TcpListener::bind(listen).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    eprintln!("firewall-check reflect: listening on {listen}");
+    let shared = Arc::new(Mutex::new(Shared::default()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let shared = Arc::clone(&shared);
+        let stop = Arc::clone(&stop);
+        thread::spawn(move || {
+            let mut cap = cap;
+            let mut buf = vec![0u8; 65536];
+            while !stop.load(Ordering::Relaxed) {
+                let n = match cap.read(&mut buf) {
+                    Ok(n) => n,
+                    Err(_) => continue,
+                };
+                let Ok(l) = decode_link(1, &buf[..n]) else {
+                    continue;
+                };
+                if l.network != Network::Ipv4 {
+                    continue;
+                }
+                let ip = &buf[l.offset..n];
+                let Ok(mut g) = shared.lock() else { return };
+                let Some(w) = g.watch.clone() else { continue };
+                if let Some((dir, client_port)) = classify(&w, ip) {
+                    if g.packets.len() >= MAX_PACKETS {
+                        g.packets.remove(0);
+                    }
+                    g.packets.push(Captured {
+                        dir,
+                        client_port,
+                        ip: trim(ip),
+                    });
+                }
+            }
+        })
+    };
+    let result = (|| -> Result<(), Failure> {
+        for conn in listener.incoming() {
+            let conn = conn.map_err(|e| format!("accept: {e}"))?;
+            let peer = conn.peer_addr().ok();
+            if let Err(e) = session(conn, &shared, &raw) {
+                eprintln!("firewall-check reflect: session with {peer:?}: {e}");
+            }
+            if let Ok(mut g) = shared.lock() {
+                *g = Shared::default();
+            }
+            if args.once {
+                break;
+            }
+        }
+        Ok(())
+    })();
+    stop.store(true, Ordering::Relaxed);
+    let _ = reader.join();
+    result.map(|()| Outcome::Clean)
+}
+
+fn session(conn: TcpStream, shared: &Mutex<Shared>, raw: &RawV4) -> Result<(), String> {
+    conn.set_read_timeout(Some(Duration::from_secs(120)))
+        .map_err(|e| e.to_string())?;
+    let mut out = conn.try_clone().map_err(|e| e.to_string())?;
+    let mut reader = BufReader::new(conn);
+    loop {
+        let mut line = String::new();
+        let n = (&mut reader)
+            .take(MAX_LINE)
+            .read_line(&mut line)
+            .map_err(|e| format!("reading a request: {e}"))?;
+        if n == 0 {
+            return Ok(());
+        }
+        let reply = match serde_json::from_str::<Value>(&line) {
+            Ok(req) => {
+                if req["op"] == "bye" {
+                    return Ok(());
+                }
+                handle(&req, shared, raw).unwrap_or_else(|e| json!({"ok": false, "error": e}))
+            }
+            Err(e) => json!({"ok": false, "error": format!("not JSON: {e}")}),
+        };
+        let mut s = reply.to_string();
+        s.push('\n');
+        out.write_all(s.as_bytes())
+            .map_err(|e| format!("writing a reply: {e}"))?;
+    }
+}
+
+fn num(v: &Value, what: &str) -> Result<u64, String> {
+    v.as_u64()
+        .ok_or_else(|| format!("{what}: a number is needed"))
+}
+
+fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawV4) -> Result<Value, String> {
+    let port16 = |v: &Value, what: &str| -> Result<u16, String> {
+        u16::try_from(num(v, what)?).map_err(|_| format!("{what}: not a port"))
+    };
+    match req["op"].as_str().unwrap_or("") {
+        "hello" => Ok(json!({"ok": true, "version": 1})),
+        "watch" => {
+            let client: IpAddr = req["client"]
+                .as_str()
+                .and_then(|s| s.parse().ok())
+                .ok_or("watch: client address needed")?;
+            let ports = (
+                port16(&req["ports"][0], "ports")?,
+                port16(&req["ports"][1], "ports")?,
+            );
+            let server_port = port16(&req["server_port"], "server_port")?;
+            let mut g = shared.lock().map_err(|_| "lock")?;
+            g.packets.clear();
+            g.watch = Some(Watch {
+                client,
+                ports,
+                server_port,
+            });
+            Ok(json!({"ok": true}))
+        }
+        "report" => {
+            let port = port16(&req["port"], "port")?;
+            let g = shared.lock().map_err(|_| "lock")?;
+            let packets: Vec<Value> = g
+                .packets
+                .iter()
+                .filter(|c| c.client_port == port)
+                .map(|c| json!({"dir": c.dir, "ip": hex(&c.ip)}))
+                .collect();
+            Ok(json!({"ok": true, "packets": packets}))
+        }
+        "send_synack" => {
+            let port = port16(&req["port"], "port")?;
+            let ident =
+                u16::try_from(num(&req["ident"], "ident")?).map_err(|_| "ident: 16 bits")?;
+            let ttls: Vec<u8> = req["ttls"]
+                .as_array()
+                .ok_or("ttls: a list is needed")?
+                .iter()
+                .map(|t| {
+                    t.as_u64()
+                        .and_then(|t| u8::try_from(t).ok())
+                        .filter(|t| *t > 0)
+                })
+                .collect::<Option<_>>()
+                .ok_or("ttls: 1..255")?;
+            if ttls.len() > 64 {
+                return Err("at most 64 copies per request".into());
+            }
+            // The capture thread may not have read the SYN-ACK yet (its
+            // socket is read while this request is served): wait up to 1 s.
+            let find = || -> Option<Seen> {
+                let g = shared.lock().ok()?;
+                g.packets
+                    .iter()
+                    .rev()
+                    .filter(|c| c.dir == "out" && c.client_port == port)
+                    .filter_map(|c| Seen::from_ipv4(&c.ip))
+                    .find(|s| {
+                        s.flags()
+                            .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                    })
+            };
+            let until = std::time::Instant::now() + Duration::from_secs(1);
+            let original = loop {
+                if let Some(o) = find() {
+                    break o;
+                }
+                if std::time::Instant::now() >= until {
+                    return Err(format!(
+                        "no SYN-ACK from the server to port {port} captured"
+                    ));
+                }
+                thread::sleep(Duration::from_millis(10));
+            };
+            let (IpAddr::V4(src), IpAddr::V4(dst)) = (original.src, original.dst) else {
+                return Err("IPv4 only".into());
+            };
+            let mut flags = Flags::SYN | Flags::ACK;
+            match req.get("extra_flags") {
+                Some(f) => flags |= Flags::from_bits_truncate(num(f, "extra_flags")? as u16),
+                None => {
+                    flags |=
+                        original.flags().unwrap_or(flags) & (Flags::ECE | Flags::CWR | Flags::AE)
+                }
+            }
+            let options = match req.get("options").and_then(Value::as_str) {
+                Some(h) => unhex(h).ok_or("options: hex needed")?,
+                None => original.options().unwrap_or(&[]).to_vec(),
+            };
+            let tos = match req.get("tos") {
+                Some(t) => u8::try_from(num(t, "tos")?).map_err(|_| "tos: 8 bits")?,
+                None => original.tos,
+            };
+            let seg = Segment {
+                sport: original.sport().unwrap_or(0),
+                dport: port,
+                seq: original.seq().unwrap_or(0),
+                ack: original.ack().unwrap_or(0),
+                flags,
+                window: original.window().unwrap_or(0),
+                options,
+                payload: vec![],
+            };
+            let mut full = Vec::new();
+            for ttl in ttls {
+                let id = if ttl >= 64 {
+                    ident
+                } else {
+                    ident | u16::from(ttl)
+                };
+                let p = build_ipv4(src, dst, tos, ttl, id, &seg)?;
+                raw.send(IpAddr::V4(dst), &p)?;
+                if ttl >= 64 {
+                    full = p;
+                }
+                thread::sleep(Duration::from_millis(2));
+            }
+            Ok(json!({"ok": true, "sent": hex(&full)}))
+        }
+        other => Err(format!("unknown op {other:?}")),
+    }
+}
+
+/// The prober's side of the control connection.
+pub struct Control {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+}
+
+impl Control {
+    /// Connects and says hello.
+    pub fn connect(addr: SocketAddr) -> Result<Control, String> {
+        let s = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
+            .map_err(|e| format!("cannot reach the reflector at {addr}: {e}"))?;
+        s.set_read_timeout(Some(Duration::from_secs(10)))
+            .map_err(|e| e.to_string())?;
+        let writer = s.try_clone().map_err(|e| e.to_string())?;
+        let mut c = Control {
+            reader: BufReader::new(s),
+            writer,
+        };
+        let r = c.call(&json!({"op": "hello", "version": 1}))?;
+        if r["version"] != 1 {
+            return Err(format!("reflector speaks version {}, not 1", r["version"]));
+        }
+        Ok(c)
+    }
+
+    /// One request, its answer (an error when `ok` is false).
+    pub fn call(&mut self, req: &Value) -> Result<Value, String> {
+        let mut s = req.to_string();
+        s.push('\n');
+        self.writer
+            .write_all(s.as_bytes())
+            .map_err(|e| format!("reflector: {e}"))?;
+        let mut line = String::new();
+        (&mut self.reader)
+            .take(16 << 20)
+            .read_line(&mut line)
+            .map_err(|e| format!("reflector: {e}"))?;
+        let v: Value =
+            serde_json::from_str(&line).map_err(|e| format!("reflector answered non-JSON: {e}"))?;
+        if v["ok"] == true {
+            Ok(v)
+        } else {
+            Err(format!("reflector: {}", v["error"]))
+        }
+    }
+
+    /// The packets captured for client port `port`: (dir, IP bytes).
+    pub fn report(&mut self, port: u16) -> Result<Vec<(String, Vec<u8>)>, String> {
+        let r = self.call(&json!({"op": "report", "port": port}))?;
+        Ok(r["packets"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| {
+                        Some((p["dir"].as_str()?.to_string(), unhex(p["ip"].as_str()?)?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// Says goodbye (the reflector ends the session).
+    pub fn bye(mut self) {
+        let _ = self.writer.write_all(b"{\"op\":\"bye\"}\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips_and_rejects_junk() {
+        let b = [0u8, 1, 0xab, 0xff];
+        assert_eq!(hex(&b), "0001abff");
+        assert_eq!(unhex("0001abff").unwrap(), b);
+        assert_eq!(unhex("0g"), None);
+        assert_eq!(unhex("abc"), None);
+        assert_eq!(unhex("é0"), None);
+    }
+
+    #[test]
+    fn watch_classifies_both_directions_and_icmp_quotes() {
+        use std::net::Ipv4Addr;
+        let c = Ipv4Addr::new(198, 18, 41, 2);
+        let s = Ipv4Addr::new(198, 18, 44, 2);
+        let w = Watch {
+            client: IpAddr::V4(c),
+            ports: (40000, 40010),
+            server_port: 5201,
+        };
+        let seg = |sport, dport| Segment {
+            sport,
+            dport,
+            seq: 1,
+            ack: 0,
+            flags: Flags::SYN,
+            window: 1000,
+            options: vec![],
+            payload: vec![1, 2, 3],
+        };
+        let syn = build_ipv4(c, s, 0, 60, 1, &seg(40003, 5201)).unwrap();
+        assert_eq!(classify(&w, &syn), Some(("in", 40003)));
+        let synack = build_ipv4(s, c, 0, 64, 1, &seg(5201, 40003)).unwrap();
+        assert_eq!(classify(&w, &synack), Some(("out", 40003)));
+        let other = build_ipv4(c, s, 0, 60, 1, &seg(50000, 5201)).unwrap();
+        assert_eq!(classify(&w, &other), None);
+        // trim keeps the headers only.
+        assert_eq!(trim(&syn).len(), 40);
+        // A router's time exceeded to the server quoting the SYN-ACK.
+        let r = Ipv4Addr::new(198, 18, 43, 1);
+        let mut icmp = vec![0x45, 0, 0, 0, 0, 0, 0, 0, 64, PROTO_ICMP, 0, 0];
+        icmp.extend_from_slice(&r.octets());
+        icmp.extend_from_slice(&s.octets());
+        icmp.extend_from_slice(&[11, 0, 0, 0, 0, 0, 0, 0]);
+        icmp.extend_from_slice(&synack);
+        let total = icmp.len() as u16;
+        icmp[2..4].copy_from_slice(&total.to_be_bytes());
+        assert_eq!(classify(&w, &icmp), Some(("icmp", 40003)));
+    }
+}
