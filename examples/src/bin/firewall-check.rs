@@ -57,6 +57,9 @@ enum Command {
     /// Test the path to a TCP server actively, hop by hop: what each hop changes or drops.
     #[command(after_help = EXIT_STATUS)]
     Probe(probe::ProbeArgs),
+    /// The far end of `probe --reflector`: capture the probes, send crafted SYN-ACKs back.
+    #[command(after_help = EXIT_STATUS)]
+    Reflect(probe::reflect::ReflectArgs),
 }
 
 fn main() -> ExitCode {
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(&args),
         Command::Rewrite(args) => rewrite::run(&args),
         Command::Probe(args) => probe::run(&args),
+        Command::Reflect(args) => probe::reflect::run(&args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
