@@ -138,6 +138,19 @@ fn lab_limit_receive_buffer_too_small() {
         return;
     };
     check("rcvbuf-small4", &dir, "server_to_client", "server", BOTH);
+    // What to change: the receiver's buffer (bdp's Linux model).
+    let v = analyze(&dir.join("outside.pcap"));
+    let advice = &v["connections"][0]["directions"]["server_to_client"]["advice"];
+    assert!(
+        advice
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["setting"] == "net.ipv4.tcp_rmem max"
+                && a["host"] == "receiver"
+                && a["value"].as_u64().unwrap() > 1_000_000),
+        "{advice}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -180,6 +193,16 @@ fn lab_limit_send_buffer_too_small() {
         return;
     };
     check("sndbuf-small4", &dir, "server_to_client", "server", BOTH);
+    let v = analyze(&dir.join("inside.pcap"));
+    let advice = &v["connections"][0]["directions"]["server_to_client"]["advice"];
+    assert!(
+        advice
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["setting"] == "net.ipv4.tcp_wmem max" && a["host"] == "sender"),
+        "{advice}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

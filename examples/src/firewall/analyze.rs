@@ -118,7 +118,7 @@ impl Default for Settings {
 
 /// Per-direction counters (the direction's *sender* sends the data; its
 /// window fields advertise its own receive window for the other direction).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Side {
     packets: u64,
     bytes: u64,
@@ -134,6 +134,9 @@ struct Side {
     /// Window fields this side sent on non-SYN segments.
     max_window_field: Option<u16>,
     first_window_field: Option<u16>,
+    /// (time, bytes acknowledged) samples of this side's ACKs, for the
+    /// time series' throughput over an RTT (allocated by `series` only).
+    acked_ring: Option<Box<AckedRing>>,
     /// Lower bound on this side's window-scale shift from the peer's flight.
     infer_lo: u8,
     /// Upper bound on this side's shift from its right edge never moving left.
@@ -173,6 +176,51 @@ impl Side {
         if let Some(sample) = found.and_then(|t| at.nanos_since(&t)) {
             self.min_echo_ns = Some(self.min_echo_ns.map_or(sample, |m| m.min(sample)));
         }
+    }
+}
+
+/// A small ring of (time, cumulative bytes acknowledged), at most one
+/// sample per 1/32 of the span it is asked about.
+#[derive(Debug, Clone, Copy)]
+struct AckedRing {
+    items: [(u64, u64); 64],
+    len: usize,
+    next: usize,
+}
+
+impl Default for AckedRing {
+    fn default() -> Self {
+        AckedRing {
+            items: [(0, 0); 64],
+            len: 0,
+            next: 0,
+        }
+    }
+}
+
+impl AckedRing {
+    fn push(&mut self, t: u64, acked: u64) {
+        if self.len > 0 {
+            let newest = (self.next + 63) % 64;
+            if self.items[newest].1 == acked {
+                return;
+            }
+        }
+        self.items[self.next] = (t, acked);
+        self.next = (self.next + 1) % 64;
+        self.len = (self.len + 1).min(64);
+    }
+    /// The newest sample at or before `t` (or the oldest one kept).
+    fn at_or_before(&self, t: u64) -> Option<u64> {
+        let mut oldest = None;
+        for i in 0..self.len {
+            let (at, v) = self.items[(self.next + 63 - i) % 64];
+            if at <= t {
+                return Some(v);
+            }
+            oldest = Some(v);
+        }
+        oldest
     }
 }
 
@@ -221,8 +269,9 @@ impl LimitPair {
     }
 }
 
-/// What `analyze` keeps per open connection (fixed size, no heap).
-#[derive(Debug, Clone, Copy, Default)]
+/// What `analyze` keeps per open connection: fixed size; the limit
+/// trackers (a few hundred bytes) are allocated once it carries data.
+#[derive(Debug, Clone, Default)]
 pub struct ConnState {
     /// The client's SYN (the last one seen).
     syn: Option<HandshakeSegment>,
@@ -236,7 +285,11 @@ pub struct ConnState {
     /// What limited each direction's sender ([`super::limits`]), under the
     /// reading of the window the handshake suggests and, when the capture
     /// cannot yet tell whether the sender scales, under the other one.
-    lim: [LimitPair; 2],
+    /// (Allocated once the connection carries data: a port scan's
+    /// connections cost nothing here.)
+    lim: Option<Box<[LimitPair; 2]>>,
+    /// Sequence origin of each direction for time series.
+    series_origin: [Option<u32>; 2],
     handshake_rtt_ns: Option<u64>,
     /// `shifts(false)`, computed again only when the SYN or SYN-ACK changes
     /// (negotiating on every segment cost a fifth of the run time).
@@ -270,6 +323,80 @@ impl ConnState {
             _ => 0,
         };
         Some((client, server))
+    }
+
+    /// The time-series point of direction `d` now ([`SeriesSample`]).
+    fn sample(
+        &mut self,
+        id: u64,
+        d: Direction,
+        ts: Option<Timestamp>,
+        settings: &Settings,
+    ) -> Option<SeriesSample> {
+        let (base, ts) = (self.base_ts?, ts?);
+        let t_ns = ts.nanos_since(&base)?;
+        let read_shift = self.sender_shift(d, settings.assume_wscale, false);
+        let meant_shift = match d {
+            Direction::ClientToServer => self.synack.map(|s| s.linux().window_scale.unwrap_or(0)),
+            Direction::ServerToClient => self.syn.map(|s| {
+                // The client means its fields scaled only if it got an answer.
+                match (
+                    s.linux().window_scale,
+                    self.synack.map(|a| a.linux().window_scale),
+                ) {
+                    (Some(w), Some(Some(_))) => w,
+                    _ => 0,
+                }
+            }),
+        }
+        .or(settings.assume_wscale);
+        let rtt_ns = settings
+            .rtt
+            .map(|r| u64::try_from(r.as_nanos()).unwrap_or(u64::MAX))
+            .or(self.handshake_rtt_ns)
+            .filter(|r| *r > 0);
+        let (me, peer, origin) = match d {
+            Direction::ClientToServer => (&self.c2s, &mut self.s2c, &mut self.series_origin[0]),
+            Direction::ServerToClient => (&self.s2c, &mut self.c2s, &mut self.series_origin[1]),
+        };
+        let nxt = me.snd_nxt?;
+        let o = *origin.get_or_insert(nxt.wrapping_sub(me.bytes.min(u64::from(u32::MAX)) as u32));
+        let rel = |x: u32| u64::from(x.wrapping_sub(o));
+        let ack = peer.highest_ack.unwrap_or(o);
+        let in_flight = u64::from(nxt.wrapping_sub(ack)).min(1 << 31);
+        // Bytes acknowledged over the last RTT.
+        let throughput_bps = rtt_ns.map(|rtt| {
+            let acked = rel(ack);
+            let ring = peer.acked_ring.get_or_insert_with(Box::default);
+            ring.push(t_ns, acked);
+            let back = ring.at_or_before(t_ns.saturating_sub(rtt)).unwrap_or(0);
+            let bytes = acked.saturating_sub(back);
+            u64::try_from(u128::from(bytes) * 8 * 1_000_000_000 / u128::from(rtt))
+                .unwrap_or(u64::MAX)
+        });
+        let field = peer.last_window_field;
+        let limit = self.lim.as_ref().map_or("", |l| {
+            l[usize::from(d == Direction::ServerToClient)]
+                .main
+                .phase_name()
+        });
+        Some(SeriesSample {
+            connection: id,
+            direction: d,
+            time_s: t_ns as f64 / 1e9,
+            seq_end: rel(nxt),
+            ack: rel(ack),
+            window_bytes: field
+                .zip(meant_shift)
+                .map(|(f, s)| u64::from(f) << s.min(14)),
+            window_read_bytes: field
+                .zip(read_shift)
+                .map(|(f, s)| u64::from(f) << s.min(14)),
+            in_flight_bytes: in_flight,
+            throughput_bps,
+            rtt_s: rtt_ns.map(|r| r as f64 / 1e9),
+            limit,
+        })
     }
 
     /// Sets the limit trackers up once the handshake (or, without one, a
@@ -316,7 +443,8 @@ impl ConnState {
                         .map(|s| (rel(self.synack_ts), self.c2s.snd_nxt.unwrap_or(0), s.window)),
                 ),
             };
-            let pair = &mut self.lim[usize::from(dir == Direction::ServerToClient)];
+            let pair = &mut self.lim.get_or_insert_with(Box::default)
+                [usize::from(dir == Direction::ServerToClient)];
             pair.main = LimitTracker::new(main);
             pair.alt = alt.filter(|a| *a != main).map(LimitTracker::new);
             pair.each(|t| t.configure(rtt_ns, loop_ns.unwrap_or(0), initial));
@@ -333,6 +461,15 @@ impl ConnState {
             return;
         };
         let i = usize::from(dir == Direction::ServerToClient);
+        if self.lim.is_none() {
+            if rec.payload_len == 0 {
+                return;
+            }
+            self.lim = Some(Box::default());
+        }
+        let Some(lim) = self.lim.as_mut() else {
+            return;
+        };
         if rec.payload_len > 0 && !rec.flags.contains(Flags::SYN) {
             let me = match dir {
                 Direction::ClientToServer => &self.c2s,
@@ -345,10 +482,10 @@ impl ConnState {
                 TcpOption::Timestamps(ts) => Some(ts.tsval),
                 _ => None,
             });
-            self.lim[i].each(|l| l.on_data(t, rec.seq, len, retrans, tsval));
+            lim[i].each(|l| l.on_data(t, rec.seq, len, retrans, tsval));
         }
         if rec.flags.contains(Flags::ACK) && !rec.flags.contains(Flags::SYN) {
-            self.lim[1 - i].each(|l| l.on_ack(t, rec.ack, rec.window));
+            lim[1 - i].each(|l| l.on_ack(t, rec.ack, rec.window));
         }
     }
 
@@ -408,7 +545,10 @@ impl ConnState {
                 }
             }
         }
-        if rec.payload_len > 0 && settings.rtt.is_some() && !self.lim[0].main.is_configured() {
+        if rec.payload_len > 0
+            && settings.rtt.is_some()
+            && !self.lim.as_ref().is_some_and(|l| l[0].main.is_configured())
+        {
             // No handshake: trackers run with the given RTT and the assumed shift.
             self.configure_limits(settings, None);
         }
@@ -557,6 +697,23 @@ pub struct DirectionReport {
     /// The receiver acknowledged the last of those bytes: it accepted data
     /// beyond the window it advertised (`null` when none was sent).
     pub beyond_window_accepted: Option<bool>,
+    /// For a transfer limited by the receive window or the send buffer: the
+    /// Linux settings that lift the limit for `--target-rate` at the RTT
+    /// (`bdp::linux::advise`); empty otherwise.
+    pub advice: Vec<AdviceItem>,
+}
+
+/// One Linux setting to change ([`DirectionReport::advice`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AdviceItem {
+    /// The setting, as `sysctl` names it (`net.ipv4.tcp_rmem max`).
+    pub setting: &'static str,
+    /// The value: a minimum in bytes for buffers, 1 for switches.
+    pub value: u64,
+    /// Why, in one sentence.
+    pub why: String,
+    /// `receiver` or `sender`: the host to change.
+    pub host: &'static str,
 }
 
 /// Both directions.
@@ -824,6 +981,46 @@ fn server_scaled_evidence(st: &ConnState) -> MismatchEvidence {
     }
 }
 
+/// What to change for a direction limited by the receive window or the
+/// send buffer, computed by `bdp`'s Linux buffer model for the target rate.
+fn advice_for(
+    limit: &Limit,
+    tracker: &LimitTracker,
+    window: Option<u64>,
+    rtt: Option<Duration>,
+    settings: &Settings,
+) -> Vec<AdviceItem> {
+    use bdp::linux::{advise, LinuxHost, Side as Host};
+    let (side, limiting, host) = match limit.kind {
+        LimitKind::ReceiveWindow => (Host::Receiver, window, "receiver"),
+        LimitKind::Sender if limit.idle_fraction.is_none_or(|i| i <= 0.5) => {
+            (Host::Sender, Some(tracker.max_flight()), "sender")
+        }
+        _ => return Vec::new(),
+    };
+    let (Some(rtt), Some(limiting)) = (rtt, limiting) else {
+        return Vec::new();
+    };
+    match advise(
+        side,
+        settings.target_rate,
+        rtt,
+        Bytes::new(limiting),
+        LinuxHost::default(),
+    ) {
+        Ok(list) => list
+            .iter()
+            .map(|a| AdviceItem {
+                setting: a.setting.name(),
+                value: a.value,
+                why: a.why.to_string(),
+                host,
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
 /// Builds the report of a finished connection.
 pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionReport {
     let st = &conn.state;
@@ -993,7 +1190,10 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
                 }),
             _ => None,
         };
-        let pair = &st.lim[usize::from(dir == Direction::ServerToClient)];
+        let unused = LimitPair::default();
+        let pair = st.lim.as_ref().map_or(&unused, |l| {
+            &l[usize::from(dir == Direction::ServerToClient)]
+        });
         let limit = pair.reading(shift_for(dir)).limit();
         let beyond = receiver_shift
             .filter(|m| *m != u8::MAX)
@@ -1033,6 +1233,13 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
             ceiling_bps,
             throughput_bps,
             window_limited,
+            advice: advice_for(
+                &limit,
+                pair.reading(shift_for(dir)),
+                max_window_bytes,
+                rtt,
+                settings,
+            ),
             limit,
             beyond_window_bytes: beyond.map(|b| b.0),
             beyond_window_accepted: beyond.filter(|b| b.0 > 0).map(|b| b.1),
@@ -1290,6 +1497,25 @@ fn verdict(
                 ));
             }
         }
+        if !d.advice.is_empty() {
+            let items: Vec<String> = d
+                .advice
+                .iter()
+                .map(|a| {
+                    if a.value > 1 {
+                        format!("{} at least {}", a.setting, Thousands(a.value))
+                    } else {
+                        format!("{} = {}", a.setting, a.value)
+                    }
+                })
+                .collect();
+            parts.push(format!(
+                "{name}: to reach {} on Linux, set on the {}: {}",
+                settings.target_rate,
+                d.advice[0].host,
+                items.join(", ")
+            ));
+        }
         if d.window_limited == Some(true) {
             let w = d.max_window_bytes.unwrap_or(0);
             let mut line = format!(
@@ -1329,6 +1555,83 @@ pub enum AnalyzeFormat {
     Text,
     /// `{"connections": [...]}`.
     Json,
+}
+
+/// One point of a connection's time series ([`series`]): the state of one
+/// direction right after a segment of the connection.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeriesSample {
+    /// The connection's `id` (from 1, order of first appearance).
+    pub connection: u64,
+    /// The direction whose sender this describes.
+    pub direction: Direction,
+    /// Seconds since the connection's first segment.
+    pub time_s: f64,
+    /// One past the highest byte sent, relative to the direction's first
+    /// sequence number seen.
+    pub seq_end: u64,
+    /// The highest acknowledgment the receiver sent, same origin.
+    pub ack: u64,
+    /// The receiver's last window in bytes as the receiver means it
+    /// (`None`: its shift unknown).
+    pub window_bytes: Option<u64>,
+    /// The same window as the sender reads it.
+    pub window_read_bytes: Option<u64>,
+    /// Bytes sent and not yet acknowledged as seen here.
+    pub in_flight_bytes: u64,
+    /// Bytes acknowledged over the last RTT, as bit/s (`None`: no RTT).
+    pub throughput_bps: Option<u64>,
+    /// The connection's RTT estimate so far, seconds.
+    pub rtt_s: Option<f64>,
+    /// The sender's phase ([`LimitTracker::phase_name`]).
+    pub limit: &'static str,
+}
+
+/// Reads a capture and calls `each` with a [`SeriesSample`] for the sending
+/// direction of every data segment and the receiving direction of every
+/// ACK, of the connections `filter` accepts (by id). Memory is the same as
+/// [`analyze`]'s; the caller decides what to keep.
+pub fn series<R: Read>(
+    input: R,
+    settings: &Settings,
+    mut filter: impl FnMut(u64) -> bool,
+    mut each: impl FnMut(&SeriesSample),
+) -> Result<usize, AnalyzeError> {
+    let mut reader = CaptureReader::with_capacity(input, settings.buffer_capacity)?;
+    let mut tracker: ConnTracker<ConnState> = ConnTracker::new(settings.capacity);
+    let mut n = 0usize;
+    loop {
+        let record = match reader.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => return Err(e.into()),
+        };
+        let Ok(Some(rec)) = decode_packet(&record) else {
+            continue;
+        };
+        let (conn, dir) = tracker.track(&rec, ConnState::default);
+        conn.state.update(&rec, dir, settings);
+        let id = conn.id + 1;
+        if !filter(id) {
+            continue;
+        }
+        let mut emit = |d: Direction| {
+            if let Some(s) = conn.state.sample(id, d, rec.ts, settings) {
+                n += 1;
+                each(&s);
+            }
+        };
+        if rec.payload_len > 0 {
+            emit(dir);
+        }
+        if rec.flags.contains(Flags::ACK) {
+            emit(dir.reverse());
+        }
+        if tracker.has_finished() {
+            tracker.drain(|_| {});
+        }
+    }
+    Ok(n)
 }
 
 /// Analyses the capture from `input`, writing a report per connection to

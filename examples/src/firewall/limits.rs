@@ -25,9 +25,9 @@
 //! about one RTT next to the receiver. The handshake measures it for each
 //! side: the server's loop is SYN to SYN-ACK as seen here, the client's is
 //! SYN-ACK to its ACK; under a quarter of the RTT it is taken as zero (the
-//! capture point is next to the sender). A small ring of the receiver's recent (time, ACK,
-//! window) samples, at least 1/64 of the loop apart, answers "what did the
-//! sender know at `t - loop`".
+//! capture point is next to the sender). A small ring of the receiver's
+//! recent (time, ACK, window) samples, at least 1/16 of the loop apart,
+//! answers "what did the sender know at `t - loop`".
 //!
 //! # The phases
 //!
@@ -84,7 +84,7 @@ pub const MIN_DATA_SEGMENTS: u64 = 20;
 /// Fewest round trips of transfer time for a verdict.
 pub const MIN_ROUNDS: u64 = 3;
 /// Samples of the receiver's ACKs kept.
-const RING: usize = 64;
+const RING: usize = 16;
 
 /// `a` before `b` in sequence space.
 fn seq_lt(a: u32, b: u32) -> bool {
@@ -163,6 +163,8 @@ pub struct LimitTracker {
     beyond_end: Option<u32>,
     /// When the sender learns of the last ACK seen here (ACK time + loop).
     pending_at: Option<u64>,
+    /// Most bytes in flight at any time (as the sender knew its ACKs).
+    max_flight: u64,
     /// First TSval of the sender, the origin of the delay samples.
     tsval0: Option<u32>,
     /// Smallest one-way delay sample (capture time minus TSval in ms), ns.
@@ -194,6 +196,7 @@ impl LimitTracker {
             beyond_bytes: 0,
             beyond_end: None,
             pending_at: None,
+            max_flight: 0,
             tsval0: None,
             owd_min: None,
         }
@@ -202,6 +205,29 @@ impl LimitTracker {
     /// The shift this tracker reads window fields with.
     pub fn read_shift(&self) -> u8 {
         self.read_shift
+    }
+
+    /// Most bytes the sender had in flight.
+    pub fn max_flight(&self) -> u64 {
+        self.max_flight
+    }
+
+    /// The sender's phase since the last segment, for time series:
+    /// `receive_window`, `idle`, `busy` (network or sender, decided per
+    /// round afterwards) or `""` before the first data segment.
+    pub fn phase_name(&self) -> &'static str {
+        match self.phase {
+            Phase::NotStarted => "",
+            Phase::Idle => "idle",
+            Phase::ReceiveWindow => "receive_window",
+            Phase::Other => "busy",
+        }
+    }
+
+    /// The receive window as the sender could know it at capture time `t`:
+    /// its right edge (ACK plus window), for time series.
+    pub fn known_edge(&self, t_ns: u64) -> Option<(u32, u64)> {
+        self.known_at(t_ns).map(|k| (k.ack, k.window))
     }
 
     /// Sets the round length (RTT) and the capture point's loop delay to
@@ -239,8 +265,8 @@ impl LimitTracker {
         if self.ring_len > 0 {
             let newest = (self.ring_next + RING - 1) % RING;
             let last = self.ring[newest];
-            // Keep samples at least loop/64 apart; update the newest in between.
-            if s.at_ns.saturating_sub(last.at_ns) < self.loop_ns / 64 {
+            // Keep samples at least loop/16 apart; update the newest in between.
+            if s.at_ns.saturating_sub(last.at_ns) < self.loop_ns / 16 {
                 self.ring[newest] = AckSample {
                     at_ns: last.at_ns,
                     ..s
@@ -345,6 +371,7 @@ impl LimitTracker {
         let outstanding = nxt.wrapping_sub(known.ack) as i32;
         let flight = u64::try_from(outstanding.max(0)).unwrap_or(0);
         self.round.max_flight = self.round.max_flight.max(flight);
+        self.max_flight = self.max_flight.max(flight);
         // The next full segment does not fit: window-limited, even with
         // nothing outstanding (a window below one segment: the sender waits
         // for it to open, sending only window probes).
