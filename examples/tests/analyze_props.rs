@@ -62,7 +62,10 @@ fn analyze_handshake(syn: &[u8], synack: &[u8]) -> Value {
     let c = Seg::new(C, 40000, S, 5001);
     let s = Seg::new(S, 5001, C, 40000);
     let pkts = vec![
-        Pkt::new(T0, c.clone().seq(1000).flags(SYN).win(64240).opts(syn).ipv4()),
+        Pkt::new(
+            T0,
+            c.clone().seq(1000).flags(SYN).win(64240).opts(syn).ipv4(),
+        ),
         Pkt::new(
             T0 + 1_000_000,
             s.clone()
@@ -80,7 +83,13 @@ fn analyze_handshake(syn: &[u8], synack: &[u8]) -> Value {
     ];
     let file = pcap(101, true, &pkts);
     let mut out = Vec::new();
-    analyze(&file[..], &mut out, AnalyzeFormat::Json, &Settings::default()).expect("analyze");
+    analyze(
+        &file[..],
+        &mut out,
+        AnalyzeFormat::Json,
+        &Settings::default(),
+    )
+    .expect("analyze");
     let v: Value = serde_json::from_slice(&out).expect("JSON");
     v["connections"][0]["negotiated"].clone()
 }
