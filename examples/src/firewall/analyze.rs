@@ -1429,6 +1429,15 @@ fn verdict(
                 ));
                 if let Some(ceil) = c2s.ceiling_bps {
                     line.push_str(&format!(", a client-to-server ceiling of {}", rate_text(ceil)));
+                    if let Some(t) = c2s.throughput_bps.filter(|t| {
+                        u128::from(*t) * 100 > u128::from(ceil) * CEILING_MAX_PERCENT
+                    }) {
+                        line.push_str(&format!(
+                            "; the capture shows {} achieved, because its first flight went out under the SYN-ACK's own window of {} bytes, which is never scaled",
+                            rate_text(t),
+                            Thousands(u64::from(st.synack.map_or(0, |s| s.window)))
+                        ));
+                    }
                 }
                 line.push_str(&format!(
                     "), and the server reads the client's unscaled fields with shift {c}, believing it offers up to {} bytes",
