@@ -772,3 +772,59 @@ fn cli_reads_one_capture_from_standard_input() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("standard input"));
 }
+
+#[test]
+fn mid_stream_upload_aligns_the_bare_acks_through_the_acknowledgment_numbers() {
+    use dump_support::{Seg, ACK};
+    // Captures that start mid-stream (no handshake) of an upload: the
+    // server sends only bare ACKs, and the middlebox shifts the server's
+    // sequence numbers by 1000 (ISN randomization): the server-to-client
+    // offset can only come from the client's acknowledgment numbers.
+    let ms = 1_000_000u64;
+    let t0 = 1_700_000_000_000_000_000u64;
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for k in 0..20u32 {
+        let t = t0 + u64::from(k) * ms;
+        let seq = 5000 + k * 1000;
+        // Client data: the client (side A) acknowledges the shifted numbers.
+        let data = |ack| {
+            Seg::new([198, 18, 1, 2], 40000, [198, 18, 2, 2], 80)
+                .seq(seq)
+                .ack(ack)
+                .flags(ACK)
+                .payload(1000)
+        };
+        a.push(dump_support::Pkt::new(t, data(8000).ipv4()));
+        b.push(dump_support::Pkt::new(t + 10_000, data(7000).ipv4()));
+        let bare = |s| {
+            Seg::new([198, 18, 2, 2], 80, [198, 18, 1, 2], 40000)
+                .seq(s)
+                .ack(seq + 1000)
+                .flags(ACK)
+        };
+        b.push(dump_support::Pkt::new(t + 500_000, bare(7000).ipv4()));
+        a.push(dump_support::Pkt::new(t + 510_000, bare(8000).ipv4()));
+    }
+    let a = dump_support::pcap(101, true, &a);
+    let b = dump_support::pcap(101, true, &b);
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
+        assert_eq!(r.connections.len(), 1);
+        assert_eq!(r.connections[0].matched_packets, 40, "{:?}", kinds(&r));
+        assert_eq!(
+            kinds(&r),
+            set(&[
+                ("seq_rewritten", "server_to_client"),
+                ("ack_rewritten", "client_to_server")
+            ])
+        );
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.kind == "seq_rewritten")
+            .unwrap();
+        assert_eq!(f.count, 20);
+        assert!(r.notes.is_empty(), "{:?}", r.notes);
+    }
+}

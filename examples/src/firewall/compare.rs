@@ -239,7 +239,7 @@ pub struct Note {
     pub connection: usize,
     /// `client_to_server` or `server_to_client`.
     pub direction: &'static str,
-    /// Short name: `ip_id`, `df`, `ttl`.
+    /// Short name: `ip_id`, `df`, `ttl`, `unaligned`.
     pub what: &'static str,
     /// Packets affected.
     pub count: u64,

@@ -685,11 +685,21 @@ impl Pair {
         } else {
             oseq.wrapping_sub(p.seq)
         });
-        // Everything waiting can now be aligned: replay capture 0's queue
-        // against capture 1's.
-        let waiting: Vec<Packet> = self.q[d][0].drain(..).collect();
-        for w in waiting {
-            self.place(0, d, w);
+        self.replay();
+    }
+
+    /// An offset was learned: what waits in either direction may now align
+    /// (acknowledgment numbers use the other direction's offset), so
+    /// capture 0's queues are matched again against capture 1's.
+    fn replay(&mut self) {
+        for d in [C2S, S2C] {
+            if self.off[d].is_none() {
+                continue;
+            }
+            let waiting: Vec<Packet> = self.q[d][0].drain(..).collect();
+            for w in waiting {
+                self.place(0, d, w);
+            }
         }
     }
 
@@ -747,6 +757,14 @@ impl Pair {
 
     fn matched(&mut self, d: usize, pa: Packet, pb: Packet) {
         self.matched += 1;
+        // The acknowledgment numbers of a matched pair give the other
+        // direction's offset (a direction of bare ACKs has no data to learn
+        // it from).
+        let r = 1 - d;
+        let learn_rev = self.off[r].is_none() && pa.has(Flags::ACK) && pb.has(Flags::ACK);
+        if learn_rev {
+            self.off[r] = Some(pb.ack.wrapping_sub(pa.ack));
+        }
         if pa.payload_len > 0 {
             for (s, p) in [(0, &pa), (1, &pb)] {
                 self.facts[s].first_data_frame[d].get_or_insert(p.frame);
@@ -760,6 +778,9 @@ impl Pair {
             if data || self.deferred.len() >= WINDOW {
                 self.settle_now();
             }
+        }
+        if learn_rev {
+            self.replay();
         }
     }
 
@@ -963,6 +984,16 @@ impl Pair {
     /// Decides on a packet of direction `d` that only capture `s` holds.
     fn unmatched(&mut self, s: usize, d: usize, p: Packet) {
         self.settle_now();
+        if self.off[d].is_none() {
+            // Never aligned: neither SYNs on both sides nor an unambiguous
+            // segment told the sequence offset; nothing can be said of it.
+            self.col.note(
+                dir_of(d),
+                "unaligned",
+                "packets not compared: the two captures' sequence numbers could not be aligned in this direction (no SYN in both, no unambiguous data segment or acknowledgment)".to_string(),
+            );
+            return;
+        }
         let bs = self.before_side(d);
         let x_before = s == bs;
         let o = 1 - s;
