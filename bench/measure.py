@@ -6,12 +6,15 @@ Appends one JSON object per call to RESULTS (a JSON-lines file):
      {"user_s", "sys_s", "cpu_s", "wall_s", "max_rss_kb", "exit"}], "stdout_lines"}
 
 status is "ok", "not available" (the program does not exist) or "failed"
-(non-zero exit; the stderr tail is kept). The command's stdout goes to
+(an exit status outside --ok-status, default 0; the stderr tail is kept).
+`firewall-check analyze` exits with 3 when it reports findings: its runs
+pass --ok-status 0,3. The command's stdout goes to
 /dev/null while timed; with --count-lines one extra, untimed run counts the
 lines it prints (to check a fast tool printed as much as the anchors).
 
 Usage: measure.py RESULTS --id ID --area AREA --role ours|anchor --label TEXT
-                  [--input FILE] [--runs N] [--count-lines] -- CMD ARGS...
+                  [--input FILE] [--runs N] [--count-lines] [--ok-status 0,3]
+                  -- CMD ARGS...
 """
 
 import argparse
@@ -83,12 +86,15 @@ def main():
     ap.add_argument("--input", default=None)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--count-lines", action="store_true")
+    ap.add_argument("--ok-status", default="0",
+                    help="comma-separated exit statuses that mean success (default 0)")
     argv = sys.argv[1:]
     if "--" not in argv:
         ap.error("the command must follow --")
     cut = argv.index("--")
     a = ap.parse_args(argv[:cut])
     cmd = argv[cut + 1:]
+    ok_status = {int(x) for x in a.ok_status.split(",") if x.strip()}
     rec = {"id": a.id, "area": a.area, "role": a.role, "label": a.label,
            "input": a.input, "command": " ".join(cmd), "runs": [],
            "status": "ok"}
@@ -99,7 +105,7 @@ def main():
     else:
         for _ in range(a.runs):
             r, tail = run_once(cmd)
-            if r is None or r["exit"] != 0:
+            if r is None or r["exit"] not in ok_status:
                 rec["status"] = "failed"
                 if tail.strip():
                     rec["reason"] = tail.strip().splitlines()[-1]

@@ -27,6 +27,8 @@ TSHARK_MIN_RATIO = 20.0         # at least 20x faster than tshark
 ANALYZE_MIN_SEG_PER_S = 5e6     # analyze >= 5 million segments per second
 BIG_MAX_RSS_MB = 200            # 1 GB capture analysed in < 200 MB RSS
 RSS_GROWTH_MAX = 1.5            # memory follows open connections: RSS grows < 1.5x with capture size
+ANCHOR_MIN_CPU_RATIO = 10.0     # issue 12: analyze --json >= 10x faster than tcptrace -l and tshark conv
+ANCHOR_MAX_RSS_SHARE = 0.25     # issue 12: ... with at most a quarter of their peak RSS
 QBSS_MIN_EVENTS_PER_S = 10e6    # >= 10 million simulated packet events/s
 QBSS_TRANSPAC_MAX_S = 1.0       # transpac preset well under a second
 QBSS_10G_MAX_S = 10.0           # 60 s at 10 Gbit/s under 10 s
@@ -553,6 +555,71 @@ else:
     else:
         goals.append(("firewall-check", f"1 GB capture analysed in under {BIG_MAX_RSS_MB} MB RSS",
                       "not available", None))
+
+# --- one-sided analysis anchors (issue 12, section 4) --------------------------
+md_tools.append("### analyze --json against the one-sided analysis anchors\n")
+md_tools.append("`tcptrace -l` and `tshark -q -z conv,tcp` summarise every connection of a capture, "
+                "as `analyze` does (tcptrace with `-n`: without it, it looks up every address "
+                "in the DNS and measures the resolver); all three run on the same two captures in this run: the "
+                "long-flow capture above (headers only, pcap) and a many-connections one "
+                "(`bench/gen_many_conns.py`: a SYN scan, refused / half-open / unanswered 2:1:1, "
+                "about one connection per two segments). \"CPU anchor / ours\" above "
+                f"{ANCHOR_MIN_CPU_RATIO:.0f}x and \"RSS ours / anchor\" at most "
+                f"{ANCHOR_MAX_RSS_SHARE:.2f} meet the goal.\n")
+for cap_id, cap_label, ours_id in (("s128-pcap", "long flows", "analyze-json-s128-pcap"),
+                                   ("many-pcap", "many connections", "analyze-json-many-pcap")):
+    info = cap_info(cap_id)
+    if not info:
+        md_tools.append(f"Capture {cap_label}: **not available**.\n")
+        continue
+    seg = info["segments"]
+    md_tools.append(f"**{cap_label}**: {seg:,} segments, {info['connections']:,} connections, "
+                    f"{info['bytes'] / 1e6:.1f} MB\n")
+    md_tools.append("| program | CPU (user+sys) | wall | peak RSS | segments / CPU s | CPU anchor / ours | RSS ours / anchor |")
+    md_tools.append("|---|---:|---:|---:|---:|---:|---:|")
+    ours = best(tool.get(ours_id))
+    ids = [ours_id, f"tcptrace-{cap_id}", f"tshark-conv-{cap_id}"]
+    for i in ids:
+        t = tool.get(i)
+        b = best(t)
+        if b is None:
+            status = t["status"] if t else "not available"
+            reason = f" ({t.get('reason')})" if t and t.get("reason") else ""
+            md_tools.append(f"| {t['label'] if t else i} | {status}{reason} | | | | | |")
+            continue
+        rate = seg / b["cpu_s"] if b["cpu_s"] else None
+        if i == ours_id:
+            cpu_r, rss_r = "1.00x (ours)", "1.00 (ours)"
+        elif ours:
+            cpu_r = fmt_ratio(b["cpu_s"] / ours["cpu_s"]) if ours["cpu_s"] else "n/a"
+            rss_r = f"{ours['max_rss_kb'] / b['max_rss_kb']:.2f}" if b["max_rss_kb"] else "n/a"
+        else:
+            cpu_r = rss_r = "n/a"
+        md_tools.append(f"| {t['label']} | {b['cpu_s']:.3f} s | {b['wall_s']:.2f} s | "
+                        f"{b['max_rss_kb'] / 1024:.1f} MB | {fmt_rate(rate, 'seg/s')} | {cpu_r} | {rss_r} |")
+    md_tools.append("")
+    for i in ids:
+        t = tool.get(i)
+        if t:
+            md_tools.append(f"- `{t['command']}`")
+    md_tools.append("")
+    for anchor_id, anchor_label in ((f"tcptrace-{cap_id}", "tcptrace -n -l"),
+                                    (f"tshark-conv-{cap_id}", "tshark -q -z conv,tcp")):
+        a = best(tool.get(anchor_id))
+        cpu_goal = (f"analyze --json at least {ANCHOR_MIN_CPU_RATIO:.0f}x faster than "
+                    f"{anchor_label}, CPU ({cap_label})")
+        rss_goal = (f"analyze --json peak RSS at most a quarter of {anchor_label}'s ({cap_label})")
+        if ours and a and ours["cpu_s"] and a["max_rss_kb"]:
+            r = a["cpu_s"] / ours["cpu_s"]
+            goals.append(("firewall-check", cpu_goal, f"{anchor_label} / ours = {fmt_ratio(r)}",
+                          r >= ANCHOR_MIN_CPU_RATIO))
+            share = ours["max_rss_kb"] / a["max_rss_kb"]
+            goals.append(("firewall-check", rss_goal,
+                          f"{ours['max_rss_kb'] / 1024:.1f} MB / {a['max_rss_kb'] / 1024:.1f} MB = {share:.2f}",
+                          share <= ANCHOR_MAX_RSS_SHARE))
+        else:
+            goals.append(("firewall-check", cpu_goal, "not available", None))
+            goals.append(("firewall-check", rss_goal, "not available", None))
 
 # --- qbss-model --------------------------------------------------------------
 QBSS_STDERR = re.compile(r"simulated\s+(\d+)\s*s:\s*(\d+)\s+packets,\s*(\d+)\s+events\s+in\s+([0-9.]+)\s*s")
