@@ -773,6 +773,21 @@ fn cli_reads_one_capture_from_standard_input() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("standard input"));
 }
 
+/// An IPv4 packet with its identification set (header checksum redone).
+fn with_ident(mut ip: Vec<u8>, id: u16) -> Vec<u8> {
+    ip[4..6].copy_from_slice(&id.to_be_bytes());
+    ip[10..12].copy_from_slice(&[0, 0]);
+    let mut sum: u32 = ip[..20]
+        .chunks(2)
+        .map(|c| u32::from(u16::from_be_bytes([c[0], c[1]])))
+        .sum();
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    ip[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+    ip
+}
+
 #[test]
 fn mid_stream_upload_aligns_the_bare_acks_through_the_acknowledgment_numbers() {
     use dump_support::{Seg, ACK};
@@ -795,8 +810,13 @@ fn mid_stream_upload_aligns_the_bare_acks_through_the_acknowledgment_numbers() {
                 .flags(ACK)
                 .payload(1000)
         };
-        a.push(dump_support::Pkt::new(t, data(8000).ipv4()));
-        b.push(dump_support::Pkt::new(t + 10_000, data(7000).ipv4()));
+        // The client's IP IDs count up, as Linux's do per connection.
+        let id = 300 + k as u16;
+        a.push(dump_support::Pkt::new(t, with_ident(data(8000).ipv4(), id)));
+        b.push(dump_support::Pkt::new(
+            t + 10_000,
+            with_ident(data(7000).ipv4(), id),
+        ));
         let bare = |s| {
             Seg::new([198, 18, 2, 2], 80, [198, 18, 1, 2], 40000)
                 .seq(s)

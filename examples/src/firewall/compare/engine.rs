@@ -277,7 +277,8 @@ pub struct Engine {
     rtt: Option<Duration>,
     names: [String; 2],
     conns: [HashMap<u64, SideConn>; 2],
-    index: [HashMap<Key, Vec<u64>>; 2],
+    /// Per capture: key -> (connection, sequence number of the segment that showed it).
+    index: [HashMap<Key, Vec<(u64, u32)>>; 2],
     pairs: HashMap<u64, Pair>,
     next_pair: u64,
     /// Finished pairs.
@@ -404,8 +405,8 @@ impl Engine {
         if c.early.len() > EARLY {
             c.early.pop_front();
         }
-        for k in keys {
-            self.offer(s, conn, k);
+        for (k, seq) in keys {
+            self.offer(s, conn, k, seq);
             if self.conns[s].get(&conn).is_some_and(|c| c.pair.is_some()) {
                 return;
             }
@@ -414,11 +415,16 @@ impl Engine {
 
     /// Connection `x` of capture `s` shows `k`: index it and score it
     /// against the other capture's unpaired connections that showed it.
-    fn offer(&mut self, s: usize, x: u64, k: Key) {
+    fn offer(&mut self, s: usize, x: u64, k: Key, seq: u32) {
         let o = 1 - s;
         let list = self.index[s].entry(k).or_default();
+        // A key counts once per connection (its first segment): repeated
+        // payloads add nothing.
+        if list.iter().any(|e| e.0 == x) {
+            return;
+        }
         if list.len() < MAX_CANDIDATES {
-            list.push(x);
+            list.push((x, seq));
             if let Some(c) = self.conns[s].get_mut(&x) {
                 c.keys.push(k);
             }
@@ -426,8 +432,13 @@ impl Engine {
         let Some(others) = self.index[o].get(&k).cloned() else {
             return;
         };
-        for y in others {
+        for (y, oseq) in others {
             let (a, b) = if s == 0 { (x, y) } else { (y, x) };
+            let delta = if s == 0 {
+                oseq.wrapping_sub(seq)
+            } else {
+                seq.wrapping_sub(oseq)
+            };
             let Some(cb) = self.conns[1].get(&b) else {
                 continue;
             };
@@ -435,17 +446,22 @@ impl Engine {
                 continue;
             }
             let tb = (cb.client, cb.server);
-            let Some(ca) = self.conns[0].get_mut(&a) else {
+            let [c0, c1] = &mut self.conns;
+            let Some(ca) = c0.get_mut(&a) else {
                 continue;
             };
             if ca.pair.is_some() {
                 return;
             }
             if !ca.cands.contains_key(&b) && ca.cands.len() >= MAX_CANDIDATES {
-                continue;
+                ca.cands
+                    .retain(|id, _| c1.get(id).is_some_and(|c| c.pair.is_none()));
+                if ca.cands.len() >= MAX_CANDIDATES {
+                    continue;
+                }
             }
             let sc = ca.cands.entry(b).or_default();
-            sc.add(&k);
+            sc.add(&k, delta);
             sc.tuple = (ca.client, ca.server) == tb;
             if sc.value() >= MIN_SCORE {
                 let sc = *sc;
@@ -462,7 +478,7 @@ impl Engine {
             .unwrap_or_default();
         for k in keys {
             if let Some(v) = self.index[s].get_mut(&k) {
-                v.retain(|&c| c != x);
+                v.retain(|e| e.0 != x);
                 if v.is_empty() {
                     self.index[s].remove(&k);
                 }
@@ -539,14 +555,8 @@ impl Engine {
         };
         match sc.pair {
             None => {
-                if s == 1 {
-                    // Forget it as a candidate of capture 0's connections.
-                    for a in self.conns[0].values_mut() {
-                        if a.pair.is_none() {
-                            a.cands.remove(&c.id);
-                        }
-                    }
-                }
+                // Capture 0's candidates naming it go stale: they are
+                // skipped when scored and purged when a list is full.
                 self.unmatched[s].push(format!("{} -> {}", c.client, c.server));
             }
             Some(pid) => {

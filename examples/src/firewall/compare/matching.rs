@@ -55,28 +55,32 @@ pub fn fingerprint(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
-/// The matching keys of one segment, in direction `d`; `counts` are the
-/// data and identification keys already taken from this connection.
-pub fn keys_of(p: &Packet, d: Direction, counts: &mut Evidence, out: &mut Vec<Key>) {
+/// The matching keys of one segment, in direction `d`, each with the
+/// segment's sequence number; `counts` are the data and identification
+/// keys already taken from this connection.
+pub fn keys_of(p: &Packet, d: Direction, counts: &mut Evidence, out: &mut Vec<(Key, u32)>) {
     let k = usize::from(d == Direction::ServerToClient);
     if p.is_syn() && d == Direction::ClientToServer && !counts.isn {
         counts.isn = true;
-        out.push(Key::ClientIsn(p.seq));
+        out.push((Key::ClientIsn(p.seq), p.seq));
     }
     if p.has(Flags::SYN) && !counts.syn_ts[k] {
         counts.syn_ts[k] = true;
         if let Some((v, _)) = p.timestamps() {
-            out.push(Key::SynTsval(v, d));
+            out.push((Key::SynTsval(v, d), p.seq));
         }
     }
     if p.payload_len > 0 && counts.data[k] < FINGERPRINTS {
         counts.data[k] += 1;
-        out.push(Key::Data(d, p.payload_len, fingerprint(&p.payload_head)));
+        out.push((
+            Key::Data(d, p.payload_len, fingerprint(&p.payload_head)),
+            p.seq,
+        ));
     }
     if let Some(id) = p.ident {
         if id != 0 && counts.idents[k] < IDENTS {
             counts.idents[k] += 1;
-            out.push(Key::Ident(d, id, p.payload_len));
+            out.push((Key::Ident(d, id, p.payload_len), p.seq));
         }
     }
 }
@@ -103,16 +107,42 @@ pub struct Score {
     pub idents: u32,
     /// Same addresses and ports.
     pub tuple: bool,
+    /// Per direction, the sequence offset (capture 1 minus capture 0) the
+    /// first data or identification match showed: later ones count only
+    /// when they agree (the same segment on both sides), so that repeated
+    /// payloads and chance IP ID collisions in unrelated connections do
+    /// not add up.
+    pub delta: [Option<u32>; 2],
 }
 
 impl Score {
-    /// Counts one key both connections showed.
-    pub fn add(&mut self, k: &Key) {
+    /// Counts one key both connections showed; `delta` is the sequence
+    /// offset between the two segments that showed it (capture 1 minus
+    /// capture 0).
+    pub fn add(&mut self, k: &Key, delta: u32) {
+        let consistent = |s: &mut Score, d: &Direction| {
+            let slot = &mut s.delta[usize::from(*d == Direction::ServerToClient)];
+            match slot {
+                None => {
+                    *slot = Some(delta);
+                    true
+                }
+                Some(x) => *x == delta,
+            }
+        };
         match k {
             Key::ClientIsn(_) => self.isn = true,
             Key::SynTsval(_, d) => self.syn_ts[usize::from(*d == Direction::ServerToClient)] = true,
-            Key::Data(..) => self.data += 1,
-            Key::Ident(..) => self.idents += 1,
+            Key::Data(d, ..) => {
+                if consistent(self, d) {
+                    self.data += 1;
+                }
+            }
+            Key::Ident(d, ..) => {
+                if consistent(self, d) {
+                    self.idents += 1;
+                }
+            }
         }
     }
 
@@ -291,8 +321,15 @@ mod tests {
             ..Score::default()
         };
         assert_eq!(s.value(), 0);
-        s.add(&Key::ClientIsn(5));
+        s.add(&Key::ClientIsn(5), 0);
         assert_eq!(s.value(), 50);
+        // Data matches count only at one consistent offset.
+        let d = Direction::ClientToServer;
+        for (n, delta) in [(1, 7), (2, 9), (3, 7), (4, 7)] {
+            s.add(&Key::Data(d, n, 0), delta);
+        }
+        assert_eq!(s.data, 3);
+        assert_eq!(s.value(), 56);
         assert!(seq_ge(5, u32::MAX - 5));
         assert!(!seq_ge(u32::MAX - 5, 5));
     }
