@@ -28,19 +28,25 @@ set -euo pipefail
 die() { echo "probe-lab: $*" >&2; exit 1; }
 skip() { echo "probe-lab: cannot run here: $*" >&2; exit 77; }
 
-# Case name | rules on r2 (iptables arguments; ';' separates rules).
+# Case name | rules on r2: iptables arguments, '@' between rules; a rule
+# starting with "nft " is an nftables command, "sysctl " a sysctl.
 CASES="
 clean|
 wscale_syn_pre|-t mangle -A PREROUTING -p tcp --tcp-flags SYN,ACK SYN -j TCPOPTSTRIP --strip-options wscale
 wscale_syn_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN -j TCPOPTSTRIP --strip-options wscale
 wscale_synack_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN,ACK -j TCPOPTSTRIP --strip-options wscale
 sack_ts_fwd|-t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options sack-permitted,timestamp
+exotic_fwd|-t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options 30,34,99,253,254
 mss_pre|-t mangle -A PREROUTING -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1200
 mss_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1200
 dscp_bleach_pre|-t mangle -A PREROUTING -j DSCP --set-dscp 0
 dscp_remark_fwd|-t mangle -A FORWARD -m dscp ! --dscp 0 -j DSCP --set-dscp-class cs1
-ecn_bleach_fwd|-t mangle -A FORWARD -j TOS --and-tos 0xfc;-t mangle -A FORWARD -p tcp -j ECN --ecn-tcp-remove
+dscp_map_fwd|-t mangle -A FORWARD -m dscp --dscp 46 -j DSCP --set-dscp 0@-t mangle -A FORWARD -m dscp --dscp 10 -j DSCP --set-dscp 12@-t mangle -A FORWARD -m dscp --dscp 63 -j DSCP --set-dscp 8
+ecn_bleach_fwd|-t mangle -A FORWARD -j TOS --and-tos 0xfc@-t mangle -A FORWARD -p tcp -j ECN --ecn-tcp-remove
 ecn_setup_drop_fwd|-A FORWARD -p tcp --syn -m ecn --ecn-tcp-ece --ecn-tcp-cwr -j DROP
+conntrack_strict|sysctl net.netfilter.nf_conntrack_tcp_be_liberal=0@-A FORWARD -m conntrack --ctstate INVALID -j DROP
+campus|sysctl net.netfilter.nf_conntrack_tcp_be_liberal=0@-A FORWARD -m conntrack --ctstate INVALID -j DROP@nft add table ip campus@nft add chain ip campus raw_pre { type filter hook prerouting priority raw ; }@nft add rule ip campus raw_pre tcp flags & (syn | ack) == (syn | ack) reset tcp option window
+synproxy_fwd|sysctl net.ipv4.tcp_syncookies=1@sysctl net.netfilter.nf_conntrack_tcp_loose=0@-t raw -A PREROUTING -i r2p -p tcp --syn --dport 5201 -j CT --notrack@-A FORWARD -i r2p -p tcp --dport 5201 -m conntrack --ctstate INVALID,UNTRACKED -j SYNPROXY --sack-perm --timestamp --wscale 7 --mss 1460@-A FORWARD -m conntrack --ctstate INVALID -j DROP
 "
 
 check_env() {
@@ -121,16 +127,25 @@ for r in "$R1" "$R2" "$R3"; do
     net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
 done
 
-# The server: a listener that accepts and closes.
+# The server: a listener that reads each connection until it ends (at
+# most 5 s), as a real server (iperf3 on 5201) keeps it open.
 ip netns exec "$S" python3 -c '
-import socket
+import socket, threading
+def serve(c):
+    c.settimeout(5)
+    try:
+        while c.recv(65536):
+            pass
+    except OSError:
+        pass
+    c.close()
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("198.18.44.2", 5201))
 s.listen(128)
 while True:
     c, _ = s.accept()
-    c.close()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
 ' &
 PIDS+=($!)
 for _ in $(seq 50); do
@@ -156,15 +171,24 @@ rules_for() { echo "$CASES" | sed -n "s/^$1|//p"; }
 IFS=, read -r -a WANT <<< "$LIST"
 for case in "${WANT[@]}"; do
   echo "$CASES" | grep -q "^$case|" || die "unknown case $case"
-  for t in filter mangle; do
+  for t in filter mangle raw; do
     ip netns exec "$R2" iptables -t "$t" -F
   done
+  ip netns exec "$R2" nft delete table ip campus 2>/dev/null || true
+  ip netns exec "$R2" sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0 \
+    net.netfilter.nf_conntrack_tcp_loose=1 net.ipv4.tcp_syncookies=1 2>/dev/null || true
   rules="$(rules_for "$case")"
   if [ -n "$rules" ]; then
-    IFS=';' read -r -a RULES <<< "$rules"
+    IFS='@' read -r -a RULES <<< "$rules"
     for r in "${RULES[@]}"; do
-      # shellcheck disable=SC2086
-      ip netns exec "$R2" iptables $r
+      case "$r" in
+        # shellcheck disable=SC2086
+        "nft "*) ip netns exec "$R2" $r ;;
+        # shellcheck disable=SC2086
+        "sysctl "*) ip netns exec "$R2" sysctl -qw ${r#sysctl } ;;
+        # shellcheck disable=SC2086
+        *) ip netns exec "$R2" iptables $r ;;
+      esac
     done
   fi
   ip netns exec "$R2" sh -c 'echo f > /proc/net/nf_conntrack' 2>/dev/null || true

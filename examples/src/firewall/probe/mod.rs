@@ -153,6 +153,46 @@ pub fn catalogue() -> Vec<TestSpec> {
             ProbeKind::ProbeDropped,
         ),
         t(
+            "exp253",
+            "a SYN with experimental option 253 carrying an RFC 6994 ExID",
+            0,
+            Flags::empty(),
+            vec![253, 6, 0x12, 0x34, 0xab, 0xcd, 1, 1],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "exp254",
+            "a SYN with experimental option 254 carrying an RFC 6994 ExID",
+            0,
+            Flags::empty(),
+            vec![254, 4, 0x4e, 0x4f],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "unassigned",
+            "a SYN with option kind 99 (unassigned)",
+            0,
+            Flags::empty(),
+            vec![99, 4, 0x5a, 0x5a],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "fastopen",
+            "a SYN with a Fast Open cookie request (kind 34, RFC 7413)",
+            0,
+            Flags::empty(),
+            opts(OptionsBuilder::new().fast_open(&[])),
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "mptcp",
+            "a SYN with MPTCP MP_CAPABLE version 1 (kind 30, RFC 8684)",
+            0,
+            Flags::empty(),
+            vec![30, 4, 0x01, 0x01],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
             "dscp_af11",
             "a SYN marked AF11 (DSCP 10)",
             10 << 2,
@@ -199,6 +239,22 @@ pub fn catalogue() -> Vec<TestSpec> {
             Flags::AE | Flags::ECE | Flags::CWR,
             vec![],
             ProbeKind::EcnSetupDropped,
+        ),
+        t(
+            "dscp_all",
+            "64 SYNs, one per DSCP value: the path's remarking map",
+            0,
+            Flags::empty(),
+            vec![],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "out_of_window",
+            "after a handshake with window scaling, one byte beyond the unscaled window edge (inside the scaled window)",
+            0,
+            Flags::empty(),
+            vec![],
+            ProbeKind::OutOfWindowDropped,
         ),
     ]
 }
@@ -262,8 +318,9 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
     };
     let raw = RawV4::open()?;
     let base = 33000 + (random_u32() % 24000) as u16;
-    // Forward tests, then as many reverse ones.
-    let ports = (base, base + 2 * selected.len() as u16 + 1);
+    // Forward tests, as many reverse ones, 64 for the DSCP map, one for
+    // the out-of-window test.
+    let ports = (base, base + 2 * selected.len() as u16 + 66);
     let mut control = match reflector {
         Some(addr) => {
             let mut c = reflect::Control::connect(addr)?;
@@ -285,11 +342,17 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         path_len: None,
         path: Vec::new(),
         rtt: None,
+        next_port: base,
+        dscp_map: Vec::new(),
     };
     let mut runs = Vec::new();
     for (i, spec) in selected.iter().enumerate() {
-        let sport = base + i as u16;
-        let mut run = prober.run_test(i as u8, sport, spec)?;
+        let sport = prober.port();
+        let mut run = match spec.name {
+            "dscp_all" => prober.run_dscp_all(i as u8, control.as_mut())?,
+            "out_of_window" => prober.run_out_of_window(i as u8, sport)?,
+            _ => prober.run_test(i as u8, sport, spec)?,
+        };
         if let Some(c) = control.as_mut() {
             prober.reflected_forward(c, sport, &mut run)?;
         }
@@ -298,7 +361,7 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
     if let Some(c) = control.as_mut() {
         if prober.path_len.is_some() {
             for (i, spec) in reverse_catalogue(&selected).iter().enumerate() {
-                let sport = base + (selected.len() + i) as u16;
+                let sport = prober.port();
                 let run = prober.run_reverse(c, i as u8, sport, spec)?;
                 runs.push((spec.clone(), run));
             }
@@ -344,6 +407,23 @@ pub struct TestRun {
     /// The far end's view: the reflector's capture at the target (forward
     /// tests) or the prober's receipt (reverse tests).
     pub at_end: Option<Observation>,
+    /// Why the test could not run as planned, in words.
+    pub note: Option<String>,
+    /// Out-of-window test: what the handshake showed.
+    pub oow: Option<OowEvidence>,
+}
+
+/// What the out-of-window test saw before its segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OowEvidence {
+    /// The window field of the SYN-ACK as received.
+    pub synack_window: u16,
+    /// The window-scale shift of the SYN-ACK as received.
+    pub synack_shift: Option<u8>,
+    /// The window field of the server's ACK of the in-window byte.
+    pub ack_window: u16,
+    /// How far past the acknowledged point the segment was, bytes.
+    pub offset: u32,
 }
 
 struct Prober<'a> {
@@ -360,6 +440,10 @@ struct Prober<'a> {
     path: Vec<(u8, IpAddr)>,
     /// SYN to SYN-ACK time of the first answer.
     rtt: Option<Duration>,
+    /// The next free source port.
+    next_port: u16,
+    /// The DSCP map: (sent, seen at the last observer, where it changed).
+    dscp_map: Vec<report::DscpMapEntry>,
 }
 
 impl Prober<'_> {
@@ -386,6 +470,8 @@ impl Prober<'_> {
             unreachable: None,
             direction: "client_to_server",
             at_end: None,
+            note: None,
+            oow: None,
         };
         // TTLs to try: up to the hop before the target when the path is
         // known, then the target itself; otherwise in batches of 4.
@@ -550,6 +636,242 @@ fn hop_ref(h: Option<(u8, IpAddr)>) -> Option<HopRef> {
     h.map(|(ttl, address)| HopRef { ttl, address })
 }
 
+impl Prober<'_> {
+    /// The next source port of the run.
+    fn port(&mut self) -> u16 {
+        let p = self.next_port;
+        self.next_port = self.next_port.wrapping_add(1);
+        p
+    }
+
+    /// Our own RST (marked: it passes the suppression rule).
+    fn send_rst(&self, sport: u16, seq: u32) -> Result<(), Failure> {
+        let rst = Segment {
+            sport,
+            dport: self.dport,
+            seq,
+            ack: 0,
+            flags: Flags::RST,
+            window: 0,
+            options: vec![],
+            payload: vec![],
+        };
+        let p = build_ipv4(self.src, self.dst, 0, 64, 0x40ff, &rst)?;
+        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        Ok(())
+    }
+
+    /// A segment from the target to `sport` matching `pred`, before the timeout.
+    fn wait_for(&self, sport: u16, pred: impl Fn(&Seen) -> bool) -> Option<Seen> {
+        let deadline = Instant::now() + self.timeout;
+        while let Some(r) = self.raw.recv_until(deadline) {
+            if let Some(Answer::Tcp(s)) = parse_ipv4_answer(&r.bytes) {
+                if s.src == IpAddr::V4(self.dst)
+                    && s.sport() == Some(self.dport)
+                    && s.dport() == Some(sport)
+                    && pred(&s)
+                {
+                    return Some(s);
+                }
+            }
+        }
+        None
+    }
+
+    /// `dscp_all`: one SYN per DSCP value; fills the map and returns the
+    /// run of the first value that changed (or of the last value).
+    fn run_dscp_all(
+        &mut self,
+        index: u8,
+        mut control: Option<&mut reflect::Control>,
+    ) -> Result<TestRun, Failure> {
+        let mut first_changed = None;
+        let mut last = None;
+        for d in 0..64u8 {
+            let spec = TestSpec {
+                name: "dscp_all",
+                what: "a SYN marked with one DSCP value",
+                tos: d << 2,
+                flags: Flags::empty(),
+                options: vec![],
+                window: 64240,
+                drop_kind: ProbeKind::ProbeDropped,
+            };
+            let sport = self.port();
+            let mut run = self.run_test(index, sport, &spec)?;
+            if let Some(c) = control.as_deref_mut() {
+                self.reflected_forward(c, sport, &mut run)?;
+            }
+            let mut obs: Vec<Observation> = run
+                .quotes
+                .iter()
+                .map(|(ttl, e)| Observation {
+                    ttl: *ttl,
+                    address: e.from,
+                    seen: e.quote.clone(),
+                })
+                .collect();
+            obs.extend(run.at_end.clone());
+            let change = locate(&run.sent, &obs)
+                .into_iter()
+                .find(|l| l.change.key == "dscp");
+            self.dscp_map.push(report::DscpMapEntry {
+                sent: d,
+                seen: obs.last().map(|o| o.seen.tos >> 2),
+                hop: change.as_ref().and_then(|l| hop_ref(l.hop)),
+                after_hop: change.as_ref().and_then(|l| hop_ref(l.after_hop)),
+            });
+            if change.is_some() && first_changed.is_none() {
+                first_changed = Some(run);
+            } else {
+                last = Some(run);
+            }
+        }
+        first_changed
+            .or(last)
+            .ok_or_else(|| Failure::Runtime("no DSCP probe ran".into()))
+    }
+
+    /// `out_of_window`: a real handshake (window scale 7 offered), one
+    /// byte in the window, then one byte beyond the unscaled window edge
+    /// the server's ACK advertised (TTL-limited copies and a full one).
+    /// The server acknowledges any segment it gets (a duplicate ACK for
+    /// one out of order or out of its window); none means the path
+    /// dropped it.
+    fn run_out_of_window(&mut self, index: u8, sport: u16) -> Result<TestRun, Failure> {
+        let len = self.path_len.unwrap_or(1);
+        let seq = random_u32();
+        let mut seg = Segment {
+            sport,
+            dport: self.dport,
+            seq,
+            ack: 0,
+            flags: Flags::SYN,
+            window: 64240,
+            options: OptionsBuilder::new()
+                .mss(1460)
+                .sack_permitted()
+                .window_scale(7)
+                .build()
+                .map(|v| v.to_vec())
+                .unwrap_or_default(),
+            payload: vec![],
+        };
+        let ident = |ttl: u8| (u16::from(index) << 8) | u16::from(ttl);
+        let p = build_ipv4(self.src, self.dst, 0, 64, ident(0), &seg)?;
+        let mut run = TestRun {
+            sent: Seen::from_ipv4(&p)
+                .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?,
+            quotes: Vec::new(),
+            answer: None,
+            unreachable: None,
+            direction: "client_to_server",
+            at_end: None,
+            note: None,
+            oow: None,
+        };
+        if self.path_len.is_none() {
+            run.note = Some("no path to the target".into());
+            return Ok(run);
+        }
+        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        let Some(synack) = self.wait_for(sport, |s| {
+            s.flags()
+                .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                && s.ack() == Some(seq.wrapping_add(1))
+        }) else {
+            run.note = Some("the handshake got no SYN-ACK".into());
+            return Ok(run);
+        };
+        let isn = synack.seq().unwrap_or(0);
+        let synack_shift = synack.options().and_then(|o| {
+            tcp_options::RawOptions::new(o)
+                .filter_map(Result::ok)
+                .find(|x| x.kind == tcp_options::kind::WINDOW_SCALE)
+                .and_then(|x| x.data.first().copied())
+        });
+        seg.flags = Flags::ACK;
+        seg.seq = seq.wrapping_add(1);
+        seg.ack = isn.wrapping_add(1);
+        seg.window = 502;
+        seg.options = vec![];
+        let p = build_ipv4(self.src, self.dst, 0, 64, ident(0), &seg)?;
+        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        seg.flags = Flags::PSH | Flags::ACK;
+        seg.payload = vec![b'A'];
+        let p = build_ipv4(self.src, self.dst, 0, 64, ident(0), &seg)?;
+        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        let next = seq.wrapping_add(2);
+        let Some(ack) = self.wait_for(sport, |s| s.ack() == Some(next)) else {
+            run.note = Some("the in-window byte was not acknowledged".into());
+            self.send_rst(sport, next)?;
+            return Ok(run);
+        };
+        let w = ack.window().unwrap_or(0);
+        let offset = u32::from(w) + 100;
+        seg.seq = next.wrapping_add(offset);
+        seg.payload = vec![b'B'];
+        let full = build_ipv4(self.src, self.dst, 0, 64, ident(0), &seg)?;
+        run.sent = Seen::from_ipv4(&full)
+            .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
+        run.oow = Some(OowEvidence {
+            synack_window: synack.window().unwrap_or(0),
+            synack_shift,
+            ack_window: w,
+            offset,
+        });
+        for attempt in 0..2 {
+            for ttl in 1..len {
+                if run.quotes.iter().any(|(t, _)| *t == ttl) {
+                    continue;
+                }
+                let p = build_ipv4(self.src, self.dst, 0, ttl, ident(ttl), &seg)?;
+                self.raw.send(IpAddr::V4(self.dst), &p)?;
+                std::thread::sleep(self.pace);
+            }
+            if run.answer.is_none() {
+                self.raw.send(IpAddr::V4(self.dst), &full)?;
+            }
+            let deadline = Instant::now() + self.timeout;
+            while let Some(r) = self.raw.recv_until(deadline) {
+                match parse_ipv4_answer(&r.bytes) {
+                    Some(Answer::Tcp(s)) => {
+                        if s.src == IpAddr::V4(self.dst)
+                            && s.sport() == Some(self.dport)
+                            && s.dport() == Some(sport)
+                            && s.ack() == Some(next)
+                        {
+                            run.answer = Some((len, s));
+                        }
+                    }
+                    Some(Answer::Icmp(e)) => {
+                        let q = &e.quote;
+                        if q.sport() == Some(sport)
+                            && q.seq() == Some(seg.seq)
+                            && e.icmp_type == wire::ICMP_TIME_EXCEEDED
+                        {
+                            let ttl = (q.ident & 0xff) as u8;
+                            if ttl > 0 && !run.quotes.iter().any(|(t, _)| *t == ttl) {
+                                run.quotes.push((ttl, e));
+                            }
+                        }
+                    }
+                    None => {}
+                }
+                if run.answer.is_some() && run.quotes.len() + 1 >= usize::from(len) {
+                    break;
+                }
+            }
+            if run.answer.is_some() && (attempt > 0 || run.quotes.len() + 1 >= usize::from(len)) {
+                break;
+            }
+        }
+        run.quotes.sort_by_key(|(t, _)| *t);
+        self.send_rst(sport, next)?;
+        Ok(run)
+    }
+}
+
 /// The reverse tests: the server's own SYN-ACK, then a crafted SYN-ACK per
 /// forward test (its options, DS byte and ECN flags), sent by the reflector.
 pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
@@ -662,6 +984,8 @@ impl Prober<'_> {
             unreachable: None,
             direction: "server_to_client",
             at_end: None,
+            note: None,
+            oow: None,
         };
         self.raw.send(IpAddr::V4(self.dst), &p)?;
         let is_answer = |s: &Seen| {
@@ -697,7 +1021,15 @@ impl Prober<'_> {
             req["options"] = json!(reflect::hex(&spec.options));
         }
         req["ttls"] = json!(ttls);
-        let reply = c.call(&req)?;
+        let reply = match c.call(&req) {
+            Ok(r) => r,
+            Err(e) => {
+                // E.g. a SYN proxy answered: the server sent no SYN-ACK.
+                run.note = Some(e);
+                self.send_rst(sport, seq.wrapping_add(1))?;
+                return Ok(run);
+            }
+        };
         let sent = if own {
             // What the server sent, as the reflector captured it (the
             // reflector found it for send_synack: it is there).
@@ -834,9 +1166,24 @@ fn evaluate(
             .map(|(t, _)| *t)
             .collect();
         let located = locate(&run.sent, &obs);
-        let mut detail = Vec::new();
+        let mut detail: Vec<String> = run.note.iter().cloned().collect();
         let result;
-        if run.answer.is_none() {
+        let oow_not_scaled = run.oow.as_ref().is_some_and(|o| {
+            // The server scales when its SYN-ACK said so, or when the
+            // window field fell from the SYN-ACK's (never scaled) to a
+            // quarter or less of it in the first ACK.
+            !(o.synack_shift.is_some_and(|s| s > 0)
+                || u32::from(o.ack_window) * 4 <= u32::from(o.synack_window))
+        });
+        if spec.name == "out_of_window" && run.oow.is_none() {
+            result = "unknown";
+        } else if spec.name == "out_of_window" && run.answer.is_none() && oow_not_scaled {
+            result = "dropped";
+            detail.push(
+                "the segment beyond the window field was dropped, but the server does not seem to scale its window: it was outside the real window too (not a finding)"
+                    .into(),
+            );
+        } else if run.answer.is_none() {
             // Dropped: the quotes stop somewhere.
             let last = run.quotes.iter().map(|(t, _)| *t).max();
             let hop_at = |t: u8| {
@@ -891,13 +1238,22 @@ fn evaluate(
                     }
                     (None, None) => "never arrived; no hop quoted it".to_string(),
                 });
+                let before = match &run.oow {
+                    Some(o) => json!({
+                        "bytes_past_ack": o.offset,
+                        "window_field": o.ack_window,
+                        "synack_window": o.synack_window,
+                        "synack_shift": o.synack_shift,
+                    }),
+                    None => json!(spec.what),
+                };
                 report.findings.push(Finding {
                     kind: spec.drop_kind,
                     option_kind: None,
                     direction: run.direction,
                     hop: hop_ref(hop),
                     after_hop: hop_ref(after),
-                    before: json!(spec.what),
+                    before,
                     after: json!("dropped"),
                     impact: report::drop_impact(spec.drop_kind),
                     test: spec.name,
@@ -991,12 +1347,89 @@ fn evaluate(
                 detail.extend(bad);
             }
         }
+        let mut result = result;
+        if let (Some(o), Some(_)) = (&run.oow, &run.answer) {
+            detail.push(format!(
+                "the byte {} past the acknowledged point (window field {}, SYN-ACK window {} shift {}) was acknowledged",
+                o.offset,
+                o.ack_window,
+                o.synack_window,
+                o.synack_shift.map_or("none".into(), |s| s.to_string())
+            ));
+        }
+        if spec.name == "dscp_all" {
+            let changed: Vec<String> = p
+                .dscp_map
+                .iter()
+                .filter(|e| e.seen.is_some_and(|x| x != e.sent))
+                .map(|e| {
+                    format!(
+                        "{}->{}{}",
+                        e.sent,
+                        e.seen.unwrap_or(0),
+                        e.hop
+                            .map_or(String::new(), |h| format!(" at hop {}", h.ttl))
+                    )
+                })
+                .collect();
+            let unseen = p.dscp_map.iter().filter(|e| e.seen.is_none()).count();
+            detail = vec![if changed.is_empty() {
+                format!("all {} values seen unchanged", p.dscp_map.len() - unseen)
+            } else {
+                format!("remarking map: {}", changed.join(", "))
+            }];
+            if unseen > 0 {
+                detail.push(format!("{unseen} values seen by nobody"));
+            }
+            if !changed.is_empty() {
+                result = "modified";
+            }
+        }
         report.tests.push(TestResult {
             name: spec.name,
             direction: run.direction,
             result,
             detail: detail.join("; "),
         });
+    }
+    report.dscp_map = p.dscp_map.clone();
+    // A SYN-ACK whose TTL says it came from fewer hops than the target is
+    // away was sent by a box on the path (a SYN proxy): inferred from the
+    // TTL (assumes the answer came back over as many hops), and, with a
+    // reflector, the SYN never reached the target.
+    if let (Some((_, first)), Some(l)) = (runs.first(), len) {
+        if let Some((_, ans)) = &first.answer {
+            let init: u16 = match ans.ttl {
+                0..=64 => 64,
+                65..=128 => 128,
+                _ => 255,
+            };
+            let from = init - u16::from(ans.ttl) + 1;
+            let unseen = !reflector || first.at_end.is_none();
+            if from < u16::from(l) && unseen {
+                let at = from as u8;
+                let find = |t: u8| p.path.iter().find(|(x, _)| *x == t).copied();
+                report.findings.insert(
+                    0,
+                    Finding {
+                        kind: ProbeKind::Model(crate::firewall::finding::Kind::HandshakeProxied),
+                        option_kind: None,
+                        direction: "client_to_server",
+                        hop: hop_ref(find(at)),
+                        after_hop: hop_ref(find(at.saturating_sub(1))),
+                        before: json!({"target_ttl": l}),
+                        after: json!({"synack_ttl": ans.ttl, "answered_from_ttl": at}),
+                        impact: report::Impact {
+                            summary: "the handshake is answered on the path: the server's own options and window scale are not what the client sees".into(),
+                            rtt_s: None,
+                            ceiling_bps_before: None,
+                            ceiling_bps_after: None,
+                        },
+                        test: "ttl",
+                    },
+                );
+            }
+        }
     }
     report
 }

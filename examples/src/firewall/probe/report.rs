@@ -72,6 +72,19 @@ pub struct TestResult {
     pub detail: String,
 }
 
+/// One DSCP value of the `dscp_all` test.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DscpMapEntry {
+    /// The DSCP sent (0-63).
+    pub sent: u8,
+    /// The DSCP the last observer saw (null: nobody saw the probe).
+    pub seen: Option<u8>,
+    /// Where it changed (null: unchanged or not located).
+    pub hop: Option<HopRef>,
+    /// The last observer before `hop` that saw it unchanged.
+    pub after_hop: Option<HopRef>,
+}
+
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
@@ -89,6 +102,9 @@ pub struct Report {
     pub rtt_s: Option<f64>,
     /// How the run went (RST suppression, limits).
     pub notes: Vec<String>,
+    /// The `dscp_all` test: every value sent and what became of it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dscp_map: Vec<DscpMapEntry>,
 }
 
 impl Report {
@@ -102,6 +118,7 @@ impl Report {
             tests: Vec::new(),
             rtt_s: rtt.map(|d| d.as_secs_f64()),
             notes: Vec::new(),
+            dscp_map: Vec::new(),
         }
     }
 
