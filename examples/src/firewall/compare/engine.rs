@@ -18,6 +18,30 @@
 //!   waiting while the handshake is still being read;
 //! - the report itself: one entry per connection seen in both captures and
 //!   one label per connection seen in one only (kept to sort the report).
+//!
+//! # Packets seen in one capture only
+//!
+//! A packet waits in its pair's queue until its counterpart arrives, or
+//! until it is decided on, in this order:
+//!
+//! 1. no sequence offset was ever learned for its direction: nothing can be
+//!    said (note `unaligned`);
+//! 2. a bare segment of a proxied handshake: `handshake_proxied`;
+//! 3. it falls outside the other capture's time span (before its first
+//!    record, or within twice the longest transit seen of its last) and the
+//!    other capture never carried its bytes: `capture_loss`;
+//! 4. it occupies sequence space, the receiver's acknowledgment seen in the
+//!    other capture covers it, and no frame of the other capture carried
+//!    those bytes: they crossed that wire unseen, `capture_loss`;
+//! 5. otherwise `packet_dropped` (seen before the middlebox only) or
+//!    `packet_injected` (seen after it only).
+//!
+//! Segments without sequence space, and retransmissions of bytes the other
+//! capture saw carried, are decided [`SLACK_NS`] after the other capture's
+//! clock has passed them; others when the acknowledgment covers them, when
+//! the queue is full, or when the connection ends in both captures. Without
+//! timestamps (pcapng Simple Packet Blocks) such packets merge first, so
+//! captures without times compare only within the window.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::Read;
