@@ -6,6 +6,9 @@
 //!   per connection, the negotiation, the window ceiling and the verdict.
 //! - `compare CAPTURE_A CAPTURE_B [--json] [--rtt T]`: captures from the two
 //!   sides of a middlebox, and every field it changed.
+//! - `series CAPTURE [--connection N] [--csv FILE] [--svg FILE]`: each
+//!   connection's sequence, ACK and window edges, flight, throughput and
+//!   limit over time (CSV), or one connection's plot (SVG).
 //!
 //! Exit status: see [`EXIT_STATUS`].
 
@@ -13,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use examples::firewall::{analyze, compare, dump, probe, rewrite, Failure, Outcome};
+use examples::firewall::{analyze, compare, dump, probe, rewrite, series, Failure, Outcome};
 
 /// The exit statuses, as `--help` prints them.
 const EXIT_STATUS: &str = "\
@@ -60,6 +63,9 @@ enum Command {
     /// The far end of `probe --reflector`: capture the probes, send crafted SYN-ACKs back.
     #[command(after_help = EXIT_STATUS)]
     Reflect(probe::reflect::ReflectArgs),
+    /// Over time, per connection and direction: sequence, ACK and window edges, flight, throughput, limit (CSV), or a plot (SVG).
+    #[command(after_help = EXIT_STATUS)]
+    Series(series::SeriesArgs),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +84,7 @@ fn main() -> ExitCode {
         Command::Rewrite(args) => rewrite::run(&args),
         Command::Probe(args) => probe::run(&args),
         Command::Reflect(args) => probe::reflect::run(&args),
+        Command::Series(args) => series::run(&args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -23,6 +23,8 @@
 //!   and whether the window capped throughput.
 //! - [`compare`]: two captures from the two sides of a middlebox, and every
 //!   field it changed, with the cost and the likely cause.
+//! - [`series`]: each connection's sequence, ACK and window edges, bytes in
+//!   flight, throughput and limit over time, as CSV or an SVG plot.
 
 pub mod analyze;
 pub mod compare;
@@ -35,6 +37,7 @@ pub mod negotiation;
 pub mod packet;
 pub mod probe;
 pub mod rewrite;
+pub mod series;
 
 use std::fs::File;
 use std::io::{self, Read};
