@@ -694,7 +694,14 @@ impl<R: Read> CaptureReader<R> {
         if data.len() < hdr + caplen {
             return Ok(Step::NeedMore);
         }
-        let iface = self.interfaces[0];
+        // The constructor declared the file's one interface.
+        let Some(&iface) = self.interfaces.first() else {
+            return Err(CaptureError::Corrupt {
+                offset: self.offset,
+                frame: self.frames + 1,
+                reason: "packet record before the file header",
+            });
+        };
         let ts = Timestamp::from_units(
             u64::from(u32_at(data, 4, be)),
             iface.units_per_sec,
