@@ -35,6 +35,7 @@ pub mod packet;
 pub mod plot;
 pub mod presets;
 pub mod report;
+pub mod router;
 pub mod scenario;
 pub mod sched;
 pub mod sim;

@@ -27,6 +27,10 @@
 //! mtu = 1500
 //! saturation = "when-saturated"      # when-saturated | work-conserving | forced
 //! threshold_packets = 64             # when-saturated: WRR at or above this backlog
+//! # Candidate mechanisms of the queue-0 anomaly (docs/qbss-queue0.md), off by default:
+//! # saturation_queue = 0             # when-saturated judged on this queue's backlog only
+//! # queue0_outside_wrr = true        # queue 0 alternates with the WRR of the others
+//! # ingress_fifo_packets = 512       # a class-blind FIFO ahead of the scheduler
 //! queue = [
 //!   { name = "best-effort", weight = 98, limit_packets = 256 },
 //!   { name = "qbss", weight = 1, limit_packets = 256 },
@@ -204,6 +208,9 @@ struct RawScheduler {
     saturation: Option<Spanned<String>>,
     threshold_packets: Option<Spanned<i64>>,
     threshold_bytes: Option<Spanned<i64>>,
+    saturation_queue: Option<Spanned<i64>>,
+    queue0_outside_wrr: Option<bool>,
+    ingress_fifo_packets: Option<Spanned<i64>>,
     queue: Spanned<Vec<RawQueue>>,
 }
 
@@ -636,10 +643,35 @@ fn validate(cx: &Ctx, raw: RawScenario) -> Result<Scenario, ScenarioError> {
             "at most one priority queue",
         ));
     }
+    let saturation_queue = match &s.saturation_queue {
+        Some(q) => {
+            if !matches!(
+                saturation,
+                SaturationSpec::WhenSaturatedPackets(_) | SaturationSpec::WhenSaturatedBytes(_)
+            ) {
+                return Err(cx.err(
+                    q.span(),
+                    "scheduler.saturation_queue",
+                    "only saturation = \"when-saturated\" has a queue to watch",
+                ));
+            }
+            Some(cx.int(q, "scheduler.saturation_queue", 0, queues.len() as i64 - 1)? as usize)
+        }
+        None => None,
+    };
+    let ingress_fifo_packets = match &s.ingress_fifo_packets {
+        Some(n) => Some(cx.int(n, "scheduler.ingress_fifo_packets", 1, 1 << 20)? as usize),
+        None => None,
+    };
     let scheduler = SchedulerSpec {
         fairness_mtu: (!packets_fair).then_some(mtu),
         saturation,
         queues,
+        hypotheses: super::sched::Hypotheses {
+            saturation_queue,
+            queue0_outside_wrr: s.queue0_outside_wrr.unwrap_or(false),
+            ingress_fifo_packets,
+        },
     };
 
     // Classifier.

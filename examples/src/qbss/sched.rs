@@ -66,9 +66,35 @@ pub struct SchedulerSpec {
     pub saturation: SaturationSpec,
     /// The queues, 1 to [`MAX_QUEUES`].
     pub queues: Vec<QueueSpec>,
+    /// Candidate mechanisms of the queue-0 anomaly (all off by default).
+    pub hypotheses: Hypotheses,
+}
+
+/// Switches for the candidate explanations of the queue-0 anomaly (docs/qbss-queue0.md):
+/// router behaviours that differ from a plain WRR, each off unless a scenario asks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hypotheses {
+    /// `saturation_queue = Q`: "when saturated" judged on queue `Q`'s backlog alone
+    /// (reaching the threshold turns WRR on, falling below it turns it off), instead
+    /// of the whole port's.
+    pub saturation_queue: Option<usize>,
+    /// `queue0_outside_wrr = true`: queue 0 is served outside the WRR, alternating
+    /// packet by packet with the WRR of the other queues.
+    pub queue0_outside_wrr: bool,
+    /// `ingress_fifo_packets = N`: a class-blind FIFO of N packets (the ATM PIC's
+    /// per-VC buffer) holds the backlog ahead of the scheduler, which is fed only when
+    /// the link is free, so it never sees a backlog and never applies its weights.
+    pub ingress_fifo_packets: Option<usize>,
 }
 
 impl SchedulerSpec {
+    /// The configuration with saturation `sat` instead of the scenario's.
+    pub fn config_with(&self, sat: SaturationSpec) -> Config<MAX_QUEUES> {
+        let mut c = self.clone();
+        c.saturation = sat;
+        c.config()
+    }
+
     /// The `wrr` configuration: the scenario's queues, then weight-0 queues up to
     /// [`MAX_QUEUES`].
     pub fn config(&self) -> Config<MAX_QUEUES> {

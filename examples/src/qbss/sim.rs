@@ -21,7 +21,7 @@ use super::event::{EventKind, EventQueue};
 use super::link::wire_bytes;
 use super::packet::Packet;
 use super::scenario::{Scenario, StreamKind};
-use super::sched::{build_port, Port, MAX_QUEUES};
+use super::sched::{build_port, Port, SaturationSpec, MAX_QUEUES};
 use super::source::CbrSource;
 use super::stats::{Backlog, Intervals};
 use super::tcp::{Ack, TcpFlow};
@@ -123,11 +123,34 @@ struct Engine<'a> {
     totals: Vec<StreamTotals>,
     interval: usize,
     next_boundary: Nanos,
+    /// `saturation_queue`: (queue, threshold in its unit, counts bytes, WRR on now).
+    sat_watch: Option<(usize, u64, bool, bool)>,
+    /// `queue0_outside_wrr`: queue 0's own FIFO, its limit, and whose turn it is.
+    q0: Option<(VecDeque<Packet>, usize, bool)>,
+    q0_stats: wrr::QueueStats,
+    /// `ingress_fifo_packets`: the class-blind FIFO ahead of the scheduler and its limit.
+    ingress: Option<(VecDeque<Packet>, usize)>,
 }
+
+/// Arrival order: "when saturated" with a threshold no backlog reaches.
+const NEVER_SATURATED: SaturationSpec = SaturationSpec::WhenSaturatedPackets(u64::MAX);
 
 impl<'a> Engine<'a> {
     fn new(sc: &'a Scenario) -> Result<Self, wrr::ConfigError> {
-        let port = build_port(&sc.scheduler)?;
+        let hyp = sc.scheduler.hypotheses;
+        let sat_watch = hyp.saturation_queue.map(|q| match sc.scheduler.saturation {
+            SaturationSpec::WhenSaturatedBytes(n) => (q, n, true, false),
+            SaturationSpec::WhenSaturatedPackets(n) => (q, n, false, false),
+            _ => (q, u64::MAX, false, false),
+        });
+        let port = if sat_watch.is_some() {
+            // WRR is switched on and off by the engine (`check_saturation`).
+            let mut spec = sc.scheduler.clone();
+            spec.saturation = NEVER_SATURATED;
+            build_port(&spec)?
+        } else {
+            build_port(&sc.scheduler)?
+        };
         let server_bps = match sc.vc {
             Some(vc) if vc.kind == VcKind::Shaped => vc.rate_bps,
             _ => sc.link.payload_bps(),
@@ -194,15 +217,124 @@ impl<'a> Engine<'a> {
             totals: vec![StreamTotals::default(); sc.streams.len()],
             interval: 0,
             next_boundary: NS_PER_S,
+            sat_watch,
+            q0: hyp.queue0_outside_wrr.then(|| {
+                let limit = sc.scheduler.queues.first().map_or(0, |q| q.limit_packets);
+                (VecDeque::with_capacity(limit), limit, false)
+            }),
+            q0_stats: wrr::QueueStats::default(),
+            ingress: hyp
+                .ingress_fifo_packets
+                .map(|n| (VecDeque::with_capacity(n.min(1 << 16)), n)),
         })
+    }
+
+    /// `saturation_queue`: WRR on while the watched queue's backlog is at or above the
+    /// threshold, arrival order below it.
+    fn check_saturation(&mut self) {
+        let Some((q, thr, bytes, on)) = self.sat_watch else {
+            return;
+        };
+        let backlog = if bytes {
+            self.port.queue_bytes(q)
+        } else {
+            self.port.queue_len(q) as u64
+        };
+        let want = backlog >= thr;
+        if want != on {
+            let sat = if want {
+                SaturationSpec::Forced
+            } else {
+                NEVER_SATURATED
+            };
+            // The same queues and limits: reconfiguring cannot fail where building did.
+            if self
+                .port
+                .reconfigure(self.sc.scheduler.config_with(sat))
+                .is_ok()
+            {
+                self.sat_watch = Some((q, thr, bytes, want));
+            }
+        }
+    }
+
+    /// Enqueues a classified packet (queue 0 to its own FIFO when it is outside the WRR).
+    fn enqueue(&mut self, p: Packet) -> bool {
+        if p.queue == 0 {
+            if let Some((f, limit, _)) = &mut self.q0 {
+                if f.len() >= *limit {
+                    self.q0_stats.dropped_packets += 1;
+                    return false;
+                }
+                f.push_back(p);
+                self.q0_stats.enqueued_packets += 1;
+                self.q0_stats.peak_backlog_packets =
+                    self.q0_stats.peak_backlog_packets.max(f.len() as u64);
+                return true;
+            }
+        }
+        let ok = self.port.enqueue(usize::from(p.queue), p).is_ok();
+        self.check_saturation();
+        ok
+    }
+
+    /// The next packet for the link.
+    fn dequeue(&mut self) -> Option<Packet> {
+        // The scheduler is fed from the ingress FIFO only when it holds nothing.
+        if self.ingress.is_some()
+            && self.q0.as_ref().is_none_or(|q| q.0.is_empty())
+            && self.port_empty()
+        {
+            if let Some(mut p) = self.ingress.as_mut().and_then(|(f, _)| f.pop_front()) {
+                p.queue = self.sc.classifier.queue(p.ds);
+                if !self.enqueue(p) {
+                    self.count_refused(p);
+                }
+            }
+        }
+        let p = match &mut self.q0 {
+            Some((f, _, turn)) => {
+                let from_q0 = if *turn { f.pop_front() } else { None };
+                *turn = !*turn;
+                match from_q0 {
+                    Some(p) => Some(p),
+                    None => self
+                        .port
+                        .dequeue()
+                        .or_else(|| self.q0.as_mut()?.0.pop_front()),
+                }
+            }
+            None => self.port.dequeue(),
+        };
+        if let Some(p) = &p {
+            if p.queue == 0 && self.q0.is_some() {
+                self.q0_stats.dequeued_packets += 1;
+            }
+        }
+        self.check_saturation();
+        p
+    }
+
+    fn port_empty(&self) -> bool {
+        (0..self.sc.scheduler.queues.len()).all(|q| self.port.queue_len(q) == 0)
+    }
+
+    fn count_refused(&mut self, p: Packet) {
+        let s = usize::from(p.stream);
+        self.totals[s].refused += 1;
+        self.stats.cell_mut(self.interval, s).drops += 1;
     }
 
     fn sample_backlog(&mut self) {
         for q in 0..self.sc.scheduler.queues.len().min(MAX_QUEUES) {
-            *self.stats.backlog_mut(self.interval, q) = Backlog {
-                packets: self.port.queue_len(q) as u64,
-                bytes: self.port.queue_bytes(q),
+            let (packets, bytes) = match (&self.q0, q) {
+                (Some((f, _, _)), 0) => (
+                    f.len() as u64,
+                    f.iter().map(|p| u64::from(p.len)).sum::<u64>(),
+                ),
+                _ => (self.port.queue_len(q) as u64, self.port.queue_bytes(q)),
             };
+            *self.stats.backlog_mut(self.interval, q) = Backlog { packets, bytes };
         }
     }
 
@@ -236,7 +368,10 @@ impl<'a> Engine<'a> {
             }
         }
         let queue_stats = (0..self.sc.scheduler.queues.len())
-            .map(|q| self.port.stats(q).unwrap_or_default())
+            .map(|q| match (q, self.q0.is_some()) {
+                (0, true) => self.q0_stats,
+                _ => self.port.stats(q).unwrap_or_default(),
+            })
             .collect();
         let packets = self.totals.iter().map(|t| t.sent).sum();
         Ok(RunResult {
@@ -260,11 +395,20 @@ impl<'a> Engine<'a> {
                 return;
             }
         }
-        p.queue = self.sc.classifier.queue(p.ds);
-        if self.port.enqueue(usize::from(p.queue), p).is_err() {
-            self.totals[s].refused += 1;
-            self.stats.cell_mut(self.interval, s).drops += 1;
-            return;
+        if let Some((f, limit)) = &mut self.ingress {
+            if f.len() >= *limit {
+                self.totals[s].refused += 1;
+                self.stats.cell_mut(self.interval, s).drops += 1;
+                return;
+            }
+            f.push_back(p);
+        } else {
+            p.queue = self.sc.classifier.queue(p.ds);
+            if !self.enqueue(p) {
+                self.totals[s].refused += 1;
+                self.stats.cell_mut(self.interval, s).drops += 1;
+                return;
+            }
         }
         if self.in_service.is_none() {
             self.start_service(now);
@@ -273,7 +417,7 @@ impl<'a> Engine<'a> {
 
     #[inline]
     fn start_service(&mut self, now: Nanos) {
-        if let Some(p) = self.port.dequeue() {
+        if let Some(p) = self.dequeue() {
             let gap = self.server.gap(self.wire[usize::from(p.stream)] * 8);
             self.in_service = Some(p);
             self.events.schedule_server(now + gap);

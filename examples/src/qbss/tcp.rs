@@ -21,8 +21,12 @@
 //!   sends the lowest un-SACKed hole below the highest SACKed packet first, then new data.
 //!   Packets of one stream stay in one FIFO queue and are never reordered, so every hole
 //!   below a SACKed packet is a loss. An ACK beyond `recover` ends recovery at `ssthresh`.
-//! * **Timeout**: RFC 6298 estimator (200 ms minimum as in Linux, 60 s maximum, doubled
-//!   on each back-off); on expiry the window drops to one packet and sending resumes from
+//! * **Lost retransmissions**: a retransmission still neither SACKed nor acknowledged
+//!   `srtt x 5/4` after it was sent is taken as lost and sent again (the time-based
+//!   detection of RACK, RFC 8985, with a reordering window of `srtt / 4`; Linux finds
+//!   lost retransmissions this way instead of waiting for the retransmission timer).
+//! * **Timeout**: RFC 6298 estimator with Linux's floor (`srtt + max(4 rttvar, 200 ms)`,
+//!   60 s maximum, doubled on each back-off); on expiry the window drops to one packet and sending resumes from
 //!   the first unacknowledged packet, skipping what the scoreboard shows as received.
 //! * **RTT samples**: the receiver echoes the timestamp (RFC 7323) of the last packet that
 //!   advanced its cumulative ACK, and the sender samples on every ACK of new data, so a
@@ -158,6 +162,8 @@ pub struct TcpFlow {
     retx: SeqBits,
     retx_count: u32,
     rexmit_next: u32,
+    /// Retransmissions in the order sent, with their send times (for RACK's check).
+    retx_sent: std::collections::VecDeque<(u32, Nanos)>,
     srtt: Option<Nanos>,
     rttvar: Nanos,
     rto: Nanos,
@@ -200,6 +206,7 @@ impl TcpFlow {
             retx: SeqBits::new(max_window),
             retx_count: 0,
             rexmit_next: 0,
+            retx_sent: std::collections::VecDeque::new(),
             srtt: None,
             rttvar: 0,
             rto: RTO_INITIAL,
@@ -285,6 +292,7 @@ impl TcpFlow {
                 self.retx.set(h);
                 self.retx_count += 1;
                 self.rexmit_next = h + 1;
+                self.retx_sent.push_back((h, now));
                 self.retransmits += 1;
                 h
             }
@@ -418,6 +426,31 @@ impl TcpFlow {
                 self.rexmit_next = self.snd_una;
             }
         }
+        if self.in_recovery {
+            self.detect_lost_retransmissions(now);
+        }
+    }
+
+    /// RACK's time-based check on retransmissions: one still outstanding `srtt x 5/4`
+    /// after it was sent is lost; clearing its mark makes it a hole to send again.
+    fn detect_lost_retransmissions(&mut self, now: Nanos) {
+        let Some(srtt) = self.srtt else {
+            return;
+        };
+        let wait = srtt + srtt / 4;
+        while let Some(&(seq, at)) = self.retx_sent.front() {
+            if seq < self.snd_una || self.sacked.get(seq) || !self.retx.get(seq) {
+                self.retx_sent.pop_front();
+                continue;
+            }
+            if now.saturating_sub(at) < wait {
+                break;
+            }
+            self.retx_sent.pop_front();
+            self.retx.clear(seq);
+            self.retx_count -= 1;
+            self.rexmit_next = self.rexmit_next.min(seq);
+        }
     }
 
     /// `ssthresh` after a loss: half the flight (Reno, RFC 5681), or CUBIC's
@@ -479,7 +512,9 @@ impl TcpFlow {
             }
         }
         let srtt = self.srtt.unwrap_or(r);
-        self.rto = (srtt + 4 * self.rttvar).clamp(RTO_MIN, RTO_MAX);
+        // Linux's `__tcp_set_rto`: the variance term is at least `TCP_RTO_MIN`, so
+        // the timeout stays 200 ms above the smoothed RTT however steady it is.
+        self.rto = (srtt + (4 * self.rttvar).max(RTO_MIN)).min(RTO_MAX);
     }
 
     /// The timer fired at `now`: if the deadline has passed, time out and return `true`.
@@ -499,6 +534,7 @@ impl TcpFlow {
                 self.snd_nxt = self.snd_una;
                 self.retx.clear_all();
                 self.retx_count = 0;
+                self.retx_sent.clear();
                 self.rto = (self.rto * 2).min(RTO_MAX);
                 self.rto_deadline = Some(now.saturating_add(self.rto));
                 true

@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Real traffic for qbss-lab.sh: the scenario's streams as UDP and TCP sockets.
+
+  qbss-traffic.py recv  MODEL_JSON EPOCH ADDR PORT_BASE OUT_JSON
+  qbss-traffic.py send  MODEL_JSON EPOCH ADDR PORT_BASE OUT_JSON
+  qbss-traffic.py merge MODEL_JSON RECV_JSON SEND_JSON ROUTER_JSON SCALE OUT_JSON
+
+MODEL_JSON is `qbss-model --json --scale F` of the scenario: it gives each stream's
+kind, marking (TOS byte), packet size, start and stop, UDP rate (already scaled) and
+TCP congestion control. Stream k uses port PORT_BASE + k. Second i of every figure is
+[EPOCH + i, EPOCH + i + 1) of the wall clock, which all namespaces share.
+
+* UDP: datagrams of packet_bytes - 28 bytes, IP_TOS set, sent on an absolute schedule
+  (packet n at start + n x size / rate; a late sender catches up, so the long-run rate
+  is exact).
+* TCP: one connection per stream, IP_TOS and TCP_CONGESTION set (cubic, reno, bbr),
+  TCP_MAXSEG = packet_bytes - 40 (Linux takes the timestamp option's 12 bytes out of
+  it, so each full segment is a packet_bytes IP packet), writing until the stop time.
+* The receiver counts what the application receives per second: UDP datagrams, TCP
+  bytes (new data only, as qbss-model counts). Both are reported as IP packets of
+  packet_bytes (TCP: bytes / MSS), the unit of qbss-model's bits_per_second.
+* merge writes measured.json in qbss-model --json's shape plus "scale": bits and
+  packets from the receiver, drops per stream and second from the router (policer and
+  scheduler refusals), packets sent from the router's count of arrivals, TCP
+  retransmissions from the sender's TCP_INFO; timeouts are not measured (null).
+"""
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+
+TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
+TCP_INFO = getattr(socket, "TCP_INFO", 11)
+TCP_HEADERS = 52  # IPv4 20 + TCP 20 + timestamps 12
+UDP_HEADERS = 28
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def duration(model):
+    return len(model["intervals"])
+
+
+def sleep_until(t):
+    while True:
+        d = t - time.time()
+        if d <= 0:
+            return
+        time.sleep(min(d, 0.05) if d > 0.002 else d)
+
+
+def recv(model, epoch, addr, port_base, out):
+    n = duration(model)
+    end = epoch + n + 0.5
+    counts = [[0] * n for _ in model["streams"]]
+    lock = threading.Lock()
+
+    def add(k, amount):
+        i = int(time.time() - epoch)
+        if 0 <= i < n:
+            with lock:
+                counts[k][i] += amount
+
+    def udp(k):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        # Root may exceed net.core.rmem_max: 4 MB holds seconds of a stalled reader.
+        s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), 4 << 20)
+        s.bind((addr, port_base + k))
+        s.settimeout(0.2)
+        while time.time() < end:
+            try:
+                s.recv(65535)
+            except socket.timeout:
+                continue
+            add(k, 1)
+
+    def tcp(k):
+        ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        ls.bind((addr, port_base + k))
+        ls.listen(1)
+        ls.settimeout(0.2)
+        conn = None
+        while conn is None and time.time() < end:
+            try:
+                conn, _ = ls.accept()
+            except socket.timeout:
+                pass
+        if conn is None:
+            return
+        conn.settimeout(0.2)
+        while time.time() < end:
+            try:
+                # Small reads, so a second's data is counted in its second.
+                b = conn.recv(16384)
+            except socket.timeout:
+                continue
+            if not b:
+                break
+            add(k, len(b))
+        conn.close()
+
+    threads = []
+    for k, st in enumerate(model["streams"]):
+        f = udp if st["kind"] == "udp" else tcp
+        t = threading.Thread(target=f, args=(k,), daemon=True)
+        t.start()
+        threads.append(t)
+    for t in threads:
+        t.join(max(0.0, end - time.time()) + 2)
+    with open(out, "w") as f:
+        json.dump({"counts": counts}, f)
+
+
+def send(model, epoch, addr, port_base, out):
+    n = duration(model)
+    result = {}
+
+    def udp(k, st):
+        size = st["packet_bytes"] - UDP_HEADERS
+        rate = st["offered_bits_per_second"]
+        gap = st["packet_bytes"] * 8 / rate
+        start = epoch + st["start_s"]
+        stop = epoch + min(st["stop_s"], n)
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, st["tos"])
+        s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_SNDBUFFORCE", 32), 4 << 20)
+        payload = bytes(size)
+        sent = 0
+        sleep_until(start)
+        while True:
+            t = start + sent * gap
+            if t >= stop:
+                break
+            now = time.time()
+            if t > now:
+                time.sleep(t - now)
+            try:
+                s.sendto(payload, (addr, port_base + k))
+            except (BlockingIOError, OSError):
+                pass
+            sent += 1
+        result[k] = {"sent": sent}
+
+    def tcp(k, st):
+        start = epoch + st["start_s"]
+        stop = epoch + min(st["stop_s"], n)
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, st["tos"])
+        s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, st.get("cc", "cubic").encode())
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, st["packet_bytes"] - 40)
+        sleep_until(start)
+        s.connect((addr, port_base + k))
+        s.settimeout(0.1)
+        buf = bytes(1 << 16)
+        while time.time() < stop:
+            try:
+                s.send(buf)
+            except socket.timeout:
+                pass
+        info = s.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 104)
+        retrans = struct.unpack_from("I", info, 100)[0] if len(info) >= 104 else None
+        result[k] = {"retransmits": retrans}
+        s.close()
+
+    threads = []
+    for k, st in enumerate(model["streams"]):
+        f = udp if st["kind"] == "udp" else tcp
+        t = threading.Thread(target=f, args=(k, st), daemon=True)
+        t.start()
+        threads.append(t)
+    for t in threads:
+        t.join()
+    with open(out, "w") as f:
+        json.dump({str(k): v for k, v in result.items()}, f)
+
+
+def merge(model, rcv, snd, router, scale, out):
+    n = duration(model)
+    streams = []
+    per = []
+    for k, st in enumerate(model["streams"]):
+        c = rcv["counts"][k]
+        if st["kind"] == "tcp":
+            mss = st["packet_bytes"] - TCP_HEADERS
+            pk = [round(b / mss) for b in c]
+        else:
+            pk = list(c)
+        drops = [router["intervals"][i]["streams"][k]["drops"] for i in range(n)]
+        per.append((pk, drops))
+        m = dict(st)
+        m["sent_packets"] = router["streams"][k]["sent_packets"]
+        m["received_packets"] = sum(pk)
+        m["dropped_packets"] = sum(drops)
+        if st["kind"] == "tcp":
+            m["retransmits"] = snd.get(str(k), {}).get("retransmits")
+            m["timeouts"] = None
+        streams.append(m)
+    intervals = []
+    for i in range(n):
+        row = []
+        for k, st in enumerate(model["streams"]):
+            pk, drops = per[k]
+            row.append(
+                {
+                    "name": st["name"],
+                    "bits_per_second": pk[i] * st["packet_bytes"] * 8,
+                    "packets": pk[i],
+                    "drops": drops[i],
+                }
+            )
+        intervals.append({"start_s": i, "end_s": i + 1, "streams": row})
+    doc = {
+        "scenario": model["scenario"],
+        "link": model["link"],
+        "streams": streams,
+        "intervals": intervals,
+        "scale": scale,
+    }
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+
+def main(argv):
+    if len(argv) >= 7 and argv[1] in ("recv", "send"):
+        model = load(argv[2])
+        f = recv if argv[1] == "recv" else send
+        f(model, float(argv[3]), argv[4], int(argv[5]), argv[6])
+        return 0
+    if len(argv) == 8 and argv[1] == "merge":
+        merge(load(argv[2]), load(argv[3]), load(argv[4]), load(argv[5]), float(argv[6]), argv[7])
+        return 0
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
