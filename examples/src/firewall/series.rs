@@ -45,7 +45,9 @@
 //! full, every other point is dropped and from then on only every second
 //! (fourth, ...) sample is kept. A kept point carries how long the sender
 //! spent in each phase since the previous kept point, so the shading keeps
-//! the phase that covered most of each thinned interval. Choosing the
+//! the phase that covered most of each thinned interval. Each line is then
+//! reduced to what the picture can show (per half-pixel column of time: the
+//! first, lowest, highest and last point), so the SVG stays small. Choosing the
 //! connection with the most data reads the capture twice (the first pass
 //! keeps one pair of numbers per connection), so it needs a file; from
 //! standard input, `--svg` needs `--connection`.
@@ -518,8 +520,13 @@ fn tick(v: &f64, range: f64) -> String {
 }
 
 /// `f` of every point as a step line (a value holds until the next point),
-/// split where `f` is unknown.
-fn steps(points: &[Point], tx: f64, f: impl Fn(&Point) -> Option<f64>) -> Vec<Vec<(f64, f64)>> {
+/// split where `f` is unknown, reduced to what `col`-wide columns show.
+fn steps(
+    points: &[Point],
+    tx: f64,
+    col: f64,
+    f: impl Fn(&Point) -> Option<f64>,
+) -> Vec<Vec<(f64, f64)>> {
     let mut runs = Vec::new();
     let mut run: Vec<(f64, f64)> = Vec::new();
     for p in points {
@@ -532,16 +539,60 @@ fn steps(points: &[Point], tx: f64, f: impl Fn(&Point) -> Option<f64>) -> Vec<Ve
             }
             None => {
                 if run.len() > 1 {
-                    runs.push(std::mem::take(&mut run));
+                    runs.push(simplify(&run, col));
                 }
                 run.clear();
             }
         }
     }
     if run.len() > 1 {
-        runs.push(run);
+        runs.push(simplify(&run, col));
     }
     runs
+}
+
+/// Keeps, of the points falling in each `col`-wide column of x, the first,
+/// the lowest, the highest and the last (in order), and of a level run only
+/// its ends: the same picture at a column's resolution, with far fewer
+/// points (the SVG stays small however many samples there are).
+fn simplify(run: &[(f64, f64)], col: f64) -> Vec<(f64, f64)> {
+    let column = |x: f64| if col > 0.0 { (x / col).floor() } else { x };
+    let mut out: Vec<(f64, f64)> = Vec::with_capacity(run.len().min(4096));
+    let push = |p: (f64, f64), out: &mut Vec<(f64, f64)>| {
+        let n = out.len();
+        if n >= 1 && out[n - 1] == p {
+            return;
+        }
+        if n >= 2 && out[n - 1].1 == p.1 && out[n - 2].1 == p.1 {
+            out[n - 1] = p;
+        } else {
+            out.push(p);
+        }
+    };
+    let mut i = 0;
+    while i < run.len() {
+        let c = column(run[i].0);
+        let j = i + run[i..].iter().take_while(|p| column(p.0) == c).count();
+        let g = &run[i..j];
+        let (mut lo, mut hi) = (0, 0);
+        for (k, p) in g.iter().enumerate() {
+            if p.1 < g[lo].1 {
+                lo = k;
+            }
+            if p.1 > g[hi].1 {
+                hi = k;
+            }
+        }
+        let mut keep = [0, lo, hi, g.len() - 1];
+        keep.sort_unstable();
+        for (n, &k) in keep.iter().enumerate() {
+            if n == 0 || keep[n - 1] != k {
+                push(g[k], &mut out);
+            }
+        }
+        i = j;
+    }
+    out
 }
 
 /// Time intervals (scaled by `tx`) in phase `phase`, neighbours merged.
@@ -747,6 +798,8 @@ fn draw(backend: SVGBackend<'_>, p: &PlotData) -> Result<(), Box<dyn std::error:
         .max(1e-6);
     let (tx, t_unit) = time_scale(t_max);
     let x_max = t_max * tx * 1.02;
+    // Twice the plot's horizontal resolution.
+    let col = x_max / (2.0 * f64::from(SIZE.0));
     let x_desc = format!("time since the connection's first segment ({t_unit})");
 
     let root = backend.into_drawing_area();
@@ -844,26 +897,28 @@ fn draw(backend: SVGBackend<'_>, p: &PlotData) -> Result<(), Box<dyn std::error:
         if differs {
             lines(
                 &mut chart,
-                steps(pts, tx, |q| q.window.and_then(|w| on_scale(q.ack + w))),
+                steps(pts, tx, col, |q| q.window.and_then(|w| on_scale(q.ack + w))),
                 PURPLE.stroke_width(2),
                 true,
             )?;
         }
         lines(
             &mut chart,
-            steps(pts, tx, |q| q.window_read.and_then(|w| on_scale(q.ack + w))),
+            steps(pts, tx, col, |q| {
+                q.window_read.and_then(|w| on_scale(q.ack + w))
+            }),
             ORANGE.stroke_width(2),
             false,
         )?;
         lines(
             &mut chart,
-            steps(pts, tx, |q| on_scale(q.ack)),
+            steps(pts, tx, col, |q| on_scale(q.ack)),
             GREEN.stroke_width(2),
             false,
         )?;
         lines(
             &mut chart,
-            steps(pts, tx, |q| on_scale(q.seq_end)),
+            steps(pts, tx, col, |q| on_scale(q.seq_end)),
             BLUE.stroke_width(2),
             false,
         )?;
@@ -944,17 +999,17 @@ fn draw(backend: SVGBackend<'_>, p: &PlotData) -> Result<(), Box<dyn std::error:
     shade(&mut chart, pts, tx, y_max)?;
     lines(
         &mut chart,
-        steps(pts, tx, |q| q.window_read.and_then(on_scale)),
+        steps(pts, tx, col, |q| q.window_read.and_then(on_scale)),
         ORANGE.stroke_width(2),
         true,
     )?;
     lines(
         &mut chart,
-        steps(pts, tx, |q| on_scale(q.in_flight)),
+        steps(pts, tx, col, |q| on_scale(q.in_flight)),
         BLUE.stroke_width(2),
         false,
     )?;
-    for run in steps(pts, tx, |q| q.throughput_bps.map(|b| b as f64 / 1e6)) {
+    for run in steps(pts, tx, col, |q| q.throughput_bps.map(|b| b as f64 / 1e6)) {
         chart.draw_secondary_series(LineSeries::new(run, GREEN.stroke_width(2)))?;
     }
     root.present()?;
@@ -1035,5 +1090,32 @@ mod tests {
             "0.002000,1,server_to_client,2896,2000,,65535,896,,,\n"
         );
         assert_eq!(CSV_HEADER.split(',').count(), 11);
+    }
+
+    #[test]
+    fn simplify_keeps_each_columns_extremes_and_ends() {
+        // 100,000 points over 10 columns: a saw with one spike in column 7.
+        let run: Vec<(f64, f64)> = (0..100_000)
+            .map(|i| {
+                let y = if i == 73_456 { 1e6 } else { (i % 7) as f64 };
+                (i as f64 / 10_000.0, y)
+            })
+            .collect();
+        let out = simplify(&run, 1.0);
+        assert!(out.len() <= 40, "{} points", out.len());
+        assert_eq!(out.first(), run.first());
+        assert_eq!(out.last(), run.last());
+        assert!(out.contains(&run[73_456]), "the spike survives");
+        for c in 0..10 {
+            let col: Vec<&(f64, f64)> = out.iter().filter(|p| p.0.floor() == c as f64).collect();
+            let lo = col.iter().map(|p| p.1).fold(f64::MAX, f64::min);
+            let hi = col.iter().map(|p| p.1).fold(f64::MIN, f64::max);
+            assert_eq!(lo, 0.0, "column {c}");
+            assert!(hi >= 6.0, "column {c}");
+        }
+        assert!(out.windows(2).all(|w| w[0].0 <= w[1].0), "in order");
+        // A level run keeps only its ends.
+        let flat: Vec<(f64, f64)> = (0..1000).map(|i| (f64::from(i), 5.0)).collect();
+        assert_eq!(simplify(&flat, 1.0), vec![(0.0, 5.0), (999.0, 5.0)]);
     }
 }
