@@ -480,6 +480,9 @@ const GREEN: RGBColor = RGBColor(0x2c, 0x8c, 0x2c);
 const ORANGE: RGBColor = RGBColor(0xe0, 0x6c, 0x00);
 const PURPLE: RGBColor = RGBColor(0x8e, 0x3f, 0xb0);
 const RWND_SHADE: RGBColor = RGBColor(0xf6, 0xc6, 0xc6);
+const GREY: RGBColor = RGBColor(0x66, 0x66, 0x66);
+/// The largest window a 16-bit field gives without scaling, bytes.
+const UNSCALED_MAX: f64 = 65_535.0;
 const IDLE_SHADE: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);
 
 /// Legend text of the shaded phases.
@@ -960,6 +963,14 @@ fn draw(backend: SVGBackend<'_>, p: &PlotData) -> Result<(), Box<dyn std::error:
             "throughput over one RTT (right axis)".to_string(),
         ),
     ];
+    // The largest window without window scaling (RFC 7323), where it fits.
+    let unscaled = (UNSCALED_MAX <= y_top).then_some(UNSCALED_MAX / unit);
+    if unscaled.is_some() {
+        entries.push((
+            Key::Dashed(GREY),
+            "65,535 bytes: the largest window without window scaling".to_string(),
+        ));
+    }
     entries.extend(shade_entries(pts));
     let (header, body) = areas[order.len()].split_vertically(header_height(&entries, legend_width));
     draw_header(
@@ -997,6 +1008,14 @@ fn draw(backend: SVGBackend<'_>, p: &PlotData) -> Result<(), Box<dyn std::error:
         .y_label_formatter(&|v| tick(v, thr_top))
         .draw()?;
     shade(&mut chart, pts, tx, y_max)?;
+    if let Some(y) = unscaled {
+        chart.draw_series(DashedLineSeries::new(
+            [(0.0, y), (x_max, y)],
+            3,
+            4,
+            GREY.stroke_width(1),
+        ))?;
+    }
     lines(
         &mut chart,
         steps(pts, tx, col, |q| q.window_read.and_then(on_scale)),
