@@ -164,7 +164,7 @@ fn only_kinds(r: &CaseRun, kinds: &[&str]) {
     );
 }
 
-const CASES: [&str; 15] = [
+const CASES: [&str; 16] = [
     "clean",
     "wscale_syn_pre",
     "wscale_syn_fwd",
@@ -180,6 +180,7 @@ const CASES: [&str; 15] = [
     "dscp_map_fwd",
     "conntrack_strict",
     "synproxy_fwd",
+    "campus",
 ];
 
 #[test]
@@ -240,6 +241,17 @@ fn probe_lab_cases() {
         );
         match r.name.as_str() {
             "clean" | "wscale_synack_fwd" | "conntrack_strict" => {
+                assert!(
+                    r.json["tests"].as_array().unwrap().iter().any(|t| t["name"]
+                        == "out_of_window"
+                        && t["detail"]
+                            .as_str()
+                            .unwrap_or("")
+                            .contains("was acknowledged")),
+                    "{}: the out-of-window byte must have been tested and acknowledged: {}",
+                    r.name,
+                    r.json["tests"]
+                );
                 // conntrack_strict: window tracking with an INVALID drop
                 // rule alone drops nothing, not even the segment beyond
                 // the unscaled window (the scaling is intact).
@@ -372,6 +384,24 @@ fn probe_lab_cases() {
                 }
                 assert_eq!(test_result(r, "dscp_all"), "modified");
             }
+            "campus" => {
+                // Window scale removed from the SYN-ACK before conntrack
+                // sees it, conntrack window tracking with an INVALID drop:
+                // the byte beyond the unscaled window (plus conntrack's
+                // slack) but inside the scaled one never arrives. Without
+                // the reflector the server's shift is inferred.
+                only_kinds(r, &["out_of_window_dropped"]);
+                let f = one(r, "out_of_window_dropped");
+                located(r, f, 3);
+                assert_eq!(f["before"]["shift_from"], "inferred", "{f}");
+                let (off, scaled, unscaled) = (
+                    f["before"]["bytes_past_ack"].as_u64().unwrap(),
+                    f["before"]["scaled_edge"].as_u64().unwrap(),
+                    f["before"]["unscaled_edge"].as_u64().unwrap(),
+                );
+                assert!(unscaled < off && off < scaled, "{f}");
+                assert_eq!(test_result(r, "out_of_window"), "dropped");
+            }
             "synproxy_fwd" => {
                 // r2 answers the SYN itself: the SYN-ACK's TTL (63) says
                 // one router away, the target is further.
@@ -425,7 +455,7 @@ fn located_reverse(r: &CaseRun, f: &Value, hop: u64) {
     assert_eq!(f["after_hop"]["address"], addr(hop - 1), "{}: {f}", r.name);
 }
 
-const REFLECT_CASES: [&str; 8] = [
+const REFLECT_CASES: [&str; 9] = [
     "clean",
     "wscale_syn_fwd",
     "wscale_synack_fwd",
@@ -434,6 +464,7 @@ const REFLECT_CASES: [&str; 8] = [
     "dscp_remark_fwd",
     "ecn_bleach_fwd",
     "ecn_setup_drop_fwd",
+    "campus",
 ];
 
 /// With `reflect` on the server: the forward findings as without it, the
@@ -534,6 +565,18 @@ fn probe_lab_with_reflector() {
                 for f in f {
                     located_reverse(r, f, 3);
                 }
+            }
+            "campus" => {
+                assert_eq!(fwd, ["out_of_window_dropped"], "{}", r.json["tests"]);
+                let f = one(r, "out_of_window_dropped");
+                located(r, f, 3);
+                assert_eq!(f["before"]["shift_from"], "reflector", "{f}");
+                // The raw-priority rule strips the SYN-ACK's window scale
+                // before r2's own TTL check: located at r2 from the server.
+                assert_eq!(rev, ["wscale_stripped"]);
+                let w = findings_dir(r, "wscale_stripped", "server_to_client");
+                located_reverse(r, w[0], 2);
+                assert_eq!(r.status, 3);
             }
             "ecn_setup_drop_fwd" => {
                 assert_eq!(fwd, ["ecn_setup_dropped", "ecn_setup_dropped"]);

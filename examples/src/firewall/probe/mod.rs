@@ -350,7 +350,7 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         let sport = prober.port();
         let mut run = match spec.name {
             "dscp_all" => prober.run_dscp_all(i as u8, control.as_mut())?,
-            "out_of_window" => prober.run_out_of_window(i as u8, sport)?,
+            "out_of_window" => prober.run_out_of_window(i as u8, sport, control.as_mut())?,
             _ => prober.run_test(i as u8, sport, spec)?,
         };
         if let Some(c) = control.as_mut() {
@@ -424,6 +424,52 @@ pub struct OowEvidence {
     pub ack_window: u16,
     /// How far past the acknowledged point the segment was, bytes.
     pub offset: u32,
+    /// The server's window-scale shift used.
+    pub shift: u8,
+    /// Where the shift came from: `reflector`, `syn-ack` or `inferred`.
+    pub shift_source: &'static str,
+    /// The unscaled window edge past the acknowledged point, bytes.
+    pub unscaled_edge: u32,
+    /// The scaled window edge past the acknowledged point, bytes.
+    pub scaled_edge: u32,
+}
+
+/// The window-scale shift of a SYN or SYN-ACK (`None`: no option).
+pub fn window_shift(s: &Seen) -> Option<u8> {
+    s.options().and_then(|o| {
+        tcp_options::RawOptions::new(o)
+            .filter_map(Result::ok)
+            .find(|x| x.kind == tcp_options::kind::WINDOW_SCALE)
+            .and_then(|x| x.data.first().copied())
+    })
+}
+
+/// Whether a SACK block of `s` covers sequence number `seq`.
+pub fn sack_covers(s: &Seen, seq: u32) -> bool {
+    s.options().is_some_and(|o| {
+        tcp_options::RawOptions::new(o)
+            .filter_map(Result::ok)
+            .filter(|x| x.kind == tcp_options::kind::SACK)
+            .any(|x| {
+                x.data.chunks_exact(8).any(|b| {
+                    let left = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+                    let right = u32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+                    seq.wrapping_sub(left) < right.wrapping_sub(left)
+                })
+            })
+    })
+}
+
+/// The shift that makes `window_field << shift` closest to the SYN-ACK's
+/// (unscaled) window: a receiver's first ACK advertises the same window,
+/// scaled. 0 when the field did not shrink (no scaling).
+pub fn infer_shift(synack_window: u16, window_field: u16) -> u8 {
+    if window_field == 0 || u32::from(window_field) * 2 > u32::from(synack_window) {
+        return 0;
+    }
+    (0..=14u8)
+        .min_by_key(|s| (i64::from(window_field) << s).abs_diff(i64::from(synack_window)))
+        .unwrap_or(0)
 }
 
 struct Prober<'a> {
@@ -738,7 +784,12 @@ impl Prober<'_> {
     /// The server acknowledges any segment it gets (a duplicate ACK for
     /// one out of order or out of its window); none means the path
     /// dropped it.
-    fn run_out_of_window(&mut self, index: u8, sport: u16) -> Result<TestRun, Failure> {
+    fn run_out_of_window(
+        &mut self,
+        index: u8,
+        sport: u16,
+        control: Option<&mut reflect::Control>,
+    ) -> Result<TestRun, Failure> {
         let len = self.path_len.unwrap_or(1);
         let seq = random_u32();
         let mut seg = Segment {
@@ -784,11 +835,13 @@ impl Prober<'_> {
             return Ok(run);
         };
         let isn = synack.seq().unwrap_or(0);
-        let synack_shift = synack.options().and_then(|o| {
+        let synack_shift = window_shift(&synack);
+        // With SACK, the duplicate ACK for the byte names it: a window
+        // update cannot pass for it.
+        let sack_ok = synack.options().is_some_and(|o| {
             tcp_options::RawOptions::new(o)
                 .filter_map(Result::ok)
-                .find(|x| x.kind == tcp_options::kind::WINDOW_SCALE)
-                .and_then(|x| x.data.first().copied())
+                .any(|x| x.kind == tcp_options::kind::SACK_PERMITTED)
         });
         seg.flags = Flags::ACK;
         seg.seq = seq.wrapping_add(1);
@@ -808,18 +861,122 @@ impl Prober<'_> {
             return Ok(run);
         };
         let w = ack.window().unwrap_or(0);
-        let offset = u32::from(w) + 100;
+        let synack_window = synack.window().unwrap_or(0);
+        // The server's shift: what the reflector saw the server send, else
+        // the SYN-ACK's as received, else inferred from the window field
+        // (the SYN-ACK's is never scaled; the first ACK's is, so the
+        // initial window divided by the shift's power of two).
+        let reflected_shift = match control {
+            Some(c) => c
+                .report(sport)?
+                .into_iter()
+                .filter(|(d, _)| d == "out")
+                .filter_map(|(_, ip)| Seen::from_ipv4(&ip))
+                .find(|s| {
+                    s.flags()
+                        .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                })
+                .map(|s| window_shift(&s)),
+            None => None,
+        };
+        let (shift, shift_source) = match (reflected_shift, synack_shift) {
+            (Some(r), _) => (r.unwrap_or(0), "reflector"),
+            (None, Some(x)) => (x, "syn-ack"),
+            (None, None) => (infer_shift(synack_window, w), "inferred"),
+        };
+        // A window tracker that missed the scaling holds the window fields
+        // unscaled: its edge is the largest of them past the acknowledged
+        // point, and Linux conntrack lets a segment overshoot it by up to
+        // the largest window it has seen (the same unscaled fields). The
+        // byte must go beyond both and stay inside the real, scaled
+        // window, so first grow the server's window with in-window data
+        // (at most 8 flights of 60,000 bytes, each acknowledged).
+        let largest_raw = u32::from(synack_window).max(u32::from(w));
+        let unscaled = largest_raw;
+        let limit = unscaled + largest_raw;
+        let mut acked = next;
+        let mut window = w;
+        let mut sent_bytes = 0u32;
+        let mut rounds = 0;
+        while (u32::from(window) << shift.min(14)) <= limit + 16_000 && rounds < 8 && shift > 0 {
+            rounds += 1;
+            let room = (u32::from(window) << shift.min(14)).min(60_000) / 1400 * 1400;
+            let want = acked.wrapping_add(room);
+            sent_bytes += room;
+            // Go-back-N from the highest acknowledgment, three times at
+            // most: a loaded host may lose a segment of the flight.
+            let mut tries = 0;
+            while acked != want {
+                tries += 1;
+                if tries > 4 {
+                    run.note = Some(format!(
+                        "a flight of {room} bytes inside the window was not acknowledged"
+                    ));
+                    self.send_rst(sport, want)?;
+                    return Ok(run);
+                }
+                let mut at = acked;
+                while at != want {
+                    seg.seq = at;
+                    seg.payload = vec![b'g'; 1400];
+                    let p = build_ipv4(self.src, self.dst, 0, 64, ident(0), &seg)?;
+                    self.raw.send(IpAddr::V4(self.dst), &p)?;
+                    at = at.wrapping_add(1400);
+                }
+                let deadline = Instant::now() + self.timeout.max(Duration::from_secs(1));
+                while let Some(r) = self.raw.recv_until(deadline) {
+                    let Some(Answer::Tcp(s)) = parse_ipv4_answer(&r.bytes) else {
+                        continue;
+                    };
+                    if s.src != IpAddr::V4(self.dst)
+                        || s.sport() != Some(self.dport)
+                        || s.dport() != Some(sport)
+                    {
+                        continue;
+                    }
+                    let Some(a) = s.ack() else { continue };
+                    // An acknowledgment inside (acked, want].
+                    let ahead = a.wrapping_sub(acked);
+                    if ahead > 0 && ahead <= want.wrapping_sub(acked) {
+                        acked = a;
+                        window = s.window().unwrap_or(0);
+                    }
+                    if acked == want {
+                        break;
+                    }
+                }
+            }
+            // Let the server's application read, so the window opens.
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let scaled = u32::from(window) << shift.min(14);
+        run.oow = Some(OowEvidence {
+            synack_window,
+            synack_shift,
+            ack_window: window,
+            offset: 0,
+            shift,
+            shift_source,
+            unscaled_edge: unscaled,
+            scaled_edge: scaled,
+        });
+        if scaled <= limit + 2 {
+            run.note = Some(format!(
+                "the server's window ({scaled} bytes: field {window}, shift {shift} from the {shift_source}) did not grow past twice the unscaled window ({limit}) after {sent_bytes} bytes: nothing to test"
+            ));
+            self.send_rst(sport, acked)?;
+            return Ok(run);
+        }
+        let offset = limit + (scaled - limit) / 2;
+        if let Some(o) = run.oow.as_mut() {
+            o.offset = offset;
+        }
+        let next = acked;
         seg.seq = next.wrapping_add(offset);
         seg.payload = vec![b'B'];
         let full = build_ipv4(self.src, self.dst, 0, 64, ident(0), &seg)?;
         run.sent = Seen::from_ipv4(&full)
             .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
-        run.oow = Some(OowEvidence {
-            synack_window: synack.window().unwrap_or(0),
-            synack_shift,
-            ack_window: w,
-            offset,
-        });
         for attempt in 0..2 {
             for ttl in 1..len {
                 if run.quotes.iter().any(|(t, _)| *t == ttl) {
@@ -835,28 +992,26 @@ impl Prober<'_> {
             let deadline = Instant::now() + self.timeout;
             while let Some(r) = self.raw.recv_until(deadline) {
                 match parse_ipv4_answer(&r.bytes) {
-                    Some(Answer::Tcp(s)) => {
+                    Some(Answer::Tcp(s))
                         if s.src == IpAddr::V4(self.dst)
                             && s.sport() == Some(self.dport)
                             && s.dport() == Some(sport)
                             && s.ack() == Some(next)
-                        {
-                            run.answer = Some((len, s));
+                            && (!sack_ok || sack_covers(&s, seg.seq)) =>
+                    {
+                        run.answer = Some((len, s));
+                    }
+                    Some(Answer::Icmp(e))
+                        if e.quote.sport() == Some(sport)
+                            && e.quote.seq() == Some(seg.seq)
+                            && e.icmp_type == wire::ICMP_TIME_EXCEEDED =>
+                    {
+                        let ttl = (e.quote.ident & 0xff) as u8;
+                        if ttl > 0 && !run.quotes.iter().any(|(t, _)| *t == ttl) {
+                            run.quotes.push((ttl, e));
                         }
                     }
-                    Some(Answer::Icmp(e)) => {
-                        let q = &e.quote;
-                        if q.sport() == Some(sport)
-                            && q.seq() == Some(seg.seq)
-                            && e.icmp_type == wire::ICMP_TIME_EXCEEDED
-                        {
-                            let ttl = (q.ident & 0xff) as u8;
-                            if ttl > 0 && !run.quotes.iter().any(|(t, _)| *t == ttl) {
-                                run.quotes.push((ttl, e));
-                            }
-                        }
-                    }
-                    None => {}
+                    _ => {}
                 }
                 if run.answer.is_some() && run.quotes.len() + 1 >= usize::from(len) {
                     break;
@@ -1168,21 +1323,8 @@ fn evaluate(
         let located = locate(&run.sent, &obs);
         let mut detail: Vec<String> = run.note.iter().cloned().collect();
         let result;
-        let oow_not_scaled = run.oow.as_ref().is_some_and(|o| {
-            // The server scales when its SYN-ACK said so, or when the
-            // window field fell from the SYN-ACK's (never scaled) to a
-            // quarter or less of it in the first ACK.
-            !(o.synack_shift.is_some_and(|s| s > 0)
-                || u32::from(o.ack_window) * 4 <= u32::from(o.synack_window))
-        });
-        if spec.name == "out_of_window" && run.oow.is_none() {
+        if spec.name == "out_of_window" && run.oow.as_ref().is_none_or(|o| o.offset == 0) {
             result = "unknown";
-        } else if spec.name == "out_of_window" && run.answer.is_none() && oow_not_scaled {
-            result = "dropped";
-            detail.push(
-                "the segment beyond the window field was dropped, but the server does not seem to scale its window: it was outside the real window too (not a finding)"
-                    .into(),
-            );
         } else if run.answer.is_none() {
             // Dropped: the quotes stop somewhere.
             let last = run.quotes.iter().map(|(t, _)| *t).max();
@@ -1241,9 +1383,11 @@ fn evaluate(
                 let before = match &run.oow {
                     Some(o) => json!({
                         "bytes_past_ack": o.offset,
+                        "unscaled_edge": o.unscaled_edge,
+                        "scaled_edge": o.scaled_edge,
                         "window_field": o.ack_window,
-                        "synack_window": o.synack_window,
-                        "synack_shift": o.synack_shift,
+                        "shift": o.shift,
+                        "shift_from": o.shift_source,
                     }),
                     None => json!(spec.what),
                 };
@@ -1350,11 +1494,8 @@ fn evaluate(
         let mut result = result;
         if let (Some(o), Some(_)) = (&run.oow, &run.answer) {
             detail.push(format!(
-                "the byte {} past the acknowledged point (window field {}, SYN-ACK window {} shift {}) was acknowledged",
-                o.offset,
-                o.ack_window,
-                o.synack_window,
-                o.synack_shift.map_or("none".into(), |s| s.to_string())
+                "the byte {} past the acknowledged point (unscaled edge {}, scaled edge {}: window field {} shift {} from the {}) was acknowledged",
+                o.offset, o.unscaled_edge, o.scaled_edge, o.ack_window, o.shift, o.shift_source
             ));
         }
         if spec.name == "dscp_all" {
