@@ -15,7 +15,9 @@ TCP congestion control. Stream k uses port PORT_BASE + k. Second i of every figu
   is exact).
 * TCP: one connection per stream, IP_TOS and TCP_CONGESTION set (cubic, reno, bbr),
   TCP_MAXSEG = packet_bytes - 40 (Linux takes the timestamp option's 12 bytes out of
-  it, so each full segment is a packet_bytes IP packet), writing until the stop time.
+  it, so each full segment is a packet_bytes IP packet), writing until the stop time,
+  then closing abortively (SO_LINGER 0: unsent data is discarded, as qbss-model's
+  sender sends nothing at or after its stop time).
 * The receiver counts what the application receives per second: UDP datagrams, TCP
   bytes (new data only, as qbss-model counts). Both are reported as IP packets of
   packet_bytes (TCP: bytes / MSS), the unit of qbss-model's bits_per_second.
@@ -100,6 +102,8 @@ def recv(model, epoch, addr, port_base, out):
                 b = conn.recv(16384)
             except socket.timeout:
                 continue
+            except ConnectionResetError:
+                break
             if not b:
                 break
             add(k, len(b))
@@ -166,6 +170,9 @@ def send(model, epoch, addr, port_base, out):
         info = s.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 104)
         retrans = struct.unpack_from("I", info, 100)[0] if len(info) >= 104 else None
         result[k] = {"retransmits": retrans}
+        # Abortive close: what the socket still holds is discarded, as qbss-model's
+        # sender sends nothing at or after its stop time.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         s.close()
 
     threads = []

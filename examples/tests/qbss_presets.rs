@@ -255,3 +255,27 @@ fn scale_divides_every_rate_and_keeps_the_story() {
     assert_each_within("qbss alone", &rates(&res, q, 1, 10), 0.99 * g, 1.01 * g);
     assert_each_within("qbss squeezed", &rates(&res, q, 12, 40), 0.0, 0.012 * g);
 }
+
+#[test]
+fn vc_10mbit_policed_splits_the_vc_whatever_the_class() {
+    let (sc, res) = run("vc-10mbit-policed");
+    let (q, be) = (stream(&sc, "qbss"), stream(&sc, "be"));
+    let vc = vc_goodput(&sc);
+    let (tq, tb) = (
+        res.intervals.total(q, 1, 30),
+        res.intervals.total(be, 1, 30),
+    );
+    let (rq, rb) = (tq.bytes as f64 * 8.0 / 29.0, tb.bytes as f64 * 8.0 / 29.0);
+    // The policer passes the VC's contract and no more, between the two streams
+    // evenly (each 45% to 55% of it), although WRR is forced on every packet.
+    assert!(
+        (rq + rb) <= 1.01 * vc && (rq + rb) >= 0.97 * vc,
+        "{rq} + {rb} vs {vc}"
+    );
+    for (name, r) in [("qbss", rq), ("be", rb)] {
+        assert!(r >= 0.45 * vc && r <= 0.55 * vc, "{name}: {r} of {vc}");
+    }
+    // Every drop is the policer's: the scheduler refused nothing.
+    assert_eq!(res.totals[q].refused + res.totals[be].refused, 0);
+    assert!(res.totals[be].policed > 10_000);
+}

@@ -47,6 +47,10 @@ pub struct Args {
     /// machine; the JSON report records "scale".
     #[arg(long, value_name = "F")]
     pub scale: Option<f64>,
+    /// Report, tabulate and plot the figures of FILE (a measured.json from
+    /// examples/lab/qbss-lab.sh, run with the same --scale) instead of simulating.
+    #[arg(long, value_name = "FILE")]
+    pub measured: Option<PathBuf>,
 }
 
 /// Runs the tool; returns the exit status ([`EXIT_STATUS`]: 0 done, 1 runtime error,
@@ -107,25 +111,40 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
             return 2;
         }
     };
-    let t0 = Instant::now();
-    let res = match sim::run(&sc) {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = writeln!(stderr, "qbss-model: {origin}: {e}");
-            return 1;
+    let res = if let Some(path) = &args.measured {
+        let parsed = fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+            .and_then(|v| report::from_measured(&sc, &v));
+        match parsed {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = writeln!(stderr, "qbss-model: {}: {e}", path.display());
+                return 1;
+            }
         }
+    } else {
+        let t0 = Instant::now();
+        let res = match sim::run(&sc) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = writeln!(stderr, "qbss-model: {origin}: {e}");
+                return 1;
+            }
+        };
+        let secs = t0.elapsed().as_secs_f64().max(1e-9);
+        let _ = writeln!(
+            stderr,
+            "qbss-model: simulated {} s: {} packets, {} events in {:.3} s ({:.1} M packets/s, {:.1} M events/s)",
+            sc.duration_s,
+            res.packets,
+            res.events,
+            secs,
+            res.packets as f64 / secs / 1e6,
+            res.events as f64 / secs / 1e6,
+        );
+        res
     };
-    let secs = t0.elapsed().as_secs_f64().max(1e-9);
-    let _ = writeln!(
-        stderr,
-        "qbss-model: simulated {} s: {} packets, {} events in {:.3} s ({:.1} M packets/s, {:.1} M events/s)",
-        sc.duration_s,
-        res.packets,
-        res.events,
-        secs,
-        res.packets as f64 / secs / 1e6,
-        res.events as f64 / secs / 1e6,
-    );
     let mut status = 0;
     let written = if args.json {
         let mut json = report::to_json(&sc, &res);

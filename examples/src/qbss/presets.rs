@@ -24,6 +24,7 @@ pub const PRESETS: &[Preset] = &[
     preset!("transpac-10mbit-be"),
     preset!("vc-10mbit"),
     preset!("vc-10mbit-forced"),
+    preset!("vc-10mbit-policed"),
     preset!("premium-weight-0"),
     preset!("queue0-swap"),
     preset!("transpac-tcp"),
