@@ -542,8 +542,9 @@ impl Prober<'_> {
                         continue;
                     }
                     let p = build_ipv4(self.src, self.dst, spec.tos, ttl, ident(ttl), &seg)?;
+                    let t = Instant::now();
                     self.raw.send(IpAddr::V4(self.dst), &p)?;
-                    sent_at.push((ttl, Instant::now()));
+                    sent_at.push((ttl, t));
                     std::thread::sleep(self.pace);
                 }
                 self.collect(&seg, index, &mut run, &sent_at, batch);
@@ -1399,7 +1400,7 @@ fn evaluate(
                     after_hop: hop_ref(after),
                     before,
                     after: json!("dropped"),
-                    impact: report::drop_impact(spec.drop_kind),
+                    impact: report::drop_impact_at(spec.drop_kind, p.rtt),
                     test: spec.name,
                 });
             }

@@ -126,7 +126,7 @@ impl Report {
     pub fn text(&self) -> String {
         let mut s = format!("probe {}", self.target);
         if let Some(r) = self.rtt_s {
-            s += &format!(", RTT {:.2} ms", r * 1e3);
+            s += &format!(", RTT {:.3} ms", r * 1e3);
         }
         s += "\npath:";
         for h in &self.path {
@@ -160,7 +160,7 @@ impl Report {
         }
         s += "tests:\n";
         for t in &self.tests {
-            s += &format!("  {:<14} {:<10} {}\n", t.name, t.result, t.detail);
+            s += &format!("  {:<18} {:<10} {}\n", t.name, t.result, t.detail);
         }
         for n in &self.notes {
             s += &format!("note: {n}\n");
@@ -179,6 +179,20 @@ fn plain(v: &Value) -> String {
                 m.get("value").map_or(String::new(), plain)
             )
         }
+        Value::Object(m) if m.contains_key("bytes_past_ack") => format!(
+            "one byte {} bytes past the acknowledged point (unscaled window edge {}, scaled edge {}: field {} shift {} from the {})",
+            m["bytes_past_ack"],
+            m["unscaled_edge"],
+            m["scaled_edge"],
+            m["window_field"],
+            m["shift"],
+            plain(&m["shift_from"])
+        ),
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| format!("{k} {}", plain(v)))
+            .collect::<Vec<_>>()
+            .join(", "),
         other => other.to_string(),
     }
 }
@@ -186,7 +200,9 @@ fn plain(v: &Value) -> String {
 /// `52.4 Mbit/s`.
 pub fn rate(bps: u64) -> String {
     let b = bps as f64;
-    if b >= 1e9 {
+    if b >= 1e12 {
+        format!("{:.2} Tbit/s", b / 1e12)
+    } else if b >= 1e9 {
         format!("{:.2} Gbit/s", b / 1e9)
     } else if b >= 1e6 {
         format!("{:.1} Mbit/s", b / 1e6)
@@ -243,6 +259,25 @@ pub fn impact(c: &Change, rtt: Option<Duration>) -> Impact {
         Kind::Nat => "addresses or ports translated".into(),
         _ => k.title().into(),
     };
+    i
+}
+
+/// The cost of a dropped probe, with the unscaled window's ceiling at
+/// `rtt` for a dropped out-of-window segment.
+pub fn drop_impact_at(k: ProbeKind, rtt: Option<Duration>) -> Impact {
+    let mut i = drop_impact(k);
+    if k == ProbeKind::OutOfWindowDropped {
+        if let Some(r) = rtt.filter(|r| !r.is_zero()) {
+            i.rtt_s = Some(r.as_secs_f64());
+            i.ceiling_bps_after = ceiling(65_535, r);
+            if let Some(c) = i.ceiling_bps_after {
+                i.summary = format!(
+                    "a sender can never have more than the unscaled window (64 KiB) in flight: at most {} at this path's RTT, whatever the hosts' buffers",
+                    rate(c)
+                );
+            }
+        }
+    }
     i
 }
 
