@@ -897,6 +897,19 @@ fn draw(backend: SVGBackend<'_>, p: &PlotData) -> Result<(), Box<dyn std::error:
             .y_label_formatter(&|v| tick(v, y_max))
             .draw()?;
         shade(&mut chart, pts, tx, y_max)?;
+        lines(
+            &mut chart,
+            steps(pts, tx, col, |q| on_scale(q.ack)),
+            GREEN.stroke_width(2),
+            false,
+        )?;
+        lines(
+            &mut chart,
+            steps(pts, tx, col, |q| on_scale(q.seq_end)),
+            BLUE.stroke_width(2),
+            false,
+        )?;
+        // The window edges last: where the sender is at the edge, the edge shows.
         if differs {
             lines(
                 &mut chart,
@@ -911,18 +924,6 @@ fn draw(backend: SVGBackend<'_>, p: &PlotData) -> Result<(), Box<dyn std::error:
                 q.window_read.and_then(|w| on_scale(q.ack + w))
             }),
             ORANGE.stroke_width(2),
-            false,
-        )?;
-        lines(
-            &mut chart,
-            steps(pts, tx, col, |q| on_scale(q.ack)),
-            GREEN.stroke_width(2),
-            false,
-        )?;
-        lines(
-            &mut chart,
-            steps(pts, tx, col, |q| on_scale(q.seq_end)),
-            BLUE.stroke_width(2),
             false,
         )?;
     }
@@ -1018,15 +1019,15 @@ fn draw(backend: SVGBackend<'_>, p: &PlotData) -> Result<(), Box<dyn std::error:
     }
     lines(
         &mut chart,
-        steps(pts, tx, col, |q| q.window_read.and_then(on_scale)),
-        ORANGE.stroke_width(2),
-        true,
-    )?;
-    lines(
-        &mut chart,
         steps(pts, tx, col, |q| on_scale(q.in_flight)),
         BLUE.stroke_width(2),
         false,
+    )?;
+    lines(
+        &mut chart,
+        steps(pts, tx, col, |q| q.window_read.and_then(on_scale)),
+        ORANGE.stroke_width(2),
+        true,
     )?;
     for run in steps(pts, tx, col, |q| q.throughput_bps.map(|b| b as f64 / 1e6)) {
         chart.draw_secondary_series(LineSeries::new(run, GREEN.stroke_width(2)))?;
