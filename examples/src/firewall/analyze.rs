@@ -150,26 +150,43 @@ struct Side {
     last_window_field: Option<u16>,
     /// Highest acknowledgment this side sent.
     highest_ack: Option<u32>,
-    /// Recent TSvals this side sent and when they passed.
-    ts_ring: [(u32, Timestamp); TS_RING],
-    ts_len: usize,
-    ts_next: usize,
+    /// Recent TSvals this side sent and when they passed (allocated once
+    /// the connection carries data: a port scan's SYNs need none).
+    ts: Option<Box<TsRing>>,
     /// Smallest delay from one of this side's TSvals to the peer's echo.
     min_echo_ns: Option<u64>,
 }
 
+/// Recent TSvals of one side and when they passed the capture point.
+#[derive(Debug, Clone, Copy)]
+struct TsRing {
+    items: [(u32, Timestamp); TS_RING],
+    len: usize,
+    next: usize,
+}
+
 impl Side {
     fn remember_tsval(&mut self, tsval: u32, at: Timestamp) {
-        let newest = (self.ts_next + TS_RING - 1) % TS_RING;
-        if self.ts_len > 0 && self.ts_ring[newest].0 == tsval {
+        let r = self.ts.get_or_insert_with(|| {
+            Box::new(TsRing {
+                items: [(0, at); TS_RING],
+                len: 0,
+                next: 0,
+            })
+        });
+        let newest = (r.next + TS_RING - 1) % TS_RING;
+        if r.len > 0 && r.items[newest].0 == tsval {
             return;
         }
-        self.ts_ring[self.ts_next] = (tsval, at);
-        self.ts_next = (self.ts_next + 1) % TS_RING;
-        self.ts_len = (self.ts_len + 1).min(TS_RING);
+        r.items[r.next] = (tsval, at);
+        r.next = (r.next + 1) % TS_RING;
+        r.len = (r.len + 1).min(TS_RING);
     }
     fn echoed(&mut self, tsecr: u32, at: Timestamp) {
-        let found = self.ts_ring[..self.ts_len]
+        let Some(r) = self.ts.as_ref() else {
+            return;
+        };
+        let found = r.items[..r.len]
             .iter()
             .find(|(v, _)| *v == tsecr)
             .map(|(_, t)| *t);
@@ -554,10 +571,12 @@ impl ConnState {
         }
         self.feed_limits(rec, dir);
         let shift = self.sender_shift(dir, settings.assume_wscale, false);
+        // Timestamps: remember ours, match the peer's echo (once the
+        // connection carries data: the limit trackers exist then).
+        let carries_data = self.lim.is_some();
         let (me, peer) = self.side(dir);
         me.packets += 1;
-        // Timestamps: remember ours, match the peer's echo.
-        if let Some(ts) = rec.ts {
+        if let (Some(ts), true) = (rec.ts, carries_data) {
             // The Linux walk: the last Timestamps option the kernel would record.
             for o in LinuxOptions::new(rec.options) {
                 if let TcpOption::Timestamps(t) = o.option {

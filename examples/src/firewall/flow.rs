@@ -16,8 +16,11 @@
 //! late retransmissions still land on it), then it is finished and removed.
 //! Besides, the tracker holds at most `capacity` connections: when a new
 //! one would exceed that, every closed connection is finished at once; if
-//! none is closed, the least recently active one is finished early and
-//! marked [`Connection::evicted`].
+//! none is closed, the least recently active sixteenth
+//! ([`EVICT_DIVISOR`]) is finished early and marked
+//! [`Connection::evicted`] (one scan of the table per many arrivals). The
+//! rest of an evicted connection is tracked as its continuation
+//! ([`Connection::continues`]).
 //!
 //! Finished connections are handed out in order of first appearance: one
 //! that finishes while an earlier-started connection is still open waits in
@@ -51,6 +54,10 @@ pub const MAX_PENDING: usize = 4096;
 /// time: the Fx hash (`rustc-hash`) instead. A capture crafted to collide
 /// only slows this offline tool down.
 type FxBuild = rustc_hash::FxBuildHasher;
+
+/// A full table with nothing closed evicts this fraction (1/16) of its
+/// least recently active connections at once.
+pub const EVICT_DIVISOR: usize = 16;
 
 /// Most evicted endpoint pairs remembered, so that the rest of an evicted
 /// connection is reported as its continuation, not as a capture that starts
@@ -181,7 +188,10 @@ impl<T> Connection<T> {
 /// The connection table. See the module documentation.
 #[derive(Debug)]
 pub struct ConnTracker<T> {
-    table: HashMap<Key, Connection<T>, FxBuild>,
+    /// Boxed: a connection's state is moved between the table and the
+    /// ordered buffer without copying it, and the table's spare capacity
+    /// holds pointers, not states.
+    table: HashMap<Key, Box<Connection<T>>, FxBuild>,
     capacity: usize,
     next_id: u64,
     /// Ids of the connections in `table`.
@@ -190,7 +200,7 @@ pub struct ConnTracker<T> {
     /// key, id, and the frame from which to count.
     closing: VecDeque<(Key, u64, u64)>,
     /// Finished connections waiting for an earlier-started one.
-    pending: BTreeMap<u64, Connection<T>>,
+    pending: BTreeMap<u64, Box<Connection<T>>>,
     /// Something finished since [`ConnTracker::drain`] last stopped: only
     /// then can a waiting connection be handed out.
     ready: bool,
@@ -299,13 +309,13 @@ impl<T> ConnTracker<T> {
                 if reused {
                     let id = self.next_id;
                     self.next_id += 1;
-                    let old = o.insert(new_connection(id, rec, src, dst, init()));
+                    let old = o.insert(Box::new(new_connection(id, rec, src, dst, init())));
                     self.open_ids.remove(&old.id);
                     self.pending.insert(old.id, old);
                     self.ready = true;
                     self.open_ids.insert(id);
                 }
-                o.into_mut()
+                &mut **o.into_mut()
             }
             Entry::Vacant(v) => {
                 let id = self.next_id;
@@ -321,7 +331,7 @@ impl<T> ConnTracker<T> {
                         c.client_known = known;
                     }
                 }
-                v.insert(c)
+                &mut **v.insert(Box::new(c))
             }
         };
         if syn_only && !c.client_known {
@@ -379,13 +389,15 @@ impl<T> ConnTracker<T> {
     }
 
     /// Moves a connection out of the table into the ordered buffer.
-    fn finish_one(&mut self, c: Connection<T>) {
+    fn finish_one(&mut self, c: Box<Connection<T>>) {
         self.open_ids.remove(&c.id);
         self.pending.insert(c.id, c);
         self.ready = true;
     }
 
-    /// Finishes every closed connection; if none is closed, the least recently active one.
+    /// Finishes every closed connection; if none is closed, the least
+    /// recently active sixteenth of the table (at least one), so that a full
+    /// table costs one scan per many new connections, not one per each.
     fn make_room(&mut self) {
         let closed: Vec<Key> = self
             .table
@@ -394,22 +406,28 @@ impl<T> ConnTracker<T> {
             .map(|(k, _)| *k)
             .collect();
         if closed.is_empty() {
-            let lru = self
+            let mut by_age: Vec<(u64, u64, Key)> = self
                 .table
                 .iter()
-                .min_by_key(|(_, c)| (c.last_frame, c.id))
-                .map(|(k, _)| *k);
-            if let Some((k, mut c)) = lru.and_then(|k| self.table.remove_entry(&k)) {
-                c.evicted = true;
-                if self.evicted_order.len() >= EVICTED_MEMORY {
-                    if let Some(old) = self.evicted_order.pop_front() {
-                        self.evicted.remove(&old);
+                .map(|(k, c)| (c.last_frame, c.id, *k))
+                .collect();
+            let n = (by_age.len() / EVICT_DIVISOR).max(1).min(by_age.len());
+            if n < by_age.len() {
+                by_age.select_nth_unstable_by_key(n, |e| (e.0, e.1));
+            }
+            for &(_, _, k) in &by_age[..n] {
+                if let Some((k, mut c)) = self.table.remove_entry(&k) {
+                    c.evicted = true;
+                    if self.evicted_order.len() >= EVICTED_MEMORY {
+                        if let Some(old) = self.evicted_order.pop_front() {
+                            self.evicted.remove(&old);
+                        }
                     }
+                    self.evicted
+                        .insert(k, (c.id, c.client, c.server, c.client_known));
+                    self.evicted_order.push_back(k);
+                    self.finish_one(c);
                 }
-                self.evicted
-                    .insert(k, (c.id, c.client, c.server, c.client_known));
-                self.evicted_order.push_back(k);
-                self.finish_one(c);
             }
             return;
         }
@@ -431,7 +449,7 @@ impl<T> ConnTracker<T> {
                 return;
             }
             if let Some(c) = self.pending.remove(&first) {
-                finished(c);
+                finished(*c);
             }
         }
     }
@@ -443,8 +461,8 @@ impl<T> ConnTracker<T> {
 
     /// Ends tracking: every connection not yet handed out, in order of first appearance.
     pub fn finish(mut self) -> Vec<Connection<T>> {
-        let mut all: Vec<Connection<T>> = self.table.drain().map(|(_, c)| c).collect();
-        all.extend(std::mem::take(&mut self.pending).into_values());
+        let mut all: Vec<Connection<T>> = self.table.drain().map(|(_, c)| *c).collect();
+        all.extend(std::mem::take(&mut self.pending).into_values().map(|c| *c));
         all.sort_by_key(|c| c.id);
         all
     }
