@@ -12,7 +12,8 @@
 //!
 //! Memory is bounded by the number of *open* connections. A connection
 //! closed by RST or by FIN in both directions lingers for
-//! [`LINGER_FRAMES`] frames after its last segment (so the last ACK and
+//! [`LINGER_FRAMES`] frames after its last segment (up to twice that when a
+//! late segment arrives while it lingers: the count restarts from it) (so the last ACK and
 //! late retransmissions still land on it), then it is finished and removed.
 //! Besides, the tracker holds at most `capacity` connections: when a new
 //! one would exceed that, every closed connection is finished at once; if
