@@ -1359,4 +1359,26 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn block_longer_than_the_rest_of_the_file_is_truncation_at_its_start() {
+        let mut file = shb_idb(false);
+        file.extend(epb(b"whole", false));
+        let start = file.len() as u64;
+        let cut = epb(&[5; 40], false);
+        file.extend_from_slice(&cut[..cut.len() - 10]);
+        for chunk in [1, 7, 4096] {
+            let source = Trickle { data: &file, chunk };
+            let mut reader = CaptureReader::with_capacity(source, MIN_BUFFER_CAPACITY).unwrap();
+            assert_eq!(reader.next_record().unwrap().unwrap().data, b"whole");
+            match reader.next_record() {
+                Err(CaptureError::Truncated { offset, frame: 2 }) => assert_eq!(offset, start),
+                other => panic!("chunk {chunk}: {other:?}"),
+            }
+            assert!(
+                reader.next_record().unwrap().is_none(),
+                "finished after an error"
+            );
+        }
+    }
 }
