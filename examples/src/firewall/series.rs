@@ -74,6 +74,7 @@ pub const SIZE: (u32, u32) = (1200, 960);
 
 /// The CSV columns, for `--help`.
 const CSV_HELP: &str = "\
+Write the CSV to FILE (`-`: standard output). Without --csv and --svg it goes to standard output.
 One row per sample: the sending direction after each data segment, the receiving direction after each ACK. Columns (empty cell: unknown):
   time_s             seconds since the connection's first segment
   connection         number from 1, in order of first appearance (as analyze numbers them)
