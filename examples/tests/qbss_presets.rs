@@ -178,9 +178,12 @@ fn transpac_tcp_scavenger_tcp_yields_then_climbs_back() {
     // Alone, after slow start (2-10 s), QBSS TCP fills the link, within 0.5%.
     assert_each_within("qbss alone", &rates(&res, q, 2, 10), 0.995 * g, 1.001 * g);
     // While best effort runs (12-40 s): best effort at least 97% of the link on
-    // average, QBSS at most its WRR share 1/99 per second (plus 0.2% for rounding).
+    // average, QBSS at most its WRR share 1/99 on average (plus 0.2% for rounding).
+    // Per second it comes in bursts: a TCP receiver delivers in order, so the window
+    // queued behind a lost packet arrives at once when the retransmission, itself
+    // queued at QBSS's 1%, fills the hole.
     assert!(mean(be, 12, 40) >= 0.97 * g, "{}", mean(be, 12, 40));
-    assert_each_within("qbss squeezed", &rates(&res, q, 12, 40), 0.0, 0.012 * g);
+    assert!(mean(q, 12, 40) <= 0.012 * g, "{}", mean(q, 12, 40));
     assert!(mean(q, 12, 40) > 0.0, "QBSS keeps its share");
     // After best effort leaves (41-60 s): QBSS climbs back, to at least a fifth of the
     // link on average, more in the second half than in the first (additive increase).
@@ -223,7 +226,7 @@ fn transpac_tcp_cubic_yields_then_reclaims_faster_than_reno() {
     // Alone it fills the link; while best effort runs it keeps only its WRR share.
     assert_each_within("qbss alone", &rates(&cubic, q, 3, 10), 0.99 * g, 1.001 * g);
     assert!(mean(&cubic, be, 12, 40) >= 0.97 * g);
-    assert_each_within("qbss squeezed", &rates(&cubic, q, 12, 40), 0.0, 0.012 * g);
+    assert!(mean(&cubic, q, 12, 40) <= 0.012 * g, "in-order bursts average to its share");
     // After best effort leaves: CUBIC's convex regrowth carries more than Reno's one
     // packet per round trip, in the last 10 s by at least a third.
     assert!(mean(&cubic, q, 41, 60) > mean(&reno, q, 41, 60));

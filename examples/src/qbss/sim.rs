@@ -434,22 +434,25 @@ impl<'a> Engine<'a> {
     #[inline]
     fn deliver(&mut self, now: Nanos, p: Packet) {
         let s = usize::from(p.stream);
-        let new = match &mut self.sources[s] {
-            Source::Cbr(_) => true,
+        // A TCP receiver counts data as its application gets it: in order, so a
+        // packet above a hole is counted when the retransmission fills the hole.
+        let delivered = match &mut self.sources[s] {
+            Source::Cbr(_) => 1,
             Source::Tcp(tcp) => {
-                let (new, ack) = tcp.flow.receive(p.seq, p.ts_us);
+                let before = tcp.flow.rcv_nxt();
+                let (_, ack) = tcp.flow.receive(p.seq, p.ts_us);
                 let at = now + tcp.rtt;
                 if tcp.acks.is_empty() {
                     self.events.schedule(at, EventKind::Ack(p.stream));
                 }
                 tcp.acks.push_back((at, ack));
-                new
+                u64::from(tcp.flow.rcv_nxt() - before)
             }
         };
-        if new {
+        if delivered > 0 {
             let c = self.stats.cell_mut(self.interval, s);
-            c.bytes += u64::from(p.len);
-            c.packets += 1;
+            c.bytes += delivered * u64::from(p.len);
+            c.packets += delivered;
         }
     }
 

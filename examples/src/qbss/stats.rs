@@ -3,7 +3,8 @@
 /// What one stream did in one interval.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StreamInterval {
-    /// Bytes delivered to the receiver (new data; IP packet lengths).
+    /// Bytes delivered to the receiver (new data; IP packet lengths; TCP: delivered
+    /// in order, as the receiving application gets them).
     pub bytes: u64,
     /// Packets delivered (new data).
     pub packets: u64,

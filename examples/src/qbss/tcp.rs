@@ -224,6 +224,12 @@ impl TcpFlow {
         self.cwnd
     }
 
+    /// The receiver's next expected sequence number: packets `0..rcv_nxt()` have been
+    /// delivered in order to the application.
+    pub fn rcv_nxt(&self) -> u32 {
+        self.rcv_nxt
+    }
+
     /// The slow-start threshold in packets.
     pub fn ssthresh(&self) -> u32 {
         self.ssthresh
