@@ -17,25 +17,18 @@ fn plural(n: usize, thing: &str) -> String {
     }
 }
 
-/// Writes `label` then `text` wrapped at [`WIDTH`], continuation lines
-/// indented under the text.
+/// Writes `label` then `text` wrapped at [`WIDTH`] (`textwrap`, words never
+/// broken), continuation lines indented under the text.
 fn wrapped(o: &mut String, indent: usize, label: &str, text: &str) {
-    let lead = indent + label.len();
-    let mut line = format!("{}{label}", " ".repeat(indent));
-    let mut empty = true;
-    for word in text.split(' ') {
-        if !empty && line.len() + 1 + word.len() > WIDTH {
-            let _ = writeln!(o, "{line}");
-            line = " ".repeat(lead);
-            empty = true;
-        }
-        if !empty {
-            line.push(' ');
-        }
-        line.push_str(word);
-        empty = false;
+    let first = format!("{}{label}", " ".repeat(indent));
+    let rest = " ".repeat(indent + label.len());
+    let opts = textwrap::Options::new(WIDTH)
+        .initial_indent(&first)
+        .subsequent_indent(&rest)
+        .break_words(false);
+    for line in textwrap::wrap(text, opts) {
+        let _ = writeln!(o, "{line}");
     }
-    let _ = writeln!(o, "{line}");
 }
 
 /// Renders `report` as text.
