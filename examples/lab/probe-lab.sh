@@ -21,8 +21,12 @@
 # With PROBE_LAB_REFLECT=1, `FIREWALL_CHECK reflect --listen
 # 198.18.44.2:7207` runs in the server namespace and the probe gets
 # `--reflector 198.18.44.2:7207` (its log: OUTDIR/reflect.log).
-# Only 198.18.0.0/15 is used; the namespaces have no other interface and
-# no default route; they are deleted on exit (also on Ctrl-C).
+# With PROBE_LAB_FAMILY=6 the target is [2001:db8:44::2]:5201 and the
+# case's rules go to ip6tables (nftables tables of family ip6); the IPv6
+# addresses mirror the IPv4 ones (2001:db8:41::2 for 198.18.41.2, ...).
+# Only 198.18.0.0/15 and 2001:db8::/32 are used; the namespaces have no
+# other interface and no default route; they are deleted on exit (also on
+# Ctrl-C).
 set -euo pipefail
 
 die() { echo "probe-lab: $*" >&2; exit 1; }
@@ -97,16 +101,28 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+FAMILY="${PROBE_LAB_FAMILY:-4}"
+case "$FAMILY" in
+  4) TARGET=198.18.44.2:5201; IPT=iptables; NFT_FAM=ip ;;
+  6) TARGET='[2001:db8:44::2]:5201'; IPT=ip6tables; NFT_FAM=ip6 ;;
+  *) die "PROBE_LAB_FAMILY must be 4 or 6" ;;
+esac
 for ns in "${NS[@]}"; do
   ip netns add "$ns"
   ip -n "$ns" link set lo up
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+  # No duplicate address detection: the addresses work at once.
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
 done
 # link N joins LEFT (198.18.4N.1 on the right side of LEFT... see the map above).
-link() { # left-ns left-if left-addr right-ns right-if right-addr
+link() { # left-ns left-if left-addr right-ns right-if right-addr (IPv4; IPv6 mirrors it)
+  local n6l n6r
+  n6l="2001:db8:$(echo "$3" | cut -d. -f3)::$(echo "$3" | cut -d. -f4)"
+  n6r="2001:db8:$(echo "$6" | cut -d. -f3)::$(echo "$6" | cut -d. -f4)"
   ip -n "$1" link add "$2" type veth peer name "$5" netns "$4"
   ip -n "$1" addr add "$3/24" dev "$2"
   ip -n "$4" addr add "$6/24" dev "$5"
+  ip -n "$1" addr add "$n6l/64" dev "$2" nodad
+  ip -n "$4" addr add "$n6r/64" dev "$5" nodad
   ip -n "$1" link set "$2" up
   ip -n "$4" link set "$5" up
 }
@@ -122,9 +138,18 @@ ip -n "$R2" route add 198.18.44.0/24 via 198.18.43.2
 ip -n "$R3" route add 198.18.41.0/24 via 198.18.43.1
 ip -n "$R3" route add 198.18.42.0/24 via 198.18.43.1
 ip -n "$S" route add 198.18.0.0/15 via 198.18.44.1
+ip -n "$C" -6 route add 2001:db8::/32 via 2001:db8:41::1
+ip -n "$R1" -6 route add 2001:db8:43::/64 via 2001:db8:42::2
+ip -n "$R1" -6 route add 2001:db8:44::/64 via 2001:db8:42::2
+ip -n "$R2" -6 route add 2001:db8:41::/64 via 2001:db8:42::1
+ip -n "$R2" -6 route add 2001:db8:44::/64 via 2001:db8:43::2
+ip -n "$R3" -6 route add 2001:db8:41::/64 via 2001:db8:43::1
+ip -n "$R3" -6 route add 2001:db8:42::/64 via 2001:db8:43::1
+ip -n "$S" -6 route add 2001:db8::/32 via 2001:db8:44::1
 for r in "$R1" "$R2" "$R3"; do
   ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.icmp_ratelimit=0 \
-    net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+    net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+    net.ipv6.conf.all.forwarding=1 net.ipv6.icmp.ratelimit=0
 done
 
 # The server: a listener that reads each connection until it ends (at
@@ -139,9 +164,10 @@ def serve(c):
     except OSError:
         pass
     c.close()
-s = socket.socket()
+s = socket.socket(socket.AF_INET6)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("198.18.44.2", 5201))
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+s.bind(("::", 5201))
 s.listen(128)
 while True:
     c, _ = s.accept()
@@ -149,7 +175,7 @@ while True:
 ' &
 PIDS+=($!)
 for _ in $(seq 50); do
-  ip netns exec "$S" ss -ltn 2>/dev/null | grep -q 198.18.44.2:5201 && break
+  ip netns exec "$S" ss -ltn 2>/dev/null | grep -q ':5201 ' && break
   sleep 0.1
 done
 if [ "${PROBE_LAB_REFLECT:-0}" = 1 ]; then
@@ -163,8 +189,11 @@ if [ "${PROBE_LAB_REFLECT:-0}" = 1 ]; then
 fi
 # One real connection: the path forwards, and every neighbour is resolved
 # before the first probe.
-ip netns exec "$C" python3 -c 'import socket; socket.create_connection(("198.18.44.2", 5201), 3).close()' \
-  || die "the lab does not forward"
+ip netns exec "$C" python3 -c '
+import socket
+for a in ("198.18.44.2", "2001:db8:44::2"):
+    socket.create_connection((a, 5201), 3).close()
+' || die "the lab does not forward"
 
 rules_for() { echo "$CASES" | sed -n "s/^$1|//p"; }
 
@@ -173,8 +202,9 @@ for case in "${WANT[@]}"; do
   echo "$CASES" | grep -q "^$case|" || die "unknown case $case"
   for t in filter mangle raw; do
     ip netns exec "$R2" iptables -t "$t" -F
+    ip netns exec "$R2" ip6tables -t "$t" -F
   done
-  ip netns exec "$R2" nft delete table ip campus 2>/dev/null || true
+  ip netns exec "$R2" nft delete table "$NFT_FAM" campus 2>/dev/null || true
   ip netns exec "$R2" sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0 \
     net.netfilter.nf_conntrack_tcp_loose=1 net.ipv4.tcp_syncookies=1 2>/dev/null || true
   rules="$(rules_for "$case")"
@@ -183,21 +213,21 @@ for case in "${WANT[@]}"; do
     for r in "${RULES[@]}"; do
       case "$r" in
         # shellcheck disable=SC2086
-        "nft "*) ip netns exec "$R2" $r ;;
+        "nft "*) ip netns exec "$R2" ${r// ip campus/ $NFT_FAM campus} ;;
         # shellcheck disable=SC2086
         "sysctl "*) ip netns exec "$R2" sysctl -qw ${r#sysctl } ;;
         # shellcheck disable=SC2086
-        *) ip netns exec "$R2" iptables $r ;;
+        *) ip netns exec "$R2" "$IPT" $r ;;
       esac
     done
   fi
   ip netns exec "$R2" sh -c 'echo f > /proc/net/nf_conntrack' 2>/dev/null || true
   set +e
-  ip netns exec "$C" "$BIN" probe 198.18.44.2:5201 --json "${EXTRA[@]}" \
+  ip netns exec "$C" "$BIN" probe "$TARGET" --json "${EXTRA[@]}" \
     >"$OUT/$case.json" 2>"$OUT/$case.err"
   echo $? >"$OUT/$case.status"
   set -e
   # The probe's nftables table must be gone once it has exited.
   ip netns exec "$C" nft list tables >"$OUT/$case.tables"
-  ip netns exec "$R2" iptables-save >"$OUT/$case.rules"
+  ip netns exec "$R2" "$IPT-save" >"$OUT/$case.rules"
 done

@@ -45,15 +45,23 @@ fn available() -> bool {
 
 struct CaseRun {
     name: String,
+    v6: bool,
     status: i32,
     json: Value,
     err: String,
     tables: String,
 }
 
-fn run_lab(dir: &std::path::Path, cases: &[&str], extra: &[&str], reflect: bool) -> Vec<CaseRun> {
+fn run_lab(
+    dir: &std::path::Path,
+    cases: &[&str],
+    extra: &[&str],
+    reflect: bool,
+    v6: bool,
+) -> Vec<CaseRun> {
     let out = Command::new("bash")
         .env("PROBE_LAB_REFLECT", if reflect { "1" } else { "0" })
+        .env("PROBE_LAB_FAMILY", if v6 { "6" } else { "4" })
         .arg(script())
         .arg(dir)
         .arg(env!("CARGO_BIN_EXE_firewall-check"))
@@ -79,6 +87,7 @@ fn run_lab(dir: &std::path::Path, cases: &[&str], extra: &[&str], reflect: bool)
                 .unwrap_or_else(|e| panic!("{c}: not JSON ({e}); stderr: {err}"));
             CaseRun {
                 name: c.to_string(),
+                v6,
                 status: read("status").trim().parse().expect("status"),
                 json,
                 err,
@@ -116,6 +125,15 @@ fn one<'a>(r: &'a CaseRun, kind: &str) -> &'a Value {
 
 /// The finding is located at TTL `hop`, after TTL `hop - 1`, and r2 lies
 /// between them.
+/// The lab address `v4` in the run's family: 198.18.X.Y is 2001:db8:X::Y.
+fn addr(r: &CaseRun, v4: &str) -> String {
+    if !r.v6 {
+        return v4.to_string();
+    }
+    let p: Vec<&str> = v4.split('.').collect();
+    format!("2001:db8:{}::{}", p[2], p[3])
+}
+
 fn located(r: &CaseRun, f: &Value, hop: u64) {
     let h = f["hop"]["ttl"]
         .as_u64()
@@ -129,7 +147,7 @@ fn located(r: &CaseRun, f: &Value, hop: u64) {
         "{}: r2 not between after_hop and hop: {f}",
         r.name
     );
-    let at = |t: u64| if t == R2.1 { Some(R2.0) } else { None };
+    let at = |t: u64| if t == R2.1 { Some(addr(r, R2.0)) } else { None };
     if let Some(addr) = at(h) {
         assert_eq!(f["hop"]["address"], addr, "{}", r.name);
     }
@@ -190,8 +208,37 @@ fn probe_lab_cases() {
     }
     let dir = std::env::temp_dir().join(format!("probe-lab-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let runs = run_lab(&dir, &CASES, &["--timeout-ms", "300"], false);
-    for r in &runs {
+    let runs = run_lab(&dir, &CASES, &["--timeout-ms", "300"], false, false);
+    check_cases(&runs);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same over IPv6 (ip6tables rules, ICMPv6 quotes, flow labels).
+#[test]
+fn probe_lab_ipv6() {
+    if !available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("probe-lab-v6-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cases = [
+        "clean",
+        "wscale_syn_fwd",
+        "mss_pre",
+        "dscp_bleach_pre",
+        "exotic_fwd",
+        "ecn_setup_drop_fwd",
+        "conntrack_strict",
+        "campus",
+        "synproxy_fwd",
+    ];
+    let runs = run_lab(&dir, &cases, &["--timeout-ms", "300"], false, true);
+    check_cases(&runs);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn check_cases(runs: &[CaseRun]) {
+    for r in runs {
         // Every run: the path of three routers and the target, the RST
         // suppression gone afterwards, schema 1.
         assert_eq!(r.json["schema_version"], 1, "{}", r.name);
@@ -201,17 +248,21 @@ fn probe_lab_cases() {
             .iter()
             .map(|h| (h["ttl"].as_u64().unwrap(), h["address"].as_str().unwrap()))
             .collect();
-        let want_path: &[(u64, &str)] = if r.name == "synproxy_fwd" {
+        let want_path: Vec<(u64, String)> = if r.name == "synproxy_fwd" {
             // The proxy answers the copy that passes its TTL check.
-            &[(1, "198.18.41.1"), (2, "198.18.42.2"), (3, "198.18.44.2")]
+            vec![(1, "198.18.41.1"), (2, "198.18.42.2"), (3, "198.18.44.2")]
         } else {
-            &[
+            vec![
                 (1, "198.18.41.1"),
                 (2, "198.18.42.2"),
                 (3, "198.18.43.2"),
                 (4, "198.18.44.2"),
             ]
-        };
+        }
+        .into_iter()
+        .map(|(t, a)| (t, addr(r, a)))
+        .collect();
+        let path: Vec<(u64, String)> = path.into_iter().map(|(t, a)| (t, a.to_string())).collect();
         assert_eq!(path, want_path, "{}: path", r.name);
         assert!(
             !r.tables.contains("firewall_check_probe"),
@@ -290,7 +341,8 @@ fn probe_lab_cases() {
                 located(r, f, if r.name.ends_with("pre") { 2 } else { 3 });
                 let added = one(r, "option_added");
                 assert_eq!(added["option_kind"], 2);
-                assert_eq!(added["after"], 536);
+                // min(1200, 536) for IPv4, min(1200, 1220) for IPv6.
+                assert_eq!(added["after"], if r.v6 { 1200 } else { 536 });
             }
             "dscp_bleach_pre" => {
                 only_kinds(r, &["dscp_changed"]);
@@ -408,13 +460,12 @@ fn probe_lab_cases() {
                 only_kinds(r, &["handshake_proxied"]);
                 let f = one(r, "handshake_proxied");
                 assert_eq!(f["hop"]["ttl"], 2, "{f}");
-                assert_eq!(f["hop"]["address"], R2.0, "{f}");
+                assert_eq!(f["hop"]["address"], addr(r, R2.0), "{f}");
                 assert_eq!(f["after"]["synack_ttl"], 63, "{f}");
             }
             other => panic!("case {other} without assertions"),
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Without CAP_NET_RAW: a clear message and status 1, nothing sent.
@@ -478,7 +529,7 @@ fn probe_lab_with_reflector() {
     }
     let dir = std::env::temp_dir().join(format!("probe-lab-reflect-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let runs = run_lab(&dir, &REFLECT_CASES, &["--timeout-ms", "300"], true);
+    let runs = run_lab(&dir, &REFLECT_CASES, &["--timeout-ms", "300"], true, false);
     for r in &runs {
         assert!(r.err.is_empty(), "{}: stderr {}", r.name, r.err);
         let tests = r.json["tests"].as_array().expect("tests");

@@ -25,7 +25,7 @@ pub mod reflect;
 pub mod report;
 pub mod wire;
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -33,9 +33,9 @@ use serde_json::json;
 use tcp_options::{Flags, OptionsBuilder};
 
 use self::diff::{locate, Observation, ProbeKind};
-use self::net::{RawV4, RstGuard};
+use self::net::{RawIp, RstGuard};
 use self::report::{Finding, HopRef, Report, TestResult};
-use self::wire::{build_ipv4, parse_ipv4_answer, Answer, Seen, Segment};
+use self::wire::{build_ip, parse_ip_answer, Answer, Seen, Segment};
 use super::{Failure, Outcome};
 
 /// Command-line arguments of `probe`.
@@ -308,15 +308,18 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         Some(r) => Some(resolve(r, "reflector")?),
         None => None,
     };
-    let IpAddr::V4(dst) = target.ip() else {
-        return Err(Failure::Runtime(
-            "IPv6 targets are not supported yet (IPv4 only)".into(),
+    let dst = target.ip();
+    if dst.is_ipv6() && reflector.is_some() {
+        return Err(Failure::Usage(
+            "--reflector works with IPv4 targets only in this version".into(),
         ));
+    }
+    let src = net::source_for(target)?;
+    let raw = if dst.is_ipv6() {
+        RawIp::open_v6()?
+    } else {
+        RawIp::open()?
     };
-    let IpAddr::V4(src) = net::source_for(target)? else {
-        return Err(Failure::Runtime("no IPv4 source address".into()));
-    };
-    let raw = RawV4::open()?;
     let base = 33000 + (random_u32() % 24000) as u16;
     // Forward tests, as many reverse ones, 64 for the DSCP map, one for
     // the out-of-window test.
@@ -473,9 +476,9 @@ pub fn infer_shift(synack_window: u16, window_field: u16) -> u8 {
 }
 
 struct Prober<'a> {
-    raw: &'a RawV4,
-    src: Ipv4Addr,
-    dst: Ipv4Addr,
+    raw: &'a RawIp,
+    src: IpAddr,
+    dst: IpAddr,
     dport: u16,
     timeout: Duration,
     pace: Duration,
@@ -506,8 +509,8 @@ impl Prober<'_> {
             payload: vec![],
         };
         let ident = |ttl: u8| (u16::from(index) << 8) | u16::from(ttl);
-        let sent_packet = build_ipv4(self.src, self.dst, spec.tos, 64, ident(0), &seg)?;
-        let sent = Seen::from_ipv4(&sent_packet)
+        let sent_packet = build_ip(self.src, self.dst, spec.tos, 64, ident(0), &seg)?;
+        let sent = Seen::from_ip(&sent_packet)
             .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
         let mut run = TestRun {
             sent,
@@ -541,9 +544,9 @@ impl Prober<'_> {
                     if have || (attempt > 0 && self.path_len.is_none() && run.answer.is_some()) {
                         continue;
                     }
-                    let p = build_ipv4(self.src, self.dst, spec.tos, ttl, ident(ttl), &seg)?;
+                    let p = build_ip(self.src, self.dst, spec.tos, ttl, ident(ttl), &seg)?;
                     let t = Instant::now();
-                    self.raw.send(IpAddr::V4(self.dst), &p)?;
+                    self.raw.send(self.dst, &p)?;
                     sent_at.push((ttl, t));
                     std::thread::sleep(self.pace);
                 }
@@ -588,8 +591,8 @@ impl Prober<'_> {
                     options: vec![],
                     payload: vec![],
                 };
-                let p = build_ipv4(self.src, self.dst, 0, 64, ident(255), &rst)?;
-                self.raw.send(IpAddr::V4(self.dst), &p)?;
+                let p = build_ip(self.src, self.dst, 0, 64, ident(255), &rst)?;
+                self.raw.send(self.dst, &p)?;
             }
         }
         run.quotes.sort_by_key(|(t, _)| *t);
@@ -608,9 +611,9 @@ impl Prober<'_> {
         let mut deadline = Instant::now() + self.timeout;
         let mut answer_at = None;
         while let Some(r) = self.raw.recv_until(deadline) {
-            match parse_ipv4_answer(&r.bytes) {
+            match parse_ip_answer(&r.bytes) {
                 Some(Answer::Tcp(s)) => {
-                    let ours = s.src == IpAddr::V4(self.dst)
+                    let ours = s.src == self.dst
                         && s.sport() == Some(seg.dport)
                         && s.dport() == Some(seg.sport)
                         && s.flags()
@@ -703,8 +706,8 @@ impl Prober<'_> {
             options: vec![],
             payload: vec![],
         };
-        let p = build_ipv4(self.src, self.dst, 0, 64, 0x40ff, &rst)?;
-        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        let p = build_ip(self.src, self.dst, 0, 64, 0x40ff, &rst)?;
+        self.raw.send(self.dst, &p)?;
         Ok(())
     }
 
@@ -712,8 +715,8 @@ impl Prober<'_> {
     fn wait_for(&self, sport: u16, pred: impl Fn(&Seen) -> bool) -> Option<Seen> {
         let deadline = Instant::now() + self.timeout;
         while let Some(r) = self.raw.recv_until(deadline) {
-            if let Some(Answer::Tcp(s)) = parse_ipv4_answer(&r.bytes) {
-                if s.src == IpAddr::V4(self.dst)
+            if let Some(Answer::Tcp(s)) = parse_ip_answer(&r.bytes) {
+                if s.src == self.dst
                     && s.sport() == Some(self.dport)
                     && s.dport() == Some(sport)
                     && pred(&s)
@@ -810,9 +813,9 @@ impl Prober<'_> {
             payload: vec![],
         };
         let ident = |ttl: u8| (u16::from(index) << 8) | u16::from(ttl);
-        let p = build_ipv4(self.src, self.dst, 0, 64, ident(0), &seg)?;
+        let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
         let mut run = TestRun {
-            sent: Seen::from_ipv4(&p)
+            sent: Seen::from_ip(&p)
                 .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?,
             quotes: Vec::new(),
             answer: None,
@@ -826,7 +829,7 @@ impl Prober<'_> {
             run.note = Some("no path to the target".into());
             return Ok(run);
         }
-        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        self.raw.send(self.dst, &p)?;
         let Some(synack) = self.wait_for(sport, |s| {
             s.flags()
                 .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
@@ -849,12 +852,12 @@ impl Prober<'_> {
         seg.ack = isn.wrapping_add(1);
         seg.window = 502;
         seg.options = vec![];
-        let p = build_ipv4(self.src, self.dst, 0, 64, ident(0), &seg)?;
-        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
+        self.raw.send(self.dst, &p)?;
         seg.flags = Flags::PSH | Flags::ACK;
         seg.payload = vec![b'A'];
-        let p = build_ipv4(self.src, self.dst, 0, 64, ident(0), &seg)?;
-        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
+        self.raw.send(self.dst, &p)?;
         let next = seq.wrapping_add(2);
         let Some(ack) = self.wait_for(sport, |s| s.ack() == Some(next)) else {
             run.note = Some("the in-window byte was not acknowledged".into());
@@ -872,7 +875,7 @@ impl Prober<'_> {
                 .report(sport)?
                 .into_iter()
                 .filter(|(d, _)| d == "out")
-                .filter_map(|(_, ip)| Seen::from_ipv4(&ip))
+                .filter_map(|(_, ip)| Seen::from_ip(&ip))
                 .find(|s| {
                     s.flags()
                         .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
@@ -920,16 +923,16 @@ impl Prober<'_> {
                 while at != want {
                     seg.seq = at;
                     seg.payload = vec![b'g'; 1400];
-                    let p = build_ipv4(self.src, self.dst, 0, 64, ident(0), &seg)?;
-                    self.raw.send(IpAddr::V4(self.dst), &p)?;
+                    let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
+                    self.raw.send(self.dst, &p)?;
                     at = at.wrapping_add(1400);
                 }
                 let deadline = Instant::now() + self.timeout.max(Duration::from_secs(1));
                 while let Some(r) = self.raw.recv_until(deadline) {
-                    let Some(Answer::Tcp(s)) = parse_ipv4_answer(&r.bytes) else {
+                    let Some(Answer::Tcp(s)) = parse_ip_answer(&r.bytes) else {
                         continue;
                     };
-                    if s.src != IpAddr::V4(self.dst)
+                    if s.src != self.dst
                         || s.sport() != Some(self.dport)
                         || s.dport() != Some(sport)
                     {
@@ -975,26 +978,26 @@ impl Prober<'_> {
         let next = acked;
         seg.seq = next.wrapping_add(offset);
         seg.payload = vec![b'B'];
-        let full = build_ipv4(self.src, self.dst, 0, 64, ident(0), &seg)?;
-        run.sent = Seen::from_ipv4(&full)
-            .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
+        let full = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
+        run.sent =
+            Seen::from_ip(&full).ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
         for attempt in 0..2 {
             for ttl in 1..len {
                 if run.quotes.iter().any(|(t, _)| *t == ttl) {
                     continue;
                 }
-                let p = build_ipv4(self.src, self.dst, 0, ttl, ident(ttl), &seg)?;
-                self.raw.send(IpAddr::V4(self.dst), &p)?;
+                let p = build_ip(self.src, self.dst, 0, ttl, ident(ttl), &seg)?;
+                self.raw.send(self.dst, &p)?;
                 std::thread::sleep(self.pace);
             }
             if run.answer.is_none() {
-                self.raw.send(IpAddr::V4(self.dst), &full)?;
+                self.raw.send(self.dst, &full)?;
             }
             let deadline = Instant::now() + self.timeout;
             while let Some(r) = self.raw.recv_until(deadline) {
-                match parse_ipv4_answer(&r.bytes) {
+                match parse_ip_answer(&r.bytes) {
                     Some(Answer::Tcp(s))
-                        if s.src == IpAddr::V4(self.dst)
+                        if s.src == self.dst
                             && s.sport() == Some(self.dport)
                             && s.dport() == Some(sport)
                             && s.ack() == Some(next)
@@ -1086,7 +1089,7 @@ impl Prober<'_> {
                 .report(sport)?
                 .into_iter()
                 .filter(|(d, _)| d == "in")
-                .filter_map(|(_, ip)| Seen::from_ipv4(&ip))
+                .filter_map(|(_, ip)| Seen::from_ip(&ip))
                 .find(|s| s.seq() == seq && s.flags().is_some_and(|f| f.contains(Flags::SYN)));
             if seen.is_some() || run.answer.is_none() || Instant::now() >= until {
                 break seen;
@@ -1095,7 +1098,7 @@ impl Prober<'_> {
         };
         run.at_end = seen.map(|seen| Observation {
             ttl: len,
-            address: IpAddr::V4(self.dst),
+            address: self.dst,
             seen,
         });
         Ok(())
@@ -1130,9 +1133,9 @@ impl Prober<'_> {
                 .unwrap_or_default(),
             payload: vec![],
         };
-        let p = build_ipv4(self.src, self.dst, 0, 64, 0x4000, &syn)?;
+        let p = build_ip(self.src, self.dst, 0, 64, 0x4000, &syn)?;
         let sent_syn =
-            Seen::from_ipv4(&p).ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
+            Seen::from_ip(&p).ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
         let mut run = TestRun {
             sent: sent_syn,
             quotes: Vec::new(),
@@ -1143,9 +1146,9 @@ impl Prober<'_> {
             note: None,
             oow: None,
         };
-        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        self.raw.send(self.dst, &p)?;
         let is_answer = |s: &Seen| {
-            s.src == IpAddr::V4(self.dst)
+            s.src == self.dst
                 && s.sport() == Some(self.dport)
                 && s.dport() == Some(sport)
                 && s.flags()
@@ -1155,7 +1158,7 @@ impl Prober<'_> {
         let deadline = Instant::now() + self.timeout;
         let mut server_synack = None;
         while let Some(r) = self.raw.recv_until(deadline) {
-            if let Some(Answer::Tcp(s)) = parse_ipv4_answer(&r.bytes) {
+            if let Some(Answer::Tcp(s)) = parse_ip_answer(&r.bytes) {
                 if is_answer(&s) {
                     server_synack = Some(s);
                     break;
@@ -1192,7 +1195,7 @@ impl Prober<'_> {
             c.report(sport)?
                 .into_iter()
                 .filter(|(d, _)| d == "out")
-                .filter_map(|(_, ip)| Seen::from_ipv4(&ip))
+                .filter_map(|(_, ip)| Seen::from_ip(&ip))
                 .find(|s| {
                     s.flags()
                         .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
@@ -1201,7 +1204,7 @@ impl Prober<'_> {
             reply["sent"]
                 .as_str()
                 .and_then(reflect::unhex)
-                .and_then(|b| Seen::from_ipv4(&b))
+                .and_then(|b| Seen::from_ip(&b))
         };
         let Some(sent) = sent else {
             return Err(Failure::Runtime(format!(
@@ -1215,7 +1218,7 @@ impl Prober<'_> {
             // The crafted full copy, by its identification.
             let deadline = Instant::now() + self.timeout;
             while let Some(r) = self.raw.recv_until(deadline) {
-                if let Some(Answer::Tcp(s)) = parse_ipv4_answer(&r.bytes) {
+                if let Some(Answer::Tcp(s)) = parse_ip_answer(&r.bytes) {
                     if is_answer(&s) && s.ident == ident {
                         run.answer = Some((len, s));
                         break;
@@ -1231,7 +1234,7 @@ impl Prober<'_> {
                 .report(sport)?
                 .into_iter()
                 .filter(|(d, _)| d == "icmp")
-                .filter_map(|(_, ip)| match parse_ipv4_answer(&ip) {
+                .filter_map(|(_, ip)| match parse_ip_answer(&ip) {
                     Some(Answer::Icmp(e)) if e.icmp_type == wire::ICMP_TIME_EXCEEDED => Some(e),
                     _ => None,
                 })
@@ -1250,7 +1253,7 @@ impl Prober<'_> {
         if let Some((_, s)) = &run.answer {
             run.at_end = Some(Observation {
                 ttl: len,
-                address: IpAddr::V4(self.src),
+                address: self.src,
                 seen: s.clone(),
             });
         }
@@ -1265,10 +1268,46 @@ impl Prober<'_> {
             options: vec![],
             payload: vec![],
         };
-        let p = build_ipv4(self.src, self.dst, 0, 64, 0x40ff, &rst)?;
-        self.raw.send(IpAddr::V4(self.dst), &p)?;
+        let p = build_ip(self.src, self.dst, 0, 64, 0x40ff, &rst)?;
+        self.raw.send(self.dst, &p)?;
         Ok(run)
     }
+}
+
+/// The changed entries of a DSCP map, runs of consecutive values with the
+/// same outcome joined: `1-63->0 at hop 2`, `10->12 at hop 3`.
+pub fn remarking_map(map: &[report::DscpMapEntry]) -> Vec<String> {
+    let mut out = Vec::new();
+    let changed: Vec<&report::DscpMapEntry> = map
+        .iter()
+        .filter(|e| e.seen.is_some_and(|x| x != e.sent))
+        .collect();
+    let mut i = 0;
+    while i < changed.len() {
+        let first = changed[i];
+        let mut j = i;
+        while j + 1 < changed.len()
+            && changed[j + 1].sent == changed[j].sent + 1
+            && changed[j + 1].seen == first.seen
+            && changed[j + 1].hop.map(|h| h.ttl) == first.hop.map(|h| h.ttl)
+        {
+            j += 1;
+        }
+        let values = if j > i {
+            format!("{}-{}", first.sent, changed[j].sent)
+        } else {
+            first.sent.to_string()
+        };
+        out.push(format!(
+            "{values}->{}{}",
+            first.seen.unwrap_or(0),
+            first
+                .hop
+                .map_or(String::new(), |h| format!(" at hop {}", h.ttl))
+        ));
+        i = j + 1;
+    }
+    out
 }
 
 /// Turns the test runs into the report.
@@ -1500,20 +1539,7 @@ fn evaluate(
             ));
         }
         if spec.name == "dscp_all" {
-            let changed: Vec<String> = p
-                .dscp_map
-                .iter()
-                .filter(|e| e.seen.is_some_and(|x| x != e.sent))
-                .map(|e| {
-                    format!(
-                        "{}->{}{}",
-                        e.sent,
-                        e.seen.unwrap_or(0),
-                        e.hop
-                            .map_or(String::new(), |h| format!(" at hop {}", h.ttl))
-                    )
-                })
-                .collect();
+            let changed = remarking_map(&p.dscp_map);
             let unseen = p.dscp_map.iter().filter(|e| e.seen.is_none()).count();
             detail = vec![if changed.is_empty() {
                 format!("all {} values seen unchanged", p.dscp_map.len() - unseen)
@@ -1523,9 +1549,11 @@ fn evaluate(
             if unseen > 0 {
                 detail.push(format!("{unseen} values seen by nobody"));
             }
-            if !changed.is_empty() {
-                result = "modified";
-            }
+            result = if changed.is_empty() {
+                "unchanged"
+            } else {
+                "modified"
+            };
         }
         report.tests.push(TestResult {
             name: spec.name,
@@ -1574,4 +1602,72 @@ fn evaluate(
         }
     }
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    fn entry(sent: u8, seen: u8, ttl: u8) -> report::DscpMapEntry {
+        let h = |t| HopRef {
+            ttl: t,
+            address: IpAddr::V4(Ipv4Addr::new(198, 18, 40 + t, 1)),
+        };
+        report::DscpMapEntry {
+            sent,
+            seen: Some(seen),
+            hop: (sent != seen).then(|| h(ttl)),
+            after_hop: (sent != seen).then(|| h(ttl - 1)),
+        }
+    }
+
+    #[test]
+    fn remarking_map_joins_runs_of_one_outcome() {
+        let mut map: Vec<_> = (0..64)
+            .map(|d| entry(d, if d == 0 { 0 } else { 0 }, 2))
+            .collect();
+        assert_eq!(remarking_map(&map), ["1-63->0 at hop 2"]);
+        map = (0..64).map(|d| entry(d, d, 2)).collect();
+        map[10] = entry(10, 12, 3);
+        map[46] = entry(46, 0, 3);
+        map[63] = entry(63, 8, 3);
+        assert_eq!(
+            remarking_map(&map),
+            ["10->12 at hop 3", "46->0 at hop 3", "63->8 at hop 3"]
+        );
+        assert!(remarking_map(&[]).is_empty());
+    }
+
+    #[test]
+    fn shift_inferred_from_the_first_ack() {
+        // Linux: SYN-ACK window 64240 unscaled, first ACK 63 << 10 = 64512.
+        assert_eq!(infer_shift(64240, 63), 10);
+        // 502 << 7 = 64256.
+        assert_eq!(infer_shift(64240, 502), 7);
+        // No scaling: the field stays about the same.
+        assert_eq!(infer_shift(64240, 64240), 0);
+        assert_eq!(infer_shift(64240, 0), 0);
+    }
+
+    #[test]
+    fn catalogue_names_are_unique_and_reverse_tests_mirror_them() {
+        let all = catalogue();
+        let mut names: Vec<&str> = all.iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        assert_eq!(all[0].name, "ttl");
+        let rev = reverse_catalogue(&all);
+        assert_eq!(rev[0].name, "synack");
+        let ecn = rev.iter().find(|t| t.name == "synack_ecn_setup").unwrap();
+        assert_eq!(ecn.flags, Flags::ECE);
+        for t in &all {
+            assert!(
+                t.options.len() % 4 == 0 && t.options.len() <= 40,
+                "{}",
+                t.name
+            );
+        }
+    }
 }

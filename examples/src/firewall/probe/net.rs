@@ -61,17 +61,82 @@ pub struct Received {
     pub bytes: Vec<u8>,
 }
 
-/// Raw IPv4 sockets: one to send, readers feeding one channel.
-pub struct RawV4 {
+/// Raw sockets: one to send (the IP header is ours), readers feeding one
+/// channel. IPv4 reads raw TCP and ICMP sockets; IPv6 raw sockets do not
+/// hand over the IPv6 header (traffic class, hop limit, flow label), so
+/// IPv6 reads an `AF_PACKET` socket for IPv6 frames (Ethernet links).
+pub struct RawIp {
     send: Socket,
     rx: Receiver<Received>,
     stop: Arc<AtomicBool>,
     readers: Vec<thread::JoinHandle<()>>,
 }
 
-impl RawV4 {
-    /// Opens the sockets; fails with a clear message without CAP_NET_RAW.
-    pub fn open() -> Result<RawV4, String> {
+impl RawIp {
+    /// Opens the IPv6 sockets; fails with a clear message without CAP_NET_RAW.
+    pub fn open_v6() -> Result<RawIp, String> {
+        let send =
+            Socket::new(Domain::IPV6, Type::RAW, Some(Protocol::from(255))).map_err(raw_error)?;
+        send.set_header_included_v6(true)
+            .map_err(|e| format!("IPV6_HDRINCL: {e}"))?;
+        send.set_mark(PROBE_MARK).map_err(|e| {
+            format!("cannot mark the probe socket (SO_MARK needs CAP_NET_ADMIN): {e}")
+        })?;
+        let eth_p_ipv6 = i32::from(0x86ddu16.to_be());
+        let cap = Socket::new(Domain::PACKET, Type::RAW, Some(Protocol::from(eth_p_ipv6)))
+            .map_err(raw_error)?;
+        cap.set_read_timeout(Some(Duration::from_millis(50)))
+            .map_err(|e| format!("packet socket timeout: {e}"))?;
+        let _ = cap.set_recv_buffer_size(4 << 20);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let reader = {
+            let stop = Arc::clone(&stop);
+            thread::spawn(move || {
+                let mut cap = cap;
+                let mut buf = vec![0u8; 65536];
+                while !stop.load(Ordering::Relaxed) {
+                    let n = match cap.read(&mut buf) {
+                        Ok(n) => n,
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                std::io::ErrorKind::WouldBlock
+                                    | std::io::ErrorKind::TimedOut
+                                    | std::io::ErrorKind::Interrupted
+                            ) =>
+                        {
+                            continue
+                        }
+                        Err(_) => return,
+                    };
+                    let at = Instant::now();
+                    let Ok(l) = crate::capture::link::decode_link(1, &buf[..n]) else {
+                        continue;
+                    };
+                    if l.network != crate::capture::link::Network::Ipv6 {
+                        continue;
+                    }
+                    let r = Received {
+                        at,
+                        bytes: buf[l.offset..n].to_vec(),
+                    };
+                    if tx.send(r).is_err() {
+                        return;
+                    }
+                }
+            })
+        };
+        Ok(RawIp {
+            send,
+            rx,
+            stop,
+            readers: vec![reader],
+        })
+    }
+
+    /// Opens the IPv4 sockets; fails with a clear message without CAP_NET_RAW.
+    pub fn open() -> Result<RawIp, String> {
         let send =
             Socket::new(Domain::IPV4, Type::RAW, Some(Protocol::from(255))).map_err(raw_error)?;
         send.set_mark(PROBE_MARK).map_err(|e| {
@@ -113,7 +178,7 @@ impl RawV4 {
                 }
             }));
         }
-        Ok(RawV4 {
+        Ok(RawIp {
             send,
             rx,
             stop,
@@ -121,7 +186,7 @@ impl RawV4 {
         })
     }
 
-    /// Sends one IPv4 packet (its own header) to `dst`.
+    /// Sends one IP packet (its own header) to `dst`.
     pub fn send(&self, dst: IpAddr, packet: &[u8]) -> Result<(), String> {
         let addr = SockAddr::from(SocketAddr::new(dst, 0));
         self.send
@@ -140,7 +205,7 @@ impl RawV4 {
     }
 }
 
-impl Drop for RawV4 {
+impl Drop for RawIp {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         for r in self.readers.drain(..) {

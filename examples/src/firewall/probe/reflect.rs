@@ -38,7 +38,7 @@ use serde_json::{json, Value};
 use socket2::{Domain, Protocol, Socket, Type};
 use tcp_options::Flags;
 
-use super::net::RawV4;
+use super::net::RawIp;
 use super::wire::{build_ipv4, parse_icmpv4_error, Seen, Segment, PROTO_ICMP, PROTO_TCP};
 use crate::capture::ipv4::Ipv4Header;
 use crate::capture::link::{decode_link, Network};
@@ -164,7 +164,7 @@ pub fn run(args: &ReflectArgs) -> Result<Outcome, Failure> {
         ))
     })?;
     let cap = capture_socket()?;
-    let raw = RawV4::open()?;
+    let raw = RawIp::open()?;
     let listener =
         TcpListener::bind(listen).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     eprintln!("firewall-check reflect: listening on {listen}");
@@ -224,7 +224,7 @@ pub fn run(args: &ReflectArgs) -> Result<Outcome, Failure> {
     result.map(|()| Outcome::Clean)
 }
 
-fn session(conn: TcpStream, shared: &Mutex<Shared>, raw: &RawV4) -> Result<(), String> {
+fn session(conn: TcpStream, shared: &Mutex<Shared>, raw: &RawIp) -> Result<(), String> {
     conn.set_read_timeout(Some(Duration::from_secs(120)))
         .map_err(|e| e.to_string())?;
     let mut out = conn.try_clone().map_err(|e| e.to_string())?;
@@ -259,7 +259,7 @@ fn num(v: &Value, what: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{what}: a number is needed"))
 }
 
-fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawV4) -> Result<Value, String> {
+fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawIp) -> Result<Value, String> {
     let port16 = |v: &Value, what: &str| -> Result<u16, String> {
         u16::try_from(num(v, what)?).map_err(|_| format!("{what}: not a port"))
     };

@@ -4,11 +4,12 @@
 //! Everything here is pure: bytes in, bytes or decoded views out, so the
 //! unit tests can check it without sockets.
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use tcp_options::Flags;
 
 use crate::capture::ipv4::Ipv4Header;
+use crate::capture::ipv6::Ipv6Header;
 
 /// IP protocol number of TCP.
 pub const PROTO_TCP: u8 = 6;
@@ -18,6 +19,12 @@ pub const PROTO_ICMP: u8 = 1;
 pub const ICMP_UNREACHABLE: u8 = 3;
 /// ICMP type: time exceeded (RFC 792).
 pub const ICMP_TIME_EXCEEDED: u8 = 11;
+/// IPv6 next header of ICMPv6.
+pub const PROTO_ICMPV6: u8 = 58;
+/// ICMPv6 type: destination unreachable (RFC 4443).
+pub const ICMPV6_UNREACHABLE: u8 = 1;
+/// ICMPv6 type: time exceeded (RFC 4443).
+pub const ICMPV6_TIME_EXCEEDED: u8 = 3;
 
 /// The TCP segment of a probe, before the IP header is put around it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,6 +100,51 @@ pub fn build_ipv4(
     Ok(p)
 }
 
+/// An IPv6 packet around `seg`: the given traffic class, hop limit and
+/// flow label (`ident`, which ICMPv6 quotes carry back), TCP checksum
+/// filled.
+pub fn build_ipv6(
+    src: Ipv6Addr,
+    dst: Ipv6Addr,
+    tclass: u8,
+    hop_limit: u8,
+    ident: u16,
+    seg: &Segment,
+) -> Result<Vec<u8>, String> {
+    let mut tcp = seg.to_bytes()?;
+    if !tcp_options::checksum::fill_ipv6(src.octets(), dst.octets(), &mut tcp) {
+        return Err("TCP segment too long for a checksum".into());
+    }
+    let len =
+        u16::try_from(tcp.len()).map_err(|_| format!("IPv6 payload of {} bytes", tcp.len()))?;
+    let word = (6u32 << 28) | (u32::from(tclass) << 20) | u32::from(ident);
+    let mut p = Vec::with_capacity(40 + tcp.len());
+    p.extend_from_slice(&word.to_be_bytes());
+    p.extend_from_slice(&len.to_be_bytes());
+    p.extend_from_slice(&[PROTO_TCP, hop_limit]);
+    p.extend_from_slice(&src.octets());
+    p.extend_from_slice(&dst.octets());
+    p.extend_from_slice(&tcp);
+    Ok(p)
+}
+
+/// An IPv4 or IPv6 packet around `seg` (`ident`: the IPv4 identification
+/// or the IPv6 flow label); the two addresses must be of one family.
+pub fn build_ip(
+    src: IpAddr,
+    dst: IpAddr,
+    tos: u8,
+    ttl: u8,
+    ident: u16,
+    seg: &Segment,
+) -> Result<Vec<u8>, String> {
+    match (src, dst) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => build_ipv4(s, d, tos, ttl, ident, seg),
+        (IpAddr::V6(s), IpAddr::V6(d)) => build_ipv6(s, d, tos, ttl, ident, seg),
+        _ => Err(format!("{src} and {dst} are not of one address family")),
+    }
+}
+
 /// A packet as some observer saw it: the prober (an answer from the
 /// target), a router (its ICMP quote) or the reflector (its capture).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +185,37 @@ impl Seen {
             ident: h.ident,
             tcp,
         })
+    }
+
+    /// Decodes an IPv6 packet carrying TCP (after any extension headers),
+    /// cut at its payload length; `ident` is the flow label's low 16 bits.
+    pub fn from_ipv6(packet: &[u8]) -> Option<Seen> {
+        let h = Ipv6Header::parse(packet).ok()?;
+        if h.upper_protocol != Some(PROTO_TCP) {
+            return None;
+        }
+        let end = match h.upper_len() {
+            Some(n) => (h.header_len + n).min(packet.len()),
+            None => packet.len(),
+        };
+        let tcp = packet.get(h.header_len..end)?.to_vec();
+        Some(Seen {
+            src: IpAddr::V6(h.src),
+            dst: IpAddr::V6(h.dst),
+            tos: h.traffic_class,
+            ttl: h.hop_limit,
+            ident: (h.flow_label & 0xffff) as u16,
+            tcp,
+        })
+    }
+
+    /// Decodes an IPv4 or IPv6 packet by its version.
+    pub fn from_ip(packet: &[u8]) -> Option<Seen> {
+        match packet.first()? >> 4 {
+            4 => Seen::from_ipv4(packet),
+            6 => Seen::from_ipv6(packet),
+            _ => None,
+        }
     }
 
     /// Source port (the first two TCP bytes), when seen.
@@ -236,6 +319,73 @@ pub fn parse_ipv4_answer(packet: &[u8]) -> Option<Answer> {
         }
         _ => None,
     }
+}
+
+/// Decodes an IPv4 or IPv6 packet read from a raw or packet socket.
+pub fn parse_ip_answer(packet: &[u8]) -> Option<Answer> {
+    match packet.first()? >> 4 {
+        4 => parse_ipv4_answer(packet),
+        6 => parse_ipv6_answer(packet),
+        _ => None,
+    }
+}
+
+/// Decodes an IPv6 packet: TCP, or an ICMPv6 error quoting TCP.
+pub fn parse_ipv6_answer(packet: &[u8]) -> Option<Answer> {
+    let h = Ipv6Header::parse(packet).ok()?;
+    match h.upper_protocol? {
+        PROTO_TCP => Seen::from_ipv6(packet).map(Answer::Tcp),
+        PROTO_ICMPV6 => {
+            let end = match h.upper_len() {
+                Some(n) => (h.header_len + n).min(packet.len()),
+                None => packet.len(),
+            };
+            parse_icmpv6_error(IpAddr::V6(h.src), packet.get(h.header_len..end)?).map(Answer::Icmp)
+        }
+        _ => None,
+    }
+}
+
+/// Decodes an ICMPv6 message (from its type byte on) sent by `from`.
+///
+/// RFC 4884: byte 4 is the length of the original datagram in 64-bit
+/// words; when non-zero the quote is that long and an extension follows.
+/// ICMPv6 errors quote as much of the packet as fits in 1280 bytes
+/// (RFC 4443), so a SYN is quoted whole.
+pub fn parse_icmpv6_error(from: IpAddr, icmp: &[u8]) -> Option<IcmpError> {
+    let icmp_type = *icmp.first()?;
+    let code = *icmp.get(1)?;
+    if icmp_type != ICMPV6_TIME_EXCEEDED && icmp_type != ICMPV6_UNREACHABLE {
+        return None;
+    }
+    let words = usize::from(*icmp.get(4)?);
+    let body = icmp.get(8..)?;
+    let (quote, extensions) = if words > 0 && words * 8 <= body.len() {
+        (&body[..words * 8], body.len() > words * 8)
+    } else {
+        (body, false)
+    };
+    let mut q = Seen::from_ipv6(quote)?;
+    if q.tcp.len() < 8 {
+        return None;
+    }
+    // Zero padding after the datagram is not TCP: the quoted payload
+    // length already cut it in from_ipv6.
+    let quoted_tcp_len = q.tcp.len();
+    q.tcp.truncate(quoted_tcp_len);
+    Some(IcmpError {
+        from,
+        // Report ICMPv6 types with the ICMPv4 numbers the prober checks.
+        icmp_type: if icmp_type == ICMPV6_TIME_EXCEEDED {
+            ICMP_TIME_EXCEEDED
+        } else {
+            ICMP_UNREACHABLE
+        },
+        code,
+        quote: q,
+        quoted_tcp_len,
+        extensions,
+    })
 }
 
 /// Decodes an ICMPv4 message (from its type byte on) sent by `from`.
@@ -404,6 +554,41 @@ mod tests {
         // The zero padding up to 128 bytes is not TCP: the quoted total
         // length (48) ends the segment.
         assert_eq!(e.quoted_tcp_len, 28);
+    }
+
+    #[test]
+    fn ipv6_probe_and_its_icmpv6_quote() {
+        let a: Ipv6Addr = "2001:db8:41::2".parse().unwrap();
+        let b: Ipv6Addr = "2001:db8:44::2".parse().unwrap();
+        let r: Ipv6Addr = "2001:db8:41::1".parse().unwrap();
+        let p = build_ipv6(a, b, 0x28, 1, 0x0301, &syn()).unwrap();
+        assert!(tcp_options::checksum::verify_ipv6(
+            a.octets(),
+            b.octets(),
+            &p[40..]
+        ));
+        let s = Seen::from_ip(&p).unwrap();
+        assert_eq!((s.tos, s.ttl, s.ident), (0x28, 1, 0x0301));
+        assert_eq!(s.options().unwrap(), &[2, 4, 5, 0xb4, 1, 3, 3, 7]);
+        // Time exceeded (type 3) from r quoting the probe whole.
+        let mut icmp = vec![ICMPV6_TIME_EXCEEDED, 0, 0, 0, 0, 0, 0, 0];
+        icmp.extend_from_slice(&p);
+        let mut outer = vec![0x60, 0, 0, 0];
+        outer.extend_from_slice(&(icmp.len() as u16).to_be_bytes());
+        outer.extend_from_slice(&[PROTO_ICMPV6, 64]);
+        outer.extend_from_slice(&r.octets());
+        outer.extend_from_slice(&a.octets());
+        outer.extend_from_slice(&icmp);
+        let Some(Answer::Icmp(e)) = parse_ip_answer(&outer) else {
+            panic!("not an ICMPv6 error");
+        };
+        assert_eq!(e.from, IpAddr::V6(r));
+        assert_eq!(e.icmp_type, ICMP_TIME_EXCEEDED);
+        assert_eq!(e.quote.ident, 0x0301);
+        assert_eq!(e.quote, s);
+        for cut in 0..outer.len() {
+            let _ = parse_ip_answer(&outer[..cut]);
+        }
     }
 
     #[test]
