@@ -1,6 +1,6 @@
 //! The `qbss-model` scenario parser on arbitrary input: never panics; an accepted
-//! scenario is within the documented bounds, and a refused one names a line inside the
-//! input.
+//! scenario is within the documented bounds (and scales without panicking), and a
+//! refused one names a line inside the input.
 #![no_main]
 
 use examples::qbss::scenario::{Scenario, MAX_DURATION_S, MAX_STREAMS};
@@ -16,6 +16,10 @@ fuzz_target!(|data: &[u8]| {
             assert!(!sc.streams.is_empty() && sc.streams.len() <= MAX_STREAMS);
             for s in &sc.streams {
                 assert!(s.stop_ns > s.start_ns);
+            }
+            // Scaling divides the rates or is refused; it never panics.
+            if let Ok(small) = sc.scaled(10.0) {
+                assert!(small.link.payload_bps <= sc.link.payload_bps);
             }
         }
         Err(e) => {
