@@ -165,7 +165,12 @@ fn the_campus_case_shows_in_the_windows() {
     for r in &up {
         let w = r.window_read_bytes.expect("window known");
         assert!(w < SEGMENT, "window as the client reads it: {r:?}");
-        assert_eq!(r.window_bytes, r.window_read_bytes, "{r:?}");
+        // The server scales its fields, by a shift this capture never saw
+        // (the firewall removed it before the client's side): what it means
+        // is unknown here, once its scaled windows have shown.
+        if r.window_bytes.is_some() {
+            assert_eq!(r.window_bytes, r.window_read_bytes, "{r:?}");
+        }
         assert_eq!(r.limit, "receive_window", "{r:?}");
     }
     // Server side: the server sent more than 65,535 bytes unacknowledged,

@@ -352,21 +352,63 @@ impl ConnState {
     ) -> Option<SeriesSample> {
         let (base, ts) = (self.base_ts?, ts?);
         let t_ns = ts.nanos_since(&base)?;
-        let read_shift = self.sender_shift(d, settings.assume_wscale, false);
-        let meant_shift = match d {
-            Direction::ClientToServer => self.synack.map(|s| s.linux().window_scale.unwrap_or(0)),
-            Direction::ServerToClient => self.syn.map(|s| {
-                // The client means its fields scaled only if it got an answer.
-                match (
-                    s.linux().window_scale,
-                    self.synack.map(|a| a.linux().window_scale),
-                ) {
-                    (Some(w), Some(Some(_))) => w,
-                    _ => 0,
+        // The shifts as the capture shows them so far, with the same
+        // mismatch evidence the report uses.
+        let syn_ws = self.syn.and_then(|s| s.linux().window_scale);
+        let synack_ws = self.synack.and_then(|s| s.linux().window_scale);
+        let client_unscaled = client_unscaled_evidence(self, syn_ws, synack_ws).is_some();
+        let server_anyway = syn_ws.is_some()
+            && synack_ws.is_none()
+            && match (self.synack.map(|s| s.window), self.s2c.max_window_field) {
+                (Some(w), Some(max)) => {
+                    w >= 1024 && u32::from(max) * SCALED_WINDOW_DIVISOR < u32::from(w)
                 }
-            }),
-        }
-        .or(settings.assume_wscale);
+                _ => false,
+            };
+        let handshake = self.syn.is_some() && self.synack.is_some();
+        let (read_shift, meant_shift) = if !handshake {
+            (settings.assume_wscale, settings.assume_wscale)
+        } else {
+            match d {
+                // The client reads the server's fields; the server means them.
+                Direction::ClientToServer => (
+                    Some(if client_unscaled {
+                        0
+                    } else {
+                        synack_ws.unwrap_or(0)
+                    }),
+                    match synack_ws {
+                        Some(s) => Some(s),
+                        None if server_anyway => None,
+                        None => Some(0),
+                    },
+                ),
+                // The server reads the client's fields; the client means them.
+                Direction::ServerToClient => (
+                    Some(if synack_ws.is_some() || server_anyway {
+                        syn_ws.unwrap_or(0)
+                    } else {
+                        0
+                    }),
+                    Some(if synack_ws.is_some() && !client_unscaled {
+                        syn_ws.unwrap_or(0)
+                    } else {
+                        0
+                    }),
+                ),
+            }
+        };
+        // Before the receiver's first window after the handshake, the
+        // handshake's own (never scaled) window is in force.
+        let handshake_window = match d {
+            Direction::ClientToServer => self.synack.map(|s| u64::from(s.window)),
+            Direction::ServerToClient => self.syn.map(|s| u64::from(s.window)),
+        };
+        let limit = self.lim.as_ref().map_or("", |l| {
+            l[usize::from(d == Direction::ServerToClient)]
+                .reading(read_shift)
+                .phase_name()
+        });
         let rtt_ns = settings
             .rtt
             .map(|r| u64::try_from(r.as_nanos()).unwrap_or(u64::MAX))
@@ -392,23 +434,20 @@ impl ConnState {
                 .unwrap_or(u64::MAX)
         });
         let field = peer.last_window_field;
-        let limit = self.lim.as_ref().map_or("", |l| {
-            l[usize::from(d == Direction::ServerToClient)]
-                .main
-                .phase_name()
-        });
         Some(SeriesSample {
             connection: id,
             direction: d,
             time_s: t_ns as f64 / 1e9,
             seq_end: rel(nxt),
             ack: rel(ack),
-            window_bytes: field
-                .zip(meant_shift)
-                .map(|(f, s)| u64::from(f) << s.min(14)),
-            window_read_bytes: field
-                .zip(read_shift)
-                .map(|(f, s)| u64::from(f) << s.min(14)),
+            window_bytes: match field {
+                Some(f) => meant_shift.map(|s| u64::from(f) << s.min(14)),
+                None => handshake_window,
+            },
+            window_read_bytes: match field {
+                Some(f) => read_shift.map(|s| u64::from(f) << s.min(14)),
+                None => handshake_window,
+            },
             in_flight_bytes: in_flight,
             throughput_bps,
             rtt_s: rtt_ns.map(|r| r as f64 / 1e9),
@@ -1611,7 +1650,9 @@ pub struct SeriesSample {
     pub throughput_bps: Option<u64>,
     /// The connection's RTT estimate so far, seconds.
     pub rtt_s: Option<f64>,
-    /// The sender's phase ([`LimitTracker::phase_name`]).
+    /// The sender's phase from this sample to the next one
+    /// ([`LimitTracker::phase_name`]), under the window reading shown in
+    /// `window_read_bytes`.
     pub limit: &'static str,
 }
 
