@@ -182,7 +182,7 @@ fn only_kinds(r: &CaseRun, kinds: &[&str]) {
     );
 }
 
-const CASES: [&str; 16] = [
+const CASES: [&str; 17] = [
     "clean",
     "wscale_syn_pre",
     "wscale_syn_fwd",
@@ -199,6 +199,7 @@ const CASES: [&str; 16] = [
     "conntrack_strict",
     "synproxy_fwd",
     "campus",
+    "window_fwd",
 ];
 
 #[test]
@@ -231,6 +232,7 @@ fn probe_lab_ipv6() {
         "conntrack_strict",
         "campus",
         "synproxy_fwd",
+        "window_fwd",
     ];
     let runs = run_lab(&dir, &cases, &["--timeout-ms", "300"], false, true);
     check_cases(&runs);
@@ -454,6 +456,17 @@ fn check_cases(runs: &[CaseRun]) {
                 assert!(unscaled < off && off < scaled, "{f}");
                 assert_eq!(test_result(r, "out_of_window"), "dropped");
             }
+            "window_fwd" => {
+                // nftables `tcp window set 1000` on SYNs in r2's forward hook.
+                only_kinds(r, &["window_rewritten"]);
+                let f = one(r, "window_rewritten");
+                assert_eq!(
+                    (f["before"].as_u64(), f["after"].as_u64()),
+                    (Some(64240), Some(1000)),
+                    "{f}"
+                );
+                located(r, f, 3);
+            }
             "synproxy_fwd" => {
                 // r2 answers the SYN itself: the SYN-ACK's TTL (63) says
                 // one router away, the target is further.
@@ -493,11 +506,16 @@ fn probe_without_raw_sockets_fails_clearly() {
 /// Server-to-client findings are located from the server's side: TTL 1 is
 /// r3 (198.18.44.1), TTL 2 is r2 (198.18.43.1), TTL 3 is r1 (198.18.42.1).
 fn located_reverse(r: &CaseRun, f: &Value, hop: u64) {
-    let addr = |t: u64| match t {
-        1 => "198.18.44.1",
-        2 => "198.18.43.1",
-        3 => "198.18.42.1",
-        _ => "198.18.41.2",
+    let addr = |t: u64| {
+        addr(
+            r,
+            match t {
+                1 => "198.18.44.1",
+                2 => "198.18.43.1",
+                3 => "198.18.42.1",
+                _ => "198.18.41.2",
+            },
+        )
     };
     assert_eq!(f["direction"], "server_to_client", "{}: {f}", r.name);
     assert_eq!(f["hop"]["ttl"], hop, "{}: {f}", r.name);
@@ -530,7 +548,26 @@ fn probe_lab_with_reflector() {
     let dir = std::env::temp_dir().join(format!("probe-lab-reflect-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let runs = run_lab(&dir, &REFLECT_CASES, &["--timeout-ms", "300"], true, false);
-    for r in &runs {
+    check_reflect_cases(&runs);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The reflector over IPv6 (its control connection stays on IPv4).
+#[test]
+fn probe_lab_ipv6_with_reflector() {
+    if !available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("probe-lab-reflect-v6-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cases = ["clean", "wscale_synack_fwd", "dscp_bleach_pre", "campus"];
+    let runs = run_lab(&dir, &cases, &["--timeout-ms", "300"], true, true);
+    check_reflect_cases(&runs);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn check_reflect_cases(runs: &[CaseRun]) {
+    for r in runs {
         assert!(r.err.is_empty(), "{}: stderr {}", r.name, r.err);
         let tests = r.json["tests"].as_array().expect("tests");
         let reverse: Vec<&Value> = tests
@@ -637,8 +674,14 @@ fn probe_lab_with_reflector() {
                 // The rule matches SYNs only: SYN-ACKs with ECE pass.
                 assert!(rev.is_empty(), "{rev:?}");
             }
+            "dscp_bleach_pre" => {
+                located(r, one(r, "dscp_changed"), 2);
+                let f = findings_dir(r, "dscp_changed", "server_to_client");
+                assert_eq!(f.len(), 1, "{rev:?}");
+                assert_eq!(f[0]["after"]["value"], 0);
+                located_reverse(r, f[0], 2);
+            }
             other => panic!("case {other} without assertions"),
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

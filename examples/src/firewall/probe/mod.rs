@@ -309,11 +309,6 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         None => None,
     };
     let dst = target.ip();
-    if dst.is_ipv6() && reflector.is_some() {
-        return Err(Failure::Usage(
-            "--reflector works with IPv4 targets only in this version".into(),
-        ));
-    }
     let src = net::source_for(target)?;
     let raw = if dst.is_ipv6() {
         RawIp::open_v6()?

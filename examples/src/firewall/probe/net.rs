@@ -214,6 +214,40 @@ impl Drop for RawIp {
     }
 }
 
+/// Raw sockets that only send (the reflector's): IPv4 and, when the host
+/// has it, IPv6, both marked.
+pub struct RawSender {
+    v4: Socket,
+    v6: Option<Socket>,
+}
+
+impl RawSender {
+    /// Opens the sockets; fails with a clear message without CAP_NET_RAW.
+    pub fn open() -> Result<RawSender, String> {
+        let v4 =
+            Socket::new(Domain::IPV4, Type::RAW, Some(Protocol::from(255))).map_err(raw_error)?;
+        v4.set_mark(PROBE_MARK).map_err(|e| {
+            format!("cannot mark the raw socket (SO_MARK needs CAP_NET_ADMIN): {e}")
+        })?;
+        let v6 = Socket::new(Domain::IPV6, Type::RAW, Some(Protocol::from(255)))
+            .ok()
+            .filter(|s| s.set_header_included_v6(true).is_ok() && s.set_mark(PROBE_MARK).is_ok());
+        Ok(RawSender { v4, v6 })
+    }
+
+    /// Sends one IP packet (its own header) to `dst`.
+    pub fn send(&self, dst: IpAddr, packet: &[u8]) -> Result<(), String> {
+        let sock = match dst {
+            IpAddr::V4(_) => &self.v4,
+            IpAddr::V6(_) => self.v6.as_ref().ok_or("no IPv6 raw socket on this host")?,
+        };
+        let addr = SockAddr::from(SocketAddr::new(dst, 0));
+        sock.send_to(packet, &addr)
+            .map(|_| ())
+            .map_err(|e| format!("sending to {dst}: {e}"))
+    }
+}
+
 /// The run's nftables table, deleted when dropped (and by the Ctrl-C
 /// handler installed with [`RstGuard::install_ctrlc`]).
 pub struct RstGuard {

@@ -38,9 +38,8 @@ use serde_json::{json, Value};
 use socket2::{Domain, Protocol, Socket, Type};
 use tcp_options::Flags;
 
-use super::net::RawIp;
-use super::wire::{build_ipv4, parse_icmpv4_error, Seen, Segment, PROTO_ICMP, PROTO_TCP};
-use crate::capture::ipv4::Ipv4Header;
+use super::net::RawSender;
+use super::wire::{build_ip, parse_ip_answer, Answer, Seen, Segment};
 use crate::capture::link::{decode_link, Network};
 use crate::firewall::{Failure, Outcome};
 
@@ -96,14 +95,12 @@ pub fn unhex(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// What a captured IPv4 packet is to the watch: (dir, client port).
+/// What a captured IPv4 or IPv6 packet is to the watch: (dir, client port).
 fn classify(w: &Watch, ip: &[u8]) -> Option<(&'static str, u16)> {
-    let h = Ipv4Header::parse(ip).ok()?;
-    match h.protocol {
-        PROTO_TCP => {
-            let s = Seen::from_ipv4(ip)?;
+    let in_range = |p: u16| p >= w.ports.0 && p <= w.ports.1;
+    match parse_ip_answer(ip)? {
+        Answer::Tcp(s) => {
             let (sp, dp) = (s.sport()?, s.dport()?);
-            let in_range = |p: u16| p >= w.ports.0 && p <= w.ports.1;
             if s.src == w.client && dp == w.server_port && in_range(sp) {
                 Some(("in", sp))
             } else if s.dst == w.client && sp == w.server_port && in_range(dp) {
@@ -112,31 +109,22 @@ fn classify(w: &Watch, ip: &[u8]) -> Option<(&'static str, u16)> {
                 None
             }
         }
-        PROTO_ICMP => {
-            let e = parse_icmpv4_error(IpAddr::V4(h.src), ip.get(h.header_len..)?)?;
+        Answer::Icmp(e) => {
             let q = &e.quote;
-            (q.dst == w.client
-                && q.sport()? == w.server_port
-                && q.dport()? >= w.ports.0
-                && q.dport()? <= w.ports.1)
+            (q.dst == w.client && q.sport()? == w.server_port && in_range(q.dport()?))
                 .then(|| ("icmp", q.dport().unwrap_or(0)))
         }
-        _ => None,
     }
 }
 
-/// Keeps IP header + TCP header (no payload) of a TCP packet; ICMP whole.
+/// Keeps the headers of a TCP packet (its first 200 bytes: IP header,
+/// extension headers, TCP header), an ICMP error up to 1500 bytes.
 fn trim(ip: &[u8]) -> Vec<u8> {
-    let Ok(h) = Ipv4Header::parse(ip) else {
-        return ip.to_vec();
+    let keep = match parse_ip_answer(ip) {
+        Some(Answer::Tcp(_)) => 200,
+        _ => 1500,
     };
-    if h.protocol != PROTO_TCP {
-        return ip[..ip.len().min(1500)].to_vec();
-    }
-    let end = ip.len().min(usize::from(h.total_len).max(h.header_len));
-    let tcp = &ip[h.header_len.min(end)..end];
-    let tl = tcp.get(12).map_or(20, |b| usize::from(b >> 4) * 4);
-    ip[..(h.header_len + tl.min(tcp.len())).min(end)].to_vec()
+    ip[..ip.len().min(keep)].to_vec()
 }
 
 fn capture_socket() -> Result<Socket, String> {
@@ -164,7 +152,7 @@ pub fn run(args: &ReflectArgs) -> Result<Outcome, Failure> {
         ))
     })?;
     let cap = capture_socket()?;
-    let raw = RawIp::open()?;
+    let raw = RawSender::open()?;
     let listener =
         TcpListener::bind(listen).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     eprintln!("firewall-check reflect: listening on {listen}");
@@ -184,7 +172,7 @@ pub fn run(args: &ReflectArgs) -> Result<Outcome, Failure> {
                 let Ok(l) = decode_link(1, &buf[..n]) else {
                     continue;
                 };
-                if l.network != Network::Ipv4 {
+                if l.network != Network::Ipv4 && l.network != Network::Ipv6 {
                     continue;
                 }
                 let ip = &buf[l.offset..n];
@@ -224,7 +212,7 @@ pub fn run(args: &ReflectArgs) -> Result<Outcome, Failure> {
     result.map(|()| Outcome::Clean)
 }
 
-fn session(conn: TcpStream, shared: &Mutex<Shared>, raw: &RawIp) -> Result<(), String> {
+fn session(conn: TcpStream, shared: &Mutex<Shared>, raw: &RawSender) -> Result<(), String> {
     conn.set_read_timeout(Some(Duration::from_secs(120)))
         .map_err(|e| e.to_string())?;
     let mut out = conn.try_clone().map_err(|e| e.to_string())?;
@@ -259,7 +247,7 @@ fn num(v: &Value, what: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{what}: a number is needed"))
 }
 
-fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawIp) -> Result<Value, String> {
+fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawSender) -> Result<Value, String> {
     let port16 = |v: &Value, what: &str| -> Result<u16, String> {
         u16::try_from(num(v, what)?).map_err(|_| format!("{what}: not a port"))
     };
@@ -321,7 +309,7 @@ fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawIp) -> Result<Value, Str
                     .iter()
                     .rev()
                     .filter(|c| c.dir == "out" && c.client_port == port)
-                    .filter_map(|c| Seen::from_ipv4(&c.ip))
+                    .filter_map(|c| Seen::from_ip(&c.ip))
                     .find(|s| {
                         s.flags()
                             .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
@@ -339,9 +327,7 @@ fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawIp) -> Result<Value, Str
                 }
                 thread::sleep(Duration::from_millis(10));
             };
-            let (IpAddr::V4(src), IpAddr::V4(dst)) = (original.src, original.dst) else {
-                return Err("IPv4 only".into());
-            };
+            let (src, dst) = (original.src, original.dst);
             let mut flags = Flags::SYN | Flags::ACK;
             match req.get("extra_flags") {
                 Some(f) => flags |= Flags::from_bits_truncate(num(f, "extra_flags")? as u16),
@@ -375,8 +361,8 @@ fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawIp) -> Result<Value, Str
                 } else {
                     ident | u16::from(ttl)
                 };
-                let p = build_ipv4(src, dst, tos, ttl, id, &seg)?;
-                raw.send(IpAddr::V4(dst), &p)?;
+                let p = build_ip(src, dst, tos, ttl, id, &seg)?;
+                raw.send(dst, &p)?;
                 if ttl >= 64 {
                     full = p;
                 }
@@ -458,6 +444,7 @@ impl Control {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::firewall::probe::wire::{build_ipv4, PROTO_ICMP};
 
     #[test]
     fn hex_round_trips_and_rejects_junk() {
@@ -495,8 +482,13 @@ mod tests {
         assert_eq!(classify(&w, &synack), Some(("out", 40003)));
         let other = build_ipv4(c, s, 0, 60, 1, &seg(50000, 5201)).unwrap();
         assert_eq!(classify(&w, &other), None);
-        // trim keeps the headers only.
-        assert_eq!(trim(&syn).len(), 40);
+        // trim keeps a TCP packet's first 200 bytes (its headers).
+        assert_eq!(trim(&syn), syn);
+        let mut big = seg(40003, 5201);
+        big.payload = vec![7; 1000];
+        let big = build_ipv4(c, s, 0, 60, 1, &big).unwrap();
+        assert_eq!(trim(&big), &big[..200]);
+        assert_eq!(Seen::from_ip(&trim(&big)).unwrap().options(), Some(&[][..]));
         // A router's time exceeded to the server quoting the SYN-ACK.
         let r = Ipv4Addr::new(198, 18, 43, 1);
         let mut icmp = vec![0x45, 0, 0, 0, 0, 0, 0, 0, 64, PROTO_ICMP, 0, 0];
