@@ -1924,7 +1924,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<super::Outcome, super::Failure> {
         ..Settings::default()
     };
     let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let format = if args.json {
         AnalyzeFormat::Json
     } else {
