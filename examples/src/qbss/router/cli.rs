@@ -85,6 +85,14 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
             return 1;
         }
     };
+    if sc.scheduler.hypotheses != super::super::sched::Hypotheses::default() {
+        let _ = writeln!(
+            stderr,
+            "qbss-router: {origin}: the queue-0 hypothesis switches (saturation_queue, \
+             queue0_outside_wrr, ingress_fifo_packets) are modelled by qbss-model only"
+        );
+        return 1;
+    }
     let scale = args.scale.unwrap_or(1.0);
     let sc = match sc.scaled(scale) {
         Ok(s) => s,
