@@ -226,7 +226,10 @@ fn transpac_tcp_cubic_yields_then_reclaims_faster_than_reno() {
     // Alone it fills the link; while best effort runs it keeps only its WRR share.
     assert_each_within("qbss alone", &rates(&cubic, q, 3, 10), 0.99 * g, 1.001 * g);
     assert!(mean(&cubic, be, 12, 40) >= 0.97 * g);
-    assert!(mean(&cubic, q, 12, 40) <= 0.012 * g, "in-order bursts average to its share");
+    assert!(
+        mean(&cubic, q, 12, 40) <= 0.012 * g,
+        "in-order bursts average to its share"
+    );
     // After best effort leaves: CUBIC's convex regrowth carries more than Reno's one
     // packet per round trip, in the last 10 s by at least a third.
     assert!(mean(&cubic, q, 41, 60) > mean(&reno, q, 41, 60));
