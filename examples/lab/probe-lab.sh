@@ -48,6 +48,7 @@ dscp_remark_fwd|-t mangle -A FORWARD -m dscp ! --dscp 0 -j DSCP --set-dscp-class
 dscp_map_fwd|-t mangle -A FORWARD -m dscp --dscp 46 -j DSCP --set-dscp 0@-t mangle -A FORWARD -m dscp --dscp 10 -j DSCP --set-dscp 12@-t mangle -A FORWARD -m dscp --dscp 63 -j DSCP --set-dscp 8
 ecn_bleach_fwd|-t mangle -A FORWARD -j TOS --and-tos 0xfc@-t mangle -A FORWARD -p tcp -j ECN --ecn-tcp-remove
 ecn_setup_drop_fwd|-A FORWARD -p tcp --syn -m ecn --ecn-tcp-ece --ecn-tcp-cwr -j DROP
+nat|-t nat -A PREROUTING -d %VIP% -p tcp --dport 80 -j DNAT --to-destination %SRV%@-t nat -A POSTROUTING -o r2n -p tcp -j MASQUERADE --to-ports 40000-40999
 window_fwd|nft add table ip campus@nft add chain ip campus wfwd { type filter hook forward priority 0 ; }@nft add rule ip campus wfwd tcp flags & (syn | ack) == syn tcp window set 1000
 conntrack_strict|sysctl net.netfilter.nf_conntrack_tcp_be_liberal=0@-A FORWARD -m conntrack --ctstate INVALID -j DROP
 campus|sysctl net.netfilter.nf_conntrack_tcp_be_liberal=0@-A FORWARD -m conntrack --ctstate INVALID -j DROP@nft add table ip campus@nft add chain ip campus raw_pre { type filter hook prerouting priority raw ; }@nft add rule ip campus raw_pre tcp flags & (syn | ack) == (syn | ack) reset tcp option window
@@ -104,8 +105,10 @@ trap 'exit 130' INT TERM
 
 FAMILY="${PROBE_LAB_FAMILY:-4}"
 case "$FAMILY" in
-  4) TARGET=198.18.44.2:5201; IPT=iptables; NFT_FAM=ip ;;
-  6) TARGET='[2001:db8:44::2]:5201'; IPT=ip6tables; NFT_FAM=ip6 ;;
+  4) TARGET=198.18.44.2:5201; IPT=iptables; NFT_FAM=ip
+     VIP=198.18.45.80; SRV=198.18.44.2:5201; VIP_TARGET=198.18.45.80:80 ;;
+  6) TARGET='[2001:db8:44::2]:5201'; IPT=ip6tables; NFT_FAM=ip6
+     VIP=2001:db8:45::80; SRV='[2001:db8:44::2]:5201'; VIP_TARGET='[2001:db8:45::80]:80' ;;
   *) die "PROBE_LAB_FAMILY must be 4 or 6" ;;
 esac
 for ns in "${NS[@]}"; do
@@ -134,6 +137,9 @@ link "$R3" r3n 198.18.44.1 "$S" s0 198.18.44.2
 ip -n "$C" route add 198.18.0.0/15 via 198.18.41.1
 ip -n "$R1" route add 198.18.43.0/24 via 198.18.42.2
 ip -n "$R1" route add 198.18.44.0/24 via 198.18.42.2
+# The nat case's virtual address, translated by r2.
+ip -n "$R1" route add 198.18.45.0/24 via 198.18.42.2
+ip -n "$C" route add 198.18.45.0/24 via 198.18.41.1 2>/dev/null || true
 ip -n "$R2" route add 198.18.41.0/24 via 198.18.42.1
 ip -n "$R2" route add 198.18.44.0/24 via 198.18.43.2
 ip -n "$R3" route add 198.18.41.0/24 via 198.18.43.1
@@ -142,6 +148,7 @@ ip -n "$S" route add 198.18.0.0/15 via 198.18.44.1
 ip -n "$C" -6 route add 2001:db8::/32 via 2001:db8:41::1
 ip -n "$R1" -6 route add 2001:db8:43::/64 via 2001:db8:42::2
 ip -n "$R1" -6 route add 2001:db8:44::/64 via 2001:db8:42::2
+ip -n "$R1" -6 route add 2001:db8:45::/64 via 2001:db8:42::2
 ip -n "$R2" -6 route add 2001:db8:41::/64 via 2001:db8:42::1
 ip -n "$R2" -6 route add 2001:db8:44::/64 via 2001:db8:43::2
 ip -n "$R3" -6 route add 2001:db8:41::/64 via 2001:db8:43::1
@@ -201,7 +208,7 @@ rules_for() { echo "$CASES" | sed -n "s/^$1|//p"; }
 IFS=, read -r -a WANT <<< "$LIST"
 for case in "${WANT[@]}"; do
   echo "$CASES" | grep -q "^$case|" || die "unknown case $case"
-  for t in filter mangle raw; do
+  for t in filter mangle raw nat; do
     ip netns exec "$R2" iptables -t "$t" -F
     ip netns exec "$R2" ip6tables -t "$t" -F
   done
@@ -212,6 +219,8 @@ for case in "${WANT[@]}"; do
   if [ -n "$rules" ]; then
     IFS='@' read -r -a RULES <<< "$rules"
     for r in "${RULES[@]}"; do
+      r="${r//%VIP%/$VIP}"
+      r="${r//%SRV%/$SRV}"
       case "$r" in
         # shellcheck disable=SC2086
         "nft "*) ip netns exec "$R2" ${r// ip campus/ $NFT_FAM campus} ;;
@@ -224,7 +233,9 @@ for case in "${WANT[@]}"; do
   fi
   ip netns exec "$R2" sh -c 'echo f > /proc/net/nf_conntrack' 2>/dev/null || true
   set +e
-  ip netns exec "$C" "$BIN" probe "$TARGET" --json "${EXTRA[@]}" \
+  t="$TARGET"
+  [ "$case" = nat ] && t="$VIP_TARGET"
+  ip netns exec "$C" "$BIN" probe "$t" --json "${EXTRA[@]}" \
     >"$OUT/$case.json" 2>"$OUT/$case.err"
   echo $? >"$OUT/$case.status"
   set -e

@@ -182,7 +182,7 @@ fn only_kinds(r: &CaseRun, kinds: &[&str]) {
     );
 }
 
-const CASES: [&str; 17] = [
+const CASES: [&str; 18] = [
     "clean",
     "wscale_syn_pre",
     "wscale_syn_fwd",
@@ -200,6 +200,7 @@ const CASES: [&str; 17] = [
     "synproxy_fwd",
     "campus",
     "window_fwd",
+    "nat",
 ];
 
 #[test]
@@ -233,6 +234,7 @@ fn probe_lab_ipv6() {
         "campus",
         "synproxy_fwd",
         "window_fwd",
+        "nat",
     ];
     let runs = run_lab(&dir, &cases, &["--timeout-ms", "300"], false, true);
     check_cases(&runs);
@@ -253,6 +255,15 @@ fn check_cases(runs: &[CaseRun]) {
         let want_path: Vec<(u64, String)> = if r.name == "synproxy_fwd" {
             // The proxy answers the copy that passes its TTL check.
             vec![(1, "198.18.41.1"), (2, "198.18.42.2"), (3, "198.18.44.2")]
+        } else if r.name == "nat" {
+            // r2 translates the routers' ICMP errors: from r2 on they come
+            // from the virtual address the probe targets.
+            vec![
+                (1, "198.18.41.1"),
+                (2, "198.18.45.80"),
+                (3, "198.18.45.80"),
+                (4, "198.18.45.80"),
+            ]
         } else {
             vec![
                 (1, "198.18.41.1"),
@@ -456,6 +467,16 @@ fn check_cases(runs: &[CaseRun]) {
                 assert!(unscaled < off && off < scaled, "{f}");
                 assert_eq!(test_result(r, "out_of_window"), "dropped");
             }
+            "nat" => {
+                // DNAT of the virtual address 198.18.45.80:80 to the server
+                // and masquerading on r2: its ICMP errors come from the
+                // virtual address, so the translation is placed at hop 2.
+                only_kinds(r, &["nat"]);
+                let f = one(r, "nat");
+                assert_eq!(f["hop"]["ttl"], 2, "{f}");
+                assert_eq!(f["hop"]["address"], addr(r, "198.18.45.80"), "{f}");
+                assert_eq!(f["after_hop"]["ttl"], 1, "{f}");
+            }
             "window_fwd" => {
                 // nftables `tcp window set 1000` on SYNs in r2's forward hook.
                 only_kinds(r, &["window_rewritten"]);
@@ -524,7 +545,7 @@ fn located_reverse(r: &CaseRun, f: &Value, hop: u64) {
     assert_eq!(f["after_hop"]["address"], addr(hop - 1), "{}: {f}", r.name);
 }
 
-const REFLECT_CASES: [&str; 9] = [
+const REFLECT_CASES: [&str; 10] = [
     "clean",
     "wscale_syn_fwd",
     "wscale_synack_fwd",
@@ -534,6 +555,7 @@ const REFLECT_CASES: [&str; 9] = [
     "ecn_bleach_fwd",
     "ecn_setup_drop_fwd",
     "campus",
+    "nat",
 ];
 
 /// With `reflect` on the server: the forward findings as without it, the
@@ -673,6 +695,37 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 }
                 // The rule matches SYNs only: SYN-ACKs with ECE pass.
                 assert!(rev.is_empty(), "{rev:?}");
+            }
+            "nat" => {
+                // The reflector finds the probe by its sequence number:
+                // translated source and destination, address and port.
+                assert_eq!(fwd, ["nat", "nat"], "{}", r.json["findings"]);
+                let f = findings(r, "nat");
+                assert!(
+                    f.iter().any(|f| f["after"] == "198.18.43.1 > 198.18.44.2"),
+                    "{f:?}"
+                );
+                assert!(
+                    f.iter()
+                        .any(|f| f["after"].as_str().unwrap_or("").ends_with(" > 5201")),
+                    "{f:?}"
+                );
+                for f in f {
+                    assert_eq!(
+                        (f["after_hop"]["ttl"].as_u64(), f["hop"]["ttl"].as_u64()),
+                        (Some(1), Some(2)),
+                        "{f}"
+                    );
+                }
+                // The server's SYN-ACKs go to r2's address: nothing to
+                // copy back, every reverse test unknown, none a finding.
+                assert!(rev.is_empty(), "{rev:?}");
+                for t in tests
+                    .iter()
+                    .filter(|t| t["direction"] == "server_to_client")
+                {
+                    assert_eq!(t["result"], "unknown", "{t}");
+                }
             }
             "dscp_bleach_pre" => {
                 located(r, one(r, "dscp_changed"), 2);

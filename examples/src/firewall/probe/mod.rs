@@ -1086,6 +1086,21 @@ impl Prober<'_> {
                 .filter(|(d, _)| d == "in")
                 .filter_map(|(_, ip)| Seen::from_ip(&ip))
                 .find(|s| s.seq() == seq && s.flags().is_some_and(|f| f.contains(Flags::SYN)));
+            // Not by its ports: translated on the way (NAT)? By its sequence.
+            let seen = match seen {
+                Some(s) => Some(s),
+                None if run.answer.is_some() => {
+                    let r = c.call(&json!({"op": "report_seq", "seq": seq}))?;
+                    r["packets"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|p| p["ip"].as_str().and_then(reflect::unhex))
+                        .filter_map(|ip| Seen::from_ip(&ip))
+                        .find(|s| s.flags().is_some_and(|f| f.contains(Flags::SYN)))
+                }
+                None => None,
+            };
             if seen.is_some() || run.answer.is_none() || Instant::now() >= until {
                 break seen;
             }
@@ -1337,6 +1352,21 @@ fn evaluate(
         .map(|(_, r)| r.quotes.iter().map(|(t, _)| *t).collect())
         .unwrap_or_default();
     let mut seen_keys: Vec<(ProbeKind, String, Option<HopRef>, &str)> = Vec::new();
+    // Routers short of the target that answer from the target's own
+    // address: a NAT rewrote their ICMP errors (it translates the error
+    // and its quote back, so the quotes themselves show nothing).
+    let nat_hint: Option<(HopRef, Option<HopRef>)> = p
+        .path
+        .iter()
+        .position(|(t, a)| *a == target.ip() && len.is_some_and(|l| *t < l))
+        .map(|i| {
+            let (t, a) = p.path[i];
+            let before = i.checked_sub(1).map(|j| HopRef {
+                ttl: p.path[j].0,
+                address: p.path[j].1,
+            });
+            (HopRef { ttl: t, address: a }, before)
+        });
     for (spec, run) in runs {
         let reverse = run.direction == "server_to_client";
         let mut obs: Vec<Observation> = run
@@ -1359,6 +1389,10 @@ fn evaluate(
         let mut detail: Vec<String> = run.note.iter().cloned().collect();
         let result;
         if spec.name == "out_of_window" && run.oow.as_ref().is_none_or(|o| o.offset == 0) {
+            result = "unknown";
+        } else if reverse && run.answer.is_none() && run.note.is_some() {
+            // The reflector could not send it (no SYN-ACK of the server's
+            // to copy): nothing was tested.
             result = "unknown";
         } else if run.answer.is_none() {
             // Dropped: the quotes stop somewhere.
@@ -1448,12 +1482,32 @@ fn evaluate(
                     l.change.after,
                     l.hop.map_or("?".into(), |h| h.0.to_string())
                 ));
+                // A NAT translates the routers' quotes back (the ICMP
+                // error is related to the connection): a translation seen
+                // only at the far end cannot be placed on the path.
+                let nat_at_end = l.change.kind
+                    == ProbeKind::Model(crate::firewall::finding::Kind::Nat)
+                    && run
+                        .at_end
+                        .as_ref()
+                        .is_some_and(|o| Some((o.ttl, o.address)) == l.hop);
+                if nat_at_end && nat_hint.is_none() {
+                    detail.push("NAT translates the routers' quotes back: not located".into());
+                }
                 let f = Finding {
                     kind: l.change.kind,
                     option_kind: l.change.option_kind,
                     direction: run.direction,
-                    hop: hop_ref(l.hop),
-                    after_hop: hop_ref(l.after_hop),
+                    hop: match (nat_at_end, nat_hint) {
+                        (false, _) => hop_ref(l.hop),
+                        (true, Some((h, _))) => Some(h),
+                        (true, None) => None,
+                    },
+                    after_hop: match (nat_at_end, nat_hint) {
+                        (false, _) => hop_ref(l.after_hop),
+                        (true, Some((_, a))) => a,
+                        (true, None) => None,
+                    },
                     before: l.change.before.clone(),
                     after: l.change.after.clone(),
                     impact: report::impact(&l.change, p.rtt),
@@ -1558,6 +1612,37 @@ fn evaluate(
         });
     }
     report.dscp_map = p.dscp_map.clone();
+    let nat = ProbeKind::Model(crate::firewall::finding::Kind::Nat);
+    if let Some((h, a)) = nat_hint {
+        if !report.findings.iter().any(|f| f.kind == nat) {
+            let from: Vec<String> = p
+                .path
+                .iter()
+                .filter(|(_, x)| *x == target.ip())
+                .map(|(t, _)| t.to_string())
+                .collect();
+            report.findings.push(Finding {
+                kind: nat,
+                option_kind: None,
+                direction: "client_to_server",
+                hop: Some(h),
+                after_hop: a,
+                before: json!("each hop answers from its own address"),
+                after: json!(format!(
+                    "hops {} answer from the target's address {}",
+                    from.join(","),
+                    target.ip()
+                )),
+                impact: report::Impact {
+                    summary: "addresses are translated: the target is not the host that answers; the reflector shows the translation".into(),
+                    rtt_s: None,
+                    ceiling_bps_before: None,
+                    ceiling_bps_after: None,
+                },
+                test: "ttl",
+            });
+        }
+    }
     // A SYN-ACK whose TTL says it came from fewer hops than the target is
     // away was sent by a box on the path (a SYN proxy): inferred from the
     // TTL (assumes the answer came back over as many hops), and, with a

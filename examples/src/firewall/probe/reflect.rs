@@ -14,6 +14,9 @@
 //!   ICMP errors quoting it (the buffer is emptied) -> `{"ok":true}`
 //! - `{"op":"report","port":N}` -> `{"ok":true,"packets":[{"dir":"in"|"out"|"icmp","ip":HEX}]}`:
 //!   what was captured for client port N (IP packets; TCP payload cut)
+//! - `{"op":"report_seq","seq":S}` -> the same for SYNs with sequence
+//!   number S arriving from any address or port (a NAT's translation);
+//!   besides the watched connections every other arriving SYN is kept
 //! - `{"op":"send_synack","port":N,"ident":I,"ttls":[..],"tos":T?,"extra_flags":F?,"options":HEX?}`:
 //!   the last SYN-ACK the server sent to client port N, with the given
 //!   DS byte, flags besides SYN+ACK and option block (each kept when
@@ -101,10 +104,15 @@ fn classify(w: &Watch, ip: &[u8]) -> Option<(&'static str, u16)> {
     match parse_ip_answer(ip)? {
         Answer::Tcp(s) => {
             let (sp, dp) = (s.sport()?, s.dport()?);
+            let flags = s.flags()?;
             if s.src == w.client && dp == w.server_port && in_range(sp) {
                 Some(("in", sp))
             } else if s.dst == w.client && sp == w.server_port && in_range(dp) {
                 Some(("out", dp))
+            } else if flags.contains(Flags::SYN) && !flags.contains(Flags::ACK) {
+                // Any other SYN: a probe that a NAT translated arrives
+                // from another address or port (found by its sequence).
+                Some(("syn", 0))
             } else {
                 None
             }
@@ -271,6 +279,18 @@ fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawSender) -> Result<Value,
                 server_port,
             });
             Ok(json!({"ok": true}))
+        }
+        "report_seq" => {
+            let seq = u32::try_from(num(&req["seq"], "seq")?).map_err(|_| "seq: 32 bits")?;
+            let g = shared.lock().map_err(|_| "lock")?;
+            let packets: Vec<Value> = g
+                .packets
+                .iter()
+                .filter(|c| c.dir == "in" || c.dir == "syn")
+                .filter(|c| Seen::from_ip(&c.ip).and_then(|s| s.seq()) == Some(seq))
+                .map(|c| json!({"dir": c.dir, "ip": hex(&c.ip)}))
+                .collect();
+            Ok(json!({"ok": true, "packets": packets}))
         }
         "report" => {
             let port = port16(&req["port"], "port")?;
