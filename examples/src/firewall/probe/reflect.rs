@@ -501,7 +501,13 @@ mod tests {
         let synack = build_ipv4(s, c, 0, 64, 1, &seg(5201, 40003)).unwrap();
         assert_eq!(classify(&w, &synack), Some(("out", 40003)));
         let other = build_ipv4(c, s, 0, 60, 1, &seg(50000, 5201)).unwrap();
-        assert_eq!(classify(&w, &other), None);
+        // Another SYN is kept as "syn" (a translated probe is found by its
+        // sequence number); other segments of other connections are not.
+        assert_eq!(classify(&w, &other), Some(("syn", 0)));
+        let mut data = seg(50000, 5201);
+        data.flags = Flags::ACK;
+        let data = build_ipv4(c, s, 0, 60, 1, &data).unwrap();
+        assert_eq!(classify(&w, &data), None);
         // trim keeps a TCP packet's first 200 bytes (its headers).
         assert_eq!(trim(&syn), syn);
         let mut big = seg(40003, 5201);
