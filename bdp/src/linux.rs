@@ -16,7 +16,7 @@
 //!    window. Before Linux 6.6 it used the sysctl `net.ipv4.tcp_adv_win_scale`
 //!    (`s`): for `s > 0` the window is `space - (space >> s)`, for `s <= 0` it
 //!    is `space >> -s`. The default was 2 (3/4 of the buffer) until 2012's
-//!    "tcp: change tcp_adv_win_scale and tcp_rmem[2]" (Linux 3.4) made it 1
+//!    "tcp: change tcp_adv_win_scale and tcp_rmem\[2\]" (Linux 3.4) made it 1
 //!    (1/2). Linux 6.6 ("tcp: get rid of sysctl_tcp_adv_win_scale") made the
 //!    sysctl obsolete: each connection keeps a `scaling_ratio` in 256ths,
 //!    measured in `tcp_measure_rcv_mss()` (`net/ipv4/tcp_input.c`) as
@@ -38,7 +38,7 @@
 //!    largest window an autotuned connection can advertise is
 //!    `tcp_win_from_space(tcp_rmem max)`, and the setting that lifts a
 //!    receive-window limit is `tcp_rmem` max (default 6 MiB from Linux 3.4,
-//!    32 MiB since 6.16's "tcp: increase tcp_rmem[2] to 32 MB"; 4 MiB before).
+//!    32 MiB since 6.16's "tcp: increase tcp_rmem\[2\] to 32 MB"; 4 MiB before).
 //! 3. **Applications that set `SO_RCVBUF`** turn autotuning off for their
 //!    socket; the kernel stores twice the value asked for, capped at twice
 //!    `net.core.rmem_max`. Their window is fixed at the share of that buffer
