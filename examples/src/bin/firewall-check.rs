@@ -6,6 +6,8 @@
 //!   per connection, the negotiation, the window ceiling and the verdict.
 //! - `compare CAPTURE_A CAPTURE_B [--json] [--rtt T]`: captures from the two
 //!   sides of a middlebox, and every field it changed.
+//! - `probe TARGET:PORT [--reflector HOST:PORT] [--json]`: active hop-by-hop
+//!   tests of the path; `reflect [--listen ADDR:PORT]` is its far end.
 //! - `series CAPTURE [--connection N] [--csv FILE] [--svg FILE]`: each
 //!   connection's sequence, ACK and window edges, flight, throughput and
 //!   limit over time (CSV), or one connection's plot (SVG).
@@ -26,7 +28,8 @@ Exit status:
      read is still reported
   2  usage error
   3  done with findings: compare found tampering; analyze found a broken
-     negotiation, a SYN Linux drops or a window-limited transfer
+     negotiation, a SYN Linux drops or a window-limited transfer; probe found
+     a hop that changes or drops its probes
 
 A capture argument of `-` reads standard input. A closed standard output
 (`| head`) ends the tool quietly with status 0.";
