@@ -31,7 +31,7 @@
 //! NOPs and EOL dropped), then the inserted ones, then EOL and zero bytes up
 //! to the next 32-bit word.
 //!
-//! With the `bytes` feature, [`EditSession::open_bytes`] takes a
+//! With the `bytes` feature, `EditSession::open_bytes` takes a
 //! `bytes::BytesMut` and grows it as the header grows.
 //!
 //! ```
