@@ -738,3 +738,75 @@ fn check_reflect_cases(runs: &[CaseRun]) {
         }
     }
 }
+
+/// Deletes a network namespace when dropped (also when a test panics).
+struct Netns(String);
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
+    }
+}
+
+fn nft_tables(ns: &str) -> String {
+    let out = Command::new("ip")
+        .args(["netns", "exec", ns, "nft", "list", "tables"])
+        .output()
+        .expect("nft list tables");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Ctrl-C in the middle of a run: the RST-suppression table that existed
+/// during the run is gone, and the status is 130. Nothing is behind the
+/// target's link, so nothing answers and the probe is still waiting.
+#[test]
+fn ctrl_c_removes_the_rst_suppression() {
+    if !available() {
+        return;
+    }
+    let ns = Netns(format!("fcpint{}", std::process::id()));
+    let ip = |args: &[&str]| {
+        let ok = Command::new("ip")
+            .args(args)
+            .status()
+            .expect("run ip")
+            .success();
+        assert!(ok, "ip {args:?}");
+    };
+    ip(&["netns", "add", &ns.0]);
+    ip(&["-n", &ns.0, "link", "set", "lo", "up"]);
+    // A veth pair with nobody behind its other end.
+    ip(&[
+        "-n", &ns.0, "link", "add", "d0", "type", "veth", "peer", "name", "d1",
+    ]);
+    ip(&["-n", &ns.0, "addr", "add", "198.18.99.2/24", "dev", "d0"]);
+    ip(&["-n", &ns.0, "link", "set", "d0", "up"]);
+    ip(&["-n", &ns.0, "link", "set", "d1", "up"]);
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", &ns.0])
+        .arg(env!("CARGO_BIN_EXE_firewall-check"))
+        .args(["probe", "198.18.99.1:5201", "--timeout-ms", "5000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the probe");
+    // Wait for the table to appear (the run has started).
+    let mut seen = false;
+    for _ in 0..50 {
+        if nft_tables(&ns.0).contains("firewall_check_probe") {
+            seen = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let pid = child.id().to_string();
+    let _ = Command::new("kill").args(["-INT", &pid]).status();
+    let status = child.wait().expect("wait for the probe");
+    assert!(seen, "the RST-suppression table never appeared");
+    assert_eq!(status.code(), Some(130), "exit status after Ctrl-C");
+    let tables = nft_tables(&ns.0);
+    assert!(
+        !tables.contains("firewall_check_probe"),
+        "table left after Ctrl-C: {tables}"
+    );
+}
