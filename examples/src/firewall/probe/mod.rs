@@ -241,6 +241,22 @@ pub fn catalogue() -> Vec<TestSpec> {
             ProbeKind::EcnSetupDropped,
         ),
         t(
+            "ect0_data",
+            "after a handshake, one data byte marked ECT(0)",
+            0b10,
+            Flags::empty(),
+            vec![],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "ce_data",
+            "after a handshake, one data byte marked CE",
+            0b11,
+            Flags::empty(),
+            vec![],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
             "dscp_all",
             "64 SYNs, one per DSCP value: the path's remarking map",
             0,
@@ -349,9 +365,17 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         let mut run = match spec.name {
             "dscp_all" => prober.run_dscp_all(i as u8, control.as_mut())?,
             "out_of_window" => prober.run_out_of_window(i as u8, sport, control.as_mut())?,
+            "ect0_data" | "ce_data" => {
+                prober.run_data_mark(i as u8, sport, spec.tos, control.as_mut())?
+            }
             _ => prober.run_test(i as u8, sport, spec)?,
         };
-        if let Some(c) = control.as_mut() {
+        // The special tests ask the reflector themselves.
+        let plain_syn = !matches!(
+            spec.name,
+            "dscp_all" | "out_of_window" | "ect0_data" | "ce_data"
+        );
+        if let (Some(c), true) = (control.as_mut(), plain_syn) {
             prober.reflected_forward(c, sport, &mut run)?;
         }
         runs.push((spec.clone(), run));
@@ -775,6 +799,149 @@ impl Prober<'_> {
         first_changed
             .or(last)
             .ok_or_else(|| Failure::Runtime("no DSCP probe ran".into()))
+    }
+
+    /// `ect0_data`, `ce_data`: a real handshake, then one data byte with
+    /// the DS byte `tos` (TTL-limited copies and a full one); the server's
+    /// ACK of it is the answer, the routers' quotes and the reflector's
+    /// capture show its ECN field on the way.
+    fn run_data_mark(
+        &mut self,
+        index: u8,
+        sport: u16,
+        tos: u8,
+        control: Option<&mut reflect::Control>,
+    ) -> Result<TestRun, Failure> {
+        let len = self.path_len.unwrap_or(1);
+        let seq = random_u32();
+        let mut seg = Segment {
+            sport,
+            dport: self.dport,
+            seq,
+            ack: 0,
+            flags: Flags::SYN,
+            window: 64240,
+            options: OptionsBuilder::new()
+                .mss(1460)
+                .sack_permitted()
+                .window_scale(7)
+                .build()
+                .map(|v| v.to_vec())
+                .unwrap_or_default(),
+            payload: vec![],
+        };
+        let ident = |ttl: u8| (u16::from(index) << 8) | u16::from(ttl);
+        let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
+        let mut run = TestRun {
+            sent: Seen::from_ip(&p)
+                .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?,
+            quotes: Vec::new(),
+            answer: None,
+            unreachable: None,
+            direction: "client_to_server",
+            at_end: None,
+            note: None,
+            oow: None,
+        };
+        if self.path_len.is_none() {
+            run.note = Some("no path to the target".into());
+            return Ok(run);
+        }
+        self.raw.send(self.dst, &p)?;
+        let Some(synack) = self.wait_for(sport, |s| {
+            s.flags()
+                .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                && s.ack() == Some(seq.wrapping_add(1))
+        }) else {
+            run.note = Some("the handshake got no SYN-ACK".into());
+            // Without a handshake the data test says nothing: unknown.
+            run.oow = None;
+            return Ok(run);
+        };
+        seg.flags = Flags::ACK;
+        seg.seq = seq.wrapping_add(1);
+        seg.ack = synack.seq().unwrap_or(0).wrapping_add(1);
+        seg.window = 502;
+        seg.options = vec![];
+        let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
+        self.raw.send(self.dst, &p)?;
+        seg.flags = Flags::PSH | Flags::ACK;
+        seg.payload = vec![b'E'];
+        let full = build_ip(self.src, self.dst, tos, 64, ident(0), &seg)?;
+        run.sent =
+            Seen::from_ip(&full).ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
+        let next = seq.wrapping_add(2);
+        for _attempt in 0..2 {
+            for ttl in 1..len {
+                if run.quotes.iter().any(|(t, _)| *t == ttl) {
+                    continue;
+                }
+                let p = build_ip(self.src, self.dst, tos, ttl, ident(ttl), &seg)?;
+                self.raw.send(self.dst, &p)?;
+                std::thread::sleep(self.pace);
+            }
+            if run.answer.is_none() {
+                self.raw.send(self.dst, &full)?;
+            }
+            let deadline = Instant::now() + self.timeout;
+            while let Some(r) = self.raw.recv_until(deadline) {
+                match parse_ip_answer(&r.bytes) {
+                    Some(Answer::Tcp(s))
+                        if s.src == self.dst
+                            && s.sport() == Some(self.dport)
+                            && s.dport() == Some(sport)
+                            && s.ack() == Some(next) =>
+                    {
+                        run.answer = Some((len, s));
+                    }
+                    Some(Answer::Icmp(e))
+                        if e.quote.sport() == Some(sport)
+                            && e.quote.seq() == Some(seg.seq)
+                            && e.icmp_type == wire::ICMP_TIME_EXCEEDED =>
+                    {
+                        let ttl = (e.quote.ident & 0xff) as u8;
+                        if ttl > 0 && !run.quotes.iter().any(|(t, _)| *t == ttl) {
+                            run.quotes.push((ttl, e));
+                        }
+                    }
+                    _ => {}
+                }
+                if run.answer.is_some() && run.quotes.len() + 1 >= usize::from(len) {
+                    break;
+                }
+            }
+            if run.answer.is_some() && run.quotes.len() + 1 >= usize::from(len) {
+                break;
+            }
+        }
+        run.quotes.sort_by_key(|(t, _)| *t);
+        if let Some(c) = control {
+            let until = Instant::now() + Duration::from_secs(1);
+            loop {
+                let rep = c.report(sport)?;
+                let seen = rep
+                    .into_iter()
+                    .filter(|(d, _)| d == "in")
+                    .filter_map(|(_, ip)| Seen::from_ip(&ip))
+                    .find(|s| {
+                        s.seq() == Some(seg.seq) && s.payload().is_some_and(|p| !p.is_empty())
+                    });
+                if let Some(seen) = seen {
+                    run.at_end = Some(Observation {
+                        ttl: len,
+                        address: self.dst,
+                        seen,
+                    });
+                    break;
+                }
+                if run.answer.is_none() || Instant::now() >= until {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        self.send_rst(sport, next)?;
+        Ok(run)
     }
 
     /// `out_of_window`: a real handshake (window scale 7 offered), one
@@ -1390,7 +1557,7 @@ fn evaluate(
         let result;
         if spec.name == "out_of_window" && run.oow.as_ref().is_none_or(|o| o.offset == 0) {
             result = "unknown";
-        } else if reverse && run.answer.is_none() && run.note.is_some() {
+        } else if run.answer.is_none() && run.note.is_some() {
             // The reflector could not send it (no SYN-ACK of the server's
             // to copy): nothing was tested.
             result = "unknown";
