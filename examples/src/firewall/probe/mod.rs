@@ -1911,7 +1911,7 @@ mod tests {
         assert_eq!(ecn.flags, Flags::ECE);
         for t in &all {
             assert!(
-                t.options.len() % 4 == 0 && t.options.len() <= 40,
+                t.options.len().is_multiple_of(4) && t.options.len() <= 40,
                 "{}",
                 t.name
             );

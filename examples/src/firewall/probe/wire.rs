@@ -50,7 +50,7 @@ pub struct Segment {
 impl Segment {
     /// The TCP bytes with a zero checksum.
     pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
-        if self.options.len() % 4 != 0 || self.options.len() > 40 {
+        if !self.options.len().is_multiple_of(4) || self.options.len() > 40 {
             return Err(format!(
                 "option block of {} bytes (must be a multiple of 4, at most 40)",
                 self.options.len()
