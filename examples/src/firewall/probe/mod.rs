@@ -13,11 +13,23 @@
 //! before or after its rules, depending on where in the box they run (Linux
 //! quotes a packet whose TTL runs out after PREROUTING and before FORWARD).
 //!
+//! Besides the SYN tests: ECN marks on data and an out-of-window byte after
+//! a real handshake (the "TCP sequence checking" of a firewall that missed
+//! the window scaling), 64 SYNs for the DSCP remarking map, a SYN proxy
+//! found by the SYN-ACK's TTL, a NAT by the routers answering from the
+//! target's address. IPv4 and IPv6.
+//!
+//! With `--reflector` ([`reflect`] on the target's host) the probe is also
+//! seen where it arrives, and every SYN test runs the other way: the
+//! reflector sends crafted copies of the server's SYN-ACK, TTL-limited ones
+//! whose quotes it captures, and a full one the prober compares.
+//!
 //! The server's own choices are never findings: what the target answers
 //! says what the server chose, not what the path did.
 //!
 //! Modules: [`wire`] (packets), [`diff`] (comparison, location),
-//! [`net`] (raw sockets, RST suppression), [`report`] (text and JSON).
+//! [`net`] (raw sockets, RST suppression), [`report`] (text and JSON),
+//! [`reflect`] (the far end and its control connection).
 
 pub mod diff;
 pub mod net;
