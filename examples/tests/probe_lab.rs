@@ -210,7 +210,7 @@ fn probe_lab_cases() {
     }
     let dir = std::env::temp_dir().join(format!("probe-lab-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let runs = run_lab(&dir, &CASES, &["--timeout-ms", "300"], false, false);
+    let runs = run_lab(&dir, &CASES, &["--timeout-ms", "600"], false, false);
     check_cases(&runs);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -236,7 +236,7 @@ fn probe_lab_ipv6() {
         "window_fwd",
         "nat",
     ];
-    let runs = run_lab(&dir, &cases, &["--timeout-ms", "300"], false, true);
+    let runs = run_lab(&dir, &cases, &["--timeout-ms", "600"], false, true);
     check_cases(&runs);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -572,7 +572,7 @@ fn probe_lab_with_reflector() {
     }
     let dir = std::env::temp_dir().join(format!("probe-lab-reflect-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let runs = run_lab(&dir, &REFLECT_CASES, &["--timeout-ms", "300"], true, false);
+    let runs = run_lab(&dir, &REFLECT_CASES, &["--timeout-ms", "600"], true, false);
     check_reflect_cases(&runs);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -586,7 +586,7 @@ fn probe_lab_ipv6_with_reflector() {
     let dir = std::env::temp_dir().join(format!("probe-lab-reflect-v6-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let cases = ["clean", "wscale_synack_fwd", "dscp_bleach_pre", "campus"];
-    let runs = run_lab(&dir, &cases, &["--timeout-ms", "300"], true, true);
+    let runs = run_lab(&dir, &cases, &["--timeout-ms", "600"], true, true);
     check_reflect_cases(&runs);
     let _ = std::fs::remove_dir_all(&dir);
 }
