@@ -128,6 +128,11 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
             q.peak_backlog_packets
         );
     }
+    let _ = writeln!(
+        stdout,
+        "[  D] {} packets matched no stream; {} refused by a device on write",
+        stats.other_packets, stats.device_write_drops
+    );
     if let Some(path) = &args.stats_json {
         let r = serde_json::to_string_pretty(&stats)
             .map_err(std::io::Error::from)

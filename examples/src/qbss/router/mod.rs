@@ -112,6 +112,9 @@ pub struct RouterStats {
     pub queues: Vec<QueueReport>,
     /// Packets that matched no stream, forwarded.
     pub other_packets: u64,
+    /// Packets a device refused to take (down for a moment, or its queue full):
+    /// counted, as every packet the router does not deliver is.
+    pub device_write_drops: u64,
 }
 
 /// One queue's counters over the run.
@@ -211,6 +214,7 @@ struct Router<'a> {
     refused: Vec<u64>,
     policed: Vec<u64>,
     other: u64,
+    write_drops: u64,
     printed: usize,
 }
 
@@ -276,6 +280,7 @@ pub fn run(setup: &Setup, out: &mut dyn Write) -> Result<RouterStats, RouterErro
         refused: vec![0; nq],
         policed: vec![0; nq],
         other: 0,
+        write_drops: 0,
         printed: 0,
     };
     r.forward(&rx, out)?;
@@ -348,7 +353,7 @@ impl Router<'_> {
         }
     }
 
-    fn write(&self, side: Side, p: &[u8]) -> Result<(), RouterError> {
+    fn write(&mut self, side: Side, p: &[u8]) -> Result<(), RouterError> {
         let dev = match side {
             Side::Left => &self.left,
             Side::Right => &self.right,
@@ -356,13 +361,14 @@ impl Router<'_> {
         match dev.send(p) {
             Ok(_) => Ok(()),
             // The device may be down for a moment while the lab configures it, or its
-            // namespace gone at the end: count nothing, as a wire would lose it.
+            // namespace gone at the end: the packet is lost, and counted.
             Err(e)
                 if matches!(
                     e.raw_os_error(),
                     Some(libc_codes::EIO) | Some(libc_codes::ENOBUFS)
                 ) =>
             {
+                self.write_drops += 1;
                 Ok(())
             }
             Err(source) => Err(RouterError::Io {
@@ -554,6 +560,7 @@ impl Router<'_> {
             report,
             queues,
             other_packets: self.other,
+            device_write_drops: self.write_drops,
         }
     }
 }
