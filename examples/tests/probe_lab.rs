@@ -97,6 +97,27 @@ fn run_lab(
         .collect()
 }
 
+/// Every run's JSON validates against docs/json-schema/probe.json.
+fn assert_schema(r: &CaseRun) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/json-schema/probe.json");
+    let text = std::fs::read_to_string(&path).expect("docs/json-schema/probe.json");
+    let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("a valid JSON Schema");
+    let errors: Vec<String> = validator
+        .iter_errors(&r.json)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{}: {errors:#?}", r.name);
+    // The schema is closed: an undocumented field does not pass.
+    let mut extra = r.json.clone();
+    extra["undocumented"] = Value::Bool(true);
+    assert!(
+        !validator.is_valid(&extra),
+        "{}: the schema accepts any field",
+        r.name
+    );
+}
+
 fn findings<'a>(r: &'a CaseRun, kind: &str) -> Vec<&'a Value> {
     findings_dir(r, kind, "client_to_server")
 }
@@ -243,6 +264,7 @@ fn probe_lab_ipv6() {
 
 fn check_cases(runs: &[CaseRun]) {
     for r in runs {
+        assert_schema(r);
         // Every run: the path of three routers and the target, the RST
         // suppression gone afterwards, schema 1.
         assert_eq!(r.json["schema_version"], 1, "{}", r.name);
@@ -593,6 +615,7 @@ fn probe_lab_ipv6_with_reflector() {
 
 fn check_reflect_cases(runs: &[CaseRun]) {
     for r in runs {
+        assert_schema(r);
         assert!(r.err.is_empty(), "{}: stderr {}", r.name, r.err);
         let tests = r.json["tests"].as_array().expect("tests");
         let reverse: Vec<&Value> = tests
