@@ -51,7 +51,7 @@ fn block() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(record(), 0..8).prop_map(|recs| {
         let mut b: Vec<u8> = recs.concat();
         b.truncate(40);
-        while b.len() % 4 != 0 {
+        while !b.len().is_multiple_of(4) {
             b.push(1);
         }
         b

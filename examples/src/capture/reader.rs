@@ -328,7 +328,7 @@ fn frame_block(
     if length < minimum {
         return Err(length_error(BlockLengthProblem::BelowMinimum { minimum }));
     }
-    if length % 4 != 0 {
+    if !length.is_multiple_of(4) {
         return Err(length_error(BlockLengthProblem::NotMultipleOf4));
     }
     let len = length as usize;
@@ -999,7 +999,7 @@ mod tests {
     /// One pcapng block: type, length, body (padded to 4 bytes), length.
     fn block(block_type: u32, body: &[u8], be: bool) -> Vec<u8> {
         let mut body = body.to_vec();
-        while body.len() % 4 != 0 {
+        while !body.len().is_multiple_of(4) {
             body.push(0);
         }
         let len = (body.len() + 12) as u32;

@@ -397,7 +397,7 @@ impl Thinned {
             phase_s: self.pending,
         };
         self.stride = self.stride.max(1);
-        if self.seen % self.stride == 0 {
+        if self.seen.is_multiple_of(self.stride) {
             self.points.push(p);
             self.pending = [0.0; 3];
             self.last = None;
@@ -1054,7 +1054,11 @@ mod tests {
             throughput_bps: Some(i),
             rtt_s: Some(0.01),
             // One millisecond in three limited by the window, the rest busy.
-            limit: if i % 3 == 0 { "receive_window" } else { "busy" },
+            limit: if i.is_multiple_of(3) {
+                "receive_window"
+            } else {
+                "busy"
+            },
         }
     }
 

@@ -76,7 +76,7 @@ impl Seg {
     /// TCP header (options padded with zeros to a multiple of 4) and payload.
     pub fn tcp_bytes(&self) -> Vec<u8> {
         let mut opts = self.options.clone();
-        while opts.len() % 4 != 0 {
+        while !opts.len().is_multiple_of(4) {
             opts.push(0);
         }
         let doff = (20 + opts.len()) / 4;
@@ -202,7 +202,7 @@ pub fn pcap(linktype: u32, nanos: bool, pkts: &[Pkt]) -> Vec<u8> {
 
 fn ng_block(f: &mut Vec<u8>, block_type: u32, body: &[u8]) {
     let mut body = body.to_vec();
-    while body.len() % 4 != 0 {
+    while !body.len().is_multiple_of(4) {
         body.push(0);
     }
     let len = (12 + body.len()) as u32;

@@ -1883,9 +1883,7 @@ mod tests {
 
     #[test]
     fn remarking_map_joins_runs_of_one_outcome() {
-        let mut map: Vec<_> = (0..64)
-            .map(|d| entry(d, if d == 0 { 0 } else { 0 }, 2))
-            .collect();
+        let mut map: Vec<_> = (0..64).map(|d| entry(d, 0, 2)).collect();
         assert_eq!(remarking_map(&map), ["1-63->0 at hop 2"]);
         map = (0..64).map(|d| entry(d, d, 2)).collect();
         map[10] = entry(10, 12, 3);
