@@ -632,6 +632,10 @@ fn impact_of(
             ),
             ctx,
         ),
+        // Seen only by active probing; two captures never produce them.
+        Kind::ProbeDropped | Kind::EcnSetupDropped | Kind::OutOfWindowDropped => {
+            impact::words(kind.title(), ctx)
+        }
         Kind::HandshakeProxied => impact::words(
             "the client's handshake was answered by the middlebox, not the server: the options the client learned (window scale, MSS, SACK, timestamps) are the proxy's, and any mismatch with the server's lasts for the whole connection",
             ctx,

@@ -1,6 +1,7 @@
-//! The one list of finding kinds: what `compare` can report about a
-//! middlebox (and about the captures themselves), each kind with its JSON
-//! name, its title, its usual causes and whether it is tampering.
+//! The one list of finding kinds: what `compare` and `probe` can report
+//! about a middlebox (and about the captures themselves), each kind with its
+//! JSON name, its title, its usual causes and whether it is tampering. The
+//! last three are seen only by active probing (`probe`).
 //!
 //! Adding a kind is one edit: a variant here and its row in [`Kind::ALL`]
 //! and the three `match`es below (the compiler points at each).
@@ -54,11 +55,19 @@ pub enum Kind {
     /// receiver acknowledged their bytes there), or outside the time span
     /// of one capture: a gap in the capture, not in the traffic.
     CaptureLoss,
+    /// Probing only: the probe (or a probe carrying a given option or mark)
+    /// never arrives.
+    ProbeDropped,
+    /// Probing only: a SYN asking for ECN (ECE+CWR, or AccECN's AE) never arrives.
+    EcnSetupDropped,
+    /// Probing only: a segment beyond the unscaled window edge (inside the
+    /// scaled one) is dropped.
+    OutOfWindowDropped,
 }
 
 impl Kind {
     /// Every kind, in report order.
-    pub const ALL: [Kind; 21] = [
+    pub const ALL: [Kind; 24] = [
         Kind::HandshakeProxied,
         Kind::Nat,
         Kind::WscaleStripped,
@@ -80,7 +89,21 @@ impl Kind {
         Kind::PacketDropped,
         Kind::PacketInjected,
         Kind::CaptureLoss,
+        Kind::ProbeDropped,
+        Kind::EcnSetupDropped,
+        Kind::OutOfWindowDropped,
     ];
+
+    /// The kinds `compare` can report (all but the probing-only ones).
+    pub const COMPARE: [Kind; 21] = {
+        let mut out = [Kind::CaptureLoss; 21];
+        let mut i = 0;
+        while i < 21 {
+            out[i] = Kind::ALL[i];
+            i += 1;
+        }
+        out
+    };
 
     /// The name in JSON (`kind`), stable across versions.
     pub const fn as_str(self) -> &'static str {
@@ -106,6 +129,9 @@ impl Kind {
             Kind::PacketDropped => "packet_dropped",
             Kind::PacketInjected => "packet_injected",
             Kind::CaptureLoss => "capture_loss",
+            Kind::ProbeDropped => "probe_dropped",
+            Kind::EcnSetupDropped => "ecn_setup_dropped",
+            Kind::OutOfWindowDropped => "out_of_window_dropped",
         }
     }
 
@@ -138,6 +164,11 @@ impl Kind {
             Kind::PacketDropped => "packets missing after the middlebox",
             Kind::PacketInjected => "packets the sender never sent",
             Kind::CaptureLoss => "frames missing from one capture (not from the wire)",
+            Kind::ProbeDropped => "probe dropped",
+            Kind::EcnSetupDropped => "ECN-setup SYN dropped",
+            Kind::OutOfWindowDropped => {
+                "segment beyond the unscaled window dropped (TCP sequence checking)"
+            }
         }
     }
 
@@ -188,6 +219,15 @@ impl Kind {
             }
             Kind::OptionStripped | Kind::OptionAdded | Kind::OptionChanged => {
                 "TCP option scrubbing or normalization by a firewall, IDS/IPS or WAN optimizer"
+            }
+            Kind::ProbeDropped => {
+                "a firewall, IDS/IPS or router filter dropping packets that carry an option, flag or mark it does not allow"
+            }
+            Kind::EcnSetupDropped => {
+                "an old firewall or load balancer dropping SYNs with the ECE/CWR (or AE) flags set (ECN blackholing)"
+            }
+            Kind::OutOfWindowDropped => {
+                "stateful window tracking (\"TCP sequence checking\": Cisco ASA, netfilter conntrack with nf_conntrack_tcp_be_liberal=0) that did not see the window scale the hosts agreed on"
             }
         }
     }

@@ -11,61 +11,14 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
-use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 use tcp_options::{kind, Flags, RawOptions};
 
 use super::wire::Seen;
 use crate::firewall::finding::Kind;
 
-/// A finding kind: one of `compare`'s, or one only active probing can see.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ProbeKind {
-    /// A kind from the one model (`finding::Kind`).
-    Model(Kind),
-    /// The probe (or a probe carrying a given option or mark) never arrives.
-    ProbeDropped,
-    /// A SYN asking for ECN (ECE+CWR, or AccECN's AE) never arrives.
-    EcnSetupDropped,
-    /// A segment beyond the unscaled window edge (inside the scaled one) is dropped.
-    OutOfWindowDropped,
-}
-
-impl ProbeKind {
-    /// The name in JSON (`kind`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ProbeKind::Model(k) => k.as_str(),
-            ProbeKind::ProbeDropped => "probe_dropped",
-            ProbeKind::EcnSetupDropped => "ecn_setup_dropped",
-            ProbeKind::OutOfWindowDropped => "out_of_window_dropped",
-        }
-    }
-
-    /// What it means, in a few words.
-    pub const fn title(self) -> &'static str {
-        match self {
-            ProbeKind::Model(k) => k.title(),
-            ProbeKind::ProbeDropped => "probe dropped",
-            ProbeKind::EcnSetupDropped => "ECN-setup SYN dropped",
-            ProbeKind::OutOfWindowDropped => {
-                "segment beyond the unscaled window dropped (TCP sequence checking)"
-            }
-        }
-    }
-}
-
-impl std::fmt::Display for ProbeKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for ProbeKind {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
+/// A finding kind: the one list (`finding::Kind`), probing-only kinds included.
+pub type ProbeKind = Kind;
 
 /// One field that differs.
 #[derive(Debug, Clone, PartialEq)]
@@ -178,7 +131,7 @@ pub fn diff(sent: &Seen, seen: &Seen) -> Vec<Change> {
     let mut push = |key: &str, kind: Kind, option_kind: Option<u8>, before: Value, after: Value| {
         out.push(Change {
             key: key.to_string(),
-            kind: ProbeKind::Model(kind),
+            kind,
             option_kind,
             before,
             after,

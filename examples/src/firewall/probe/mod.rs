@@ -1664,8 +1664,7 @@ fn evaluate(
                 // A NAT translates the routers' quotes back (the ICMP
                 // error is related to the connection): a translation seen
                 // only at the far end cannot be placed on the path.
-                let nat_at_end = l.change.kind
-                    == ProbeKind::Model(crate::firewall::finding::Kind::Nat)
+                let nat_at_end = l.change.kind == crate::firewall::finding::Kind::Nat
                     && run
                         .at_end
                         .as_ref()
@@ -1791,7 +1790,7 @@ fn evaluate(
         });
     }
     report.dscp_map = p.dscp_map.clone();
-    let nat = ProbeKind::Model(crate::firewall::finding::Kind::Nat);
+    let nat = crate::firewall::finding::Kind::Nat;
     if let Some((h, a)) = nat_hint {
         if !report.findings.iter().any(|f| f.kind == nat) {
             let from: Vec<String> = p
@@ -1841,7 +1840,7 @@ fn evaluate(
                 report.findings.insert(
                     0,
                     Finding {
-                        kind: ProbeKind::Model(crate::firewall::finding::Kind::HandshakeProxied),
+                        kind: crate::firewall::finding::Kind::HandshakeProxied,
                         option_kind: None,
                         direction: "client_to_server",
                         hop: hop_ref(find(at)),

@@ -225,10 +225,14 @@ pub fn impact(c: &Change, rtt: Option<Duration>) -> Impact {
         ceiling_bps_before: None,
         ceiling_bps_after: None,
     };
-    let ProbeKind::Model(k) = c.kind else {
-        i.summary = drop_impact(c.kind).summary;
+    let k = c.kind;
+    if matches!(
+        k,
+        Kind::ProbeDropped | Kind::EcnSetupDropped | Kind::OutOfWindowDropped
+    ) {
+        i.summary = drop_impact(k).summary;
         return i;
-    };
+    }
     i.summary = match k {
         Kind::WscaleStripped => {
             let shift = c.before.as_u64().unwrap_or(7).min(14) as u8;
