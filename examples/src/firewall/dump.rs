@@ -18,7 +18,7 @@ use std::io::{self, Read, Write};
 
 use tcp_options::{kind, ParsedOption, TcpOption};
 
-use super::format::{write_hex, write_json_str, write_padded9, write_u64, FlagLetters, UtcTime};
+use super::format::{write_hex, write_json_str, write_padded9, write_u64, UtcTime};
 use super::packet::{decode_packet, PacketError, TcpRecord, Truncation};
 use crate::capture::{CaptureError, CaptureReader, IpVersion};
 
@@ -335,7 +335,8 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result
             )?;
         }
     }
-    write!(w, "Flags [{}], seq {}", FlagLetters(s.flags), s.seq)?;
+    // tcp-options' Display: `[S.]`, `[none]`, as tcpdump prints flags.
+    write!(w, "Flags {}, seq {}", s.flags, s.seq)?;
     if s.payload_len > 0 {
         write!(w, ":{}", s.seq.wrapping_add(s.payload_len as u32))?;
     }
@@ -372,84 +373,10 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result
     w.write_all(b"\n")
 }
 
-/// Writes one option in tcpdump's words (`mss 1460`, `TS val 1 ecr 0`, `sackOK`, ...).
+/// Writes one option in tcpdump's words (`mss 1460`, `TS val 1 ecr 0`,
+/// `sackOK`, ...): tcp-options' own `Display`.
 pub fn write_text_option<W: Write + ?Sized>(w: &mut W, o: &ParsedOption<'_>) -> io::Result<()> {
-    match o.option {
-        TcpOption::EndOfList => w.write_all(b"eol"),
-        TcpOption::NoOperation => w.write_all(b"nop"),
-        TcpOption::MaxSegmentSize(m) => write!(w, "mss {m}"),
-        TcpOption::WindowScale(s) => write!(w, "wscale {s}"),
-        TcpOption::SackPermitted => w.write_all(b"sackOK"),
-        TcpOption::Sack(b) => {
-            write!(w, "sack {} ", b.len())?;
-            for blk in b.iter() {
-                write!(w, "{{{}:{}}}", blk.left, blk.right)?;
-            }
-            Ok(())
-        }
-        TcpOption::Timestamps(t) => write!(w, "TS val {} ecr {}", t.tsval, t.tsecr),
-        TcpOption::Md5Signature(d) => {
-            w.write_all(b"md5 ")?;
-            write_hex(w, d)
-        }
-        TcpOption::UserTimeout(u) => {
-            write!(w, "uto {}{}", u.timeout, if u.minutes { "m" } else { "s" })
-        }
-        TcpOption::TcpAo(a) => {
-            write!(
-                w,
-                "tcp-ao keyid {} rnextkeyid {} mac 0x",
-                a.key_id, a.rnext_key_id
-            )?;
-            write_hex(w, a.mac)
-        }
-        TcpOption::Mptcp(m) => {
-            write!(w, "mptcp {} ", o.data.len() + 2)?;
-            match m.subtype_name() {
-                Some(n) => w.write_all(n.as_bytes()),
-                None => write!(w, "subtype {}", m.subtype),
-            }
-        }
-        TcpOption::FastOpen(f) => {
-            let name = if f.kind == kind::FAST_OPEN {
-                "tfo"
-            } else {
-                "exp-tfo"
-            };
-            if f.is_request() {
-                write!(w, "{name} cookiereq")
-            } else {
-                write!(w, "{name} cookie ")?;
-                write_hex(w, f.cookie)
-            }
-        }
-        TcpOption::AccEcn(a) => {
-            write!(w, "accecn{}", if a.kind() == kind::ACCECN0 { 0 } else { 1 })?;
-            for v in (0..a.field_count()).filter_map(|i| a.field(i)) {
-                write!(w, " {v}")?;
-            }
-            Ok(())
-        }
-        TcpOption::Experimental(e) => {
-            match e.exid {
-                Some(x) => write!(w, "exp-{x:04x}")?,
-                None => w.write_all(b"exp")?,
-            }
-            if !e.data.is_empty() {
-                w.write_all(b" 0x")?;
-                write_hex(w, e.data)?;
-            }
-            Ok(())
-        }
-        TcpOption::Unknown { kind, data } | TcpOption::Invalid { kind, data, .. } => {
-            write!(w, "unknown-{kind}")?;
-            if !data.is_empty() {
-                w.write_all(b" 0x")?;
-                write_hex(w, data)?;
-            }
-            Ok(())
-        }
-    }
+    write!(w, "{o}")
 }
 
 /// Command-line arguments of `firewall-check dump`.

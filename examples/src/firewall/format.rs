@@ -1,10 +1,9 @@
 //! Allocation-free formatting helpers shared by the subcommands: hex, UTC
-//! dates, tcpdump-style flag letters, and a JSON-string escaper.
+//! dates and a JSON-string escaper (flags and options print through
+//! tcp-options' own tcpdump-notation `Display`).
 
 use std::fmt;
 use std::io::{self, Write};
-
-use tcp_options::Flags;
 
 use crate::capture::Timestamp;
 
@@ -79,36 +78,6 @@ impl fmt::Display for UtcTime {
             sod % 60,
             self.0.nanos
         )
-    }
-}
-
-/// tcpdump's one-letter flag codes, in tcpdump's order.
-const FLAG_LETTERS: [(Flags, char); 9] = [
-    (Flags::FIN, 'F'),
-    (Flags::SYN, 'S'),
-    (Flags::RST, 'R'),
-    (Flags::PSH, 'P'),
-    (Flags::ACK, '.'),
-    (Flags::URG, 'U'),
-    (Flags::ECE, 'E'),
-    (Flags::CWR, 'W'),
-    (Flags::AE, 'e'),
-];
-
-/// Displays flags as tcpdump does: `S.` for SYN+ACK, `none` for no flag.
-pub struct FlagLetters(pub Flags);
-
-impl fmt::Display for FlagLetters {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            return f.write_str("none");
-        }
-        for (flag, c) in FLAG_LETTERS {
-            if self.0.contains(flag) {
-                fmt::Write::write_char(f, c)?;
-            }
-        }
-        Ok(())
     }
 }
 
@@ -195,11 +164,5 @@ mod tests {
         assert_eq!(UtcTime(t).to_string(), "2020-06-10 09:21:03.720289000");
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(-1), (1969, 12, 31));
-    }
-
-    #[test]
-    fn flag_letters() {
-        assert_eq!(FlagLetters(Flags::SYN | Flags::ACK).to_string(), "S.");
-        assert_eq!(FlagLetters(Flags::empty()).to_string(), "none");
     }
 }

@@ -13,7 +13,7 @@
 //!   connection back shortly after it closes (RST, or FIN both ways), and
 //!   caps the number of open connections (evicting closed ones first, then
 //!   the least recently active), so memory follows open connections only.
-//! - [`format`](mod@format): allocation-free hex, UTC time, tcpdump flag letters, JSON
+//! - [`format`](mod@format): allocation-free hex, UTC time, JSON
 //!   string escaping.
 //!
 //! # Subcommands
