@@ -19,21 +19,8 @@ pub struct HopRef {
     pub address: IpAddr,
 }
 
-/// What it costs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Impact {
-    /// In words.
-    pub summary: String,
-    /// Round-trip time the numbers assume (the probe's SYN to SYN-ACK), s.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rtt_s: Option<f64>,
-    /// Throughput ceiling without the change, bit/s.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ceiling_bps_before: Option<u64>,
-    /// Throughput ceiling with the change, bit/s.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ceiling_bps_after: Option<u64>,
-}
+/// What it costs: the same value `compare` reports.
+pub use crate::firewall::compare::impact::Impact;
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
