@@ -17,55 +17,17 @@
 //! Needs root, iproute2, iptables, nft, tc, tcpdump and python3; skips with a
 //! message unless `TCP_PERF_LAB_REQUIRED=1` (set by `.ci/run`).
 
+mod lab_support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
 use serde_json::Value;
 
-/// One lab case at a time.
-static LAB: Mutex<()> = Mutex::new(());
-
-fn lab_script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("lab")
-        .join("lab.sh")
-}
-
 fn run_lab(case: &str, extra: &[&str]) -> Option<PathBuf> {
-    let check = Command::new("bash")
-        .arg(lab_script())
-        .arg("--check")
-        .output()
-        .expect("bash");
-    if !check.status.success() {
-        let why = String::from_utf8_lossy(&check.stderr).trim().to_string();
-        if std::env::var("TCP_PERF_LAB_REQUIRED").as_deref() == Ok("1") {
-            panic!("TCP_PERF_LAB_REQUIRED=1 but the lab cannot run: {why}");
-        }
-        eprintln!("skipping lab case {case}: {why}");
-        return None;
-    }
-    let _guard = LAB.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = std::env::temp_dir().join(format!("tcp-perf-limits-{}-{case}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new("timeout")
-        .arg("120")
-        .arg("bash")
-        .arg(lab_script())
-        .arg(case)
-        .arg(&dir)
-        .args(["--delay-ms", "10"])
-        .args(extra)
-        .output()
-        .expect("run lab.sh");
-    assert!(
-        out.status.success(),
-        "lab case {case} failed ({}):\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(dir)
+    let mut args = vec!["--delay-ms", "10"];
+    args.extend_from_slice(extra);
+    lab_support::run_lab_case("limits", case, &args)
 }
 
 fn analyze(capture: &Path) -> Value {

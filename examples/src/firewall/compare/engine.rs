@@ -755,9 +755,13 @@ impl Pair {
         if let Some((os, oa)) = self.offsets_from(s, d) {
             let q = &self.q[d][o];
             // Among packets with the same key (an original and its
-            // retransmission), the one with the same TSval and IP ID.
+            // retransmission, or duplicate ACKs), the one with the same
+            // TSval and IP ID; where a middlebox translates timestamps and
+            // IPv6 has no IP ID, the one that also carries SACK blocks when
+            // this one does and has the same window field.
             let best = |with_ack: bool| {
                 let k = packet_key(&p, os, oa, with_ack);
+                let sack = p.carries(tcp_options::kind::SACK);
                 q.iter()
                     .enumerate()
                     .filter(|(_, x)| packet_key(x, 0, 0, with_ack) == k)
@@ -765,7 +769,14 @@ impl Pair {
                         let ts = p.timestamps().is_some()
                             && p.timestamps().map(|t| t.0) == x.timestamps().map(|t| t.0);
                         let id = p.ident.is_some() && p.ident == x.ident;
-                        (u8::from(ts) + u8::from(id), std::cmp::Reverse(*i))
+                        let same_sack = sack == x.carries(tcp_options::kind::SACK);
+                        let same_window = p.window == x.window;
+                        (
+                            u8::from(ts) + u8::from(id),
+                            same_sack,
+                            same_window,
+                            std::cmp::Reverse(*i),
+                        )
                     })
                     .map(|(i, _)| i)
             };
