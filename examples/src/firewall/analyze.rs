@@ -1,18 +1,18 @@
-//! `firewall-check analyze`: per connection, what was negotiated and what the
-//! window allowed.
+//! `firewall-check analyze`: per connection, what each endpoint's kernel
+//! negotiated, what limited each direction, and what the window allowed.
 //!
 //! # What is measured, per connection
 //!
-//! - The handshake: the client's SYN and the server's SYN-ACK option blocks
-//!   (copied, 40 bytes at most each), read by `tcp-options`' Linux rules
-//!   ([`tcp_options::Handshake`]) into what each endpoint believes: MSS,
-//!   window scaling and shifts, SACK, timestamps; ECN from the SYN / SYN-ACK
-//!   flags (RFC 3168: SYN with ECE+CWR answered by ECE without CWR).
+//! - The handshake ([`super::negotiation`]): the client's SYN and the
+//!   server's SYN-ACK option blocks (40 bytes at most each), each read by
+//!   `tcp-options`' Linux model as the receiving kernel parses it, into what
+//!   each endpoint believes: MSS, window scaling and shifts, SACK,
+//!   timestamps; handshake segments a Linux kernel drops for their signature
+//!   options, per kernel build; ECN (classic or AccECN) from the flags.
 //! - Per direction: segments, payload bytes, retransmissions (payload that
 //!   does not advance the highest sequence sent), and the largest receive
-//!   window the *receiver* advertised, read as the *sender* interprets it:
-//!   the window field of the receiver's non-SYN segments shifted by the
-//!   shift the sender believes in (its `snd_wscale`).
+//!   window the *receiver* advertised, read as the *sender* interprets it
+//!   but never more than the receiver means it.
 //! - The RTT: `--rtt` when given; otherwise the handshake (SYN to the
 //!   client's ACK of the SYN-ACK, which is one full round trip from any
 //!   capture point on the path); otherwise timestamp echoes: for each side,
@@ -23,32 +23,39 @@
 //!   advanced the sequence, over the time from the first data segment to one
 //!   RTT after the last (the last flight still has to be delivered and
 //!   acknowledged; without an RTT, to the last data segment).
-//! - Window-limited: the sender had a receive window's worth of data in
-//!   flight (within one segment of it) on at least 10 % of its data
-//!   segments, or achieved 70 % to 120 % of the window's ceiling. The first
-//!   test needs a capture near the sender; the second catches the rest (far
-//!   above the ceiling, the data was sent under an earlier, larger window).
+//! - What limited the sender ([`super::limits`]): its busy time split into
+//!   receive window, sender and network as Linux's `TCP_INFO` splits it;
+//!   data sent beyond the window the receiver advertised; for a window or
+//!   buffer limit, the Linux settings that lift it (`bdp::linux`).
+//! - Window-limited: the limit is the receive window and the achieved
+//!   throughput does not exceed the ceiling. With too little data for the
+//!   time split, the older test: a window's worth in flight on at least 10 %
+//!   of the data segments, or 70 % to 120 % of the ceiling achieved.
 //!
 //! # Mid-stream captures
 //!
-//! Without the handshake nobody can tell the shifts: the report says
-//! "unknown" and leaves windows unscaled rather than guess, unless
-//! `--assume-wscale S` asks to read every window field with shift S.
+//! Without the handshake the shifts are unknown: the report bounds each
+//! endpoint's shift from what the capture shows (`wscale_inferred`) and
+//! leaves windows unscaled rather than guess, unless `--assume-wscale S`
+//! asks to read every window field with shift S.
 //!
 //! # The broken state
 //!
-//! When the SYN offers window scaling and the SYN-ACK seen here does not
-//! answer, the client runs without scaling. If the server's later window
-//! fields are tiny next to its SYN-ACK window (below 1/16 of it), the server
-//! is scaling anyway: a box between the server and this capture point
-//! removed its option, and the two ends disagree. That is flagged.
+//! The endpoints disagree about window scaling when its option was removed
+//! on the way. Seen from the client's side, the SYN-ACK has no window scale
+//! yet the server's later window fields are tiny next to its SYN-ACK window
+//! (below 1/16 of it): the server scales anyway. Seen from the server's
+//! side, the SYN-ACK carries it yet the client's window fields stay at
+//! unscaled sizes (its first one at least half its SYN window, with a shift
+//! of 2 or more). Either is flagged, with how sure it is.
 //!
 //! Memory: one fixed-size state per open connection (see [`super::flow`]:
 //! closed connections leave the table a few thousand frames after their
-//! last segment); reports are written as connections finish, in order of
-//! first appearance. Per segment: one hash lookup (a fast non-keyed hash of
-//! the endpoint pair), one walk of the option block for timestamps; the
-//! handshake is negotiated once when the SYN or SYN-ACK arrives.
+//! last segment), plus a few hundred bytes of limit trackers and TSval
+//! rings once it carries data; reports are written as connections finish,
+//! in order of first appearance. Per segment: one hash lookup, one walk of
+//! the option block for timestamps, a few comparisons per limit tracker;
+//! the handshake is negotiated when the SYN or SYN-ACK arrives.
 
 use std::fmt;
 use std::io::{self, Read, Write};
