@@ -63,7 +63,7 @@ use std::time::Duration;
 
 use bdp::{BitsPerSecond, Bytes, DurationDisplay};
 use serde::Serialize;
-use tcp_options::{Flags, LinuxOptions, TcpOption};
+use tcp_options::{Flags, LinuxOptions, TcpOption, Timestamps};
 
 use super::flow::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
 use super::limits::{Limit, LimitKind, LimitTracker};
@@ -364,14 +364,7 @@ impl ConnState {
         let syn_ws = self.syn.and_then(|s| s.linux().window_scale);
         let synack_ws = self.synack.and_then(|s| s.linux().window_scale);
         let client_unscaled = client_unscaled_evidence(self, syn_ws, synack_ws).is_some();
-        let server_anyway = syn_ws.is_some()
-            && synack_ws.is_none()
-            && match (self.synack.map(|s| s.window), self.s2c.max_window_field) {
-                (Some(w), Some(max)) => {
-                    w >= 1024 && u32::from(max) * SCALED_WINDOW_DIVISOR < u32::from(w)
-                }
-                _ => false,
-            };
+        let server_anyway = server_scales_anyway(self, syn_ws, synack_ws);
         let handshake = self.syn.is_some() && self.synack.is_some();
         let (read_shift, meant_shift) = if !handshake {
             (settings.assume_wscale, settings.assume_wscale)
@@ -516,7 +509,7 @@ impl ConnState {
 
     /// Feeds one segment to the limit trackers: data to its direction's,
     /// an ACK to the other direction's.
-    fn feed_limits(&mut self, rec: &TcpRecord<'_>, dir: Direction) {
+    fn feed_limits(&mut self, rec: &TcpRecord<'_>, dir: Direction, timestamps: Option<Timestamps>) {
         let (Some(base), Some(ts)) = (self.base_ts, rec.ts) else {
             return;
         };
@@ -541,10 +534,7 @@ impl ConnState {
             let end = rec.seq.wrapping_add(rec.seq_len());
             let retrans = me.snd_nxt.is_some_and(|nxt| !seq_lt(nxt, end));
             let len = u32::try_from(rec.payload_len).unwrap_or(u32::MAX);
-            let tsval = LinuxOptions::new(rec.options).find_map(|o| match o.option {
-                TcpOption::Timestamps(ts) => Some(ts.tsval),
-                _ => None,
-            });
+            let tsval = timestamps.map(|ts| ts.tsval);
             lim[i].each(|l| l.on_data(t, rec.seq, len, retrans, tsval));
         }
         if rec.flags.contains(Flags::ACK) && !rec.flags.contains(Flags::SYN) {
@@ -615,22 +605,30 @@ impl ConnState {
             // No handshake: trackers run with the given RTT and the assumed shift.
             self.configure_limits(settings, None);
         }
-        self.feed_limits(rec, dir);
+        // The Linux walk, at most once per segment and only for connections
+        // that carry data: the last Timestamps option is what the kernel
+        // records.
+        let timestamps = (rec.payload_len > 0 || self.lim.is_some())
+            .then(|| {
+                LinuxOptions::new(rec.options)
+                    .filter_map(|o| match o.option {
+                        TcpOption::Timestamps(ts) => Some(ts),
+                        _ => None,
+                    })
+                    .last()
+            })
+            .flatten();
+        self.feed_limits(rec, dir, timestamps);
         let shift = self.sender_shift(dir, settings.assume_wscale, false);
         // Timestamps: remember ours, match the peer's echo (once the
         // connection carries data: the limit trackers exist then).
         let carries_data = self.lim.is_some();
         let (me, peer) = self.side(dir);
         me.packets += 1;
-        if let (Some(ts), true) = (rec.ts, carries_data) {
-            // The Linux walk: the last Timestamps option the kernel would record.
-            for o in LinuxOptions::new(rec.options) {
-                if let TcpOption::Timestamps(t) = o.option {
-                    me.remember_tsval(t.tsval, ts);
-                    if ack {
-                        peer.echoed(t.tsecr, ts);
-                    }
-                }
+        if let (Some(ts), Some(t), true) = (rec.ts, timestamps, carries_data) {
+            me.remember_tsval(t.tsval, ts);
+            if ack {
+                peer.echoed(t.tsecr, ts);
             }
         }
         if !syn && ack {
@@ -1028,6 +1026,20 @@ fn client_unscaled_evidence(
     })
 }
 
+/// The broken state seen from the client's side: the SYN offered scaling,
+/// the SYN-ACK seen here did not answer, yet the server's windows after the
+/// handshake look scaled (below 1/16 of its SYN-ACK window).
+fn server_scales_anyway(st: &ConnState, syn_ws: Option<u8>, synack_ws: Option<u8>) -> bool {
+    syn_ws.is_some()
+        && synack_ws.is_none()
+        && match (st.synack.map(|s| s.window), st.s2c.max_window_field) {
+            (Some(syn_win), Some(max)) => {
+                syn_win >= 1024 && u32::from(max) * SCALED_WINDOW_DIVISOR < u32::from(syn_win)
+            }
+            _ => false,
+        }
+}
+
 /// The evidence for `server_scales_anyway` (see [`report`]).
 fn server_scaled_evidence(st: &ConnState) -> MismatchEvidence {
     let syn_win = st.synack.map_or(0, |s| s.window);
@@ -1093,17 +1105,7 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
     let h = negotiation::held(st.syn.as_ref(), st.synack.as_ref());
     let syn_ws = h.syn.and_then(|r| r.window_scale);
     let synack_ws = h.synack.and_then(|r| r.window_scale);
-    // The broken state seen from the client's side: the SYN offered
-    // scaling, the SYN-ACK seen here did not answer, yet the server's
-    // windows after the handshake look scaled.
-    let server_scales_anyway = syn_ws.is_some()
-        && synack_ws.is_none()
-        && match (st.synack.map(|s| s.window), st.s2c.max_window_field) {
-            (Some(syn_win), Some(max)) => {
-                syn_win >= 1024 && u32::from(max) * SCALED_WINDOW_DIVISOR < u32::from(syn_win)
-            }
-            _ => false,
-        };
+    let server_scales_anyway = server_scales_anyway(st, syn_ws, synack_ws);
     // The broken state seen from the server's side: the SYN-ACK seen here
     // answered, yet the client's windows after the handshake are unscaled.
     let client_unscaled = client_unscaled_evidence(st, syn_ws, synack_ws);

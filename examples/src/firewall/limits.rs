@@ -330,8 +330,9 @@ impl LimitTracker {
         self.last_ns = self.last_ns.max(t_ns);
     }
 
-    /// Books the round's *other* time to the network or the sender.
-    fn close_round(&mut self, t_ns: u64) {
+    /// Whether the current round's *other* time is the network's (module
+    /// docs) rather than the sender's.
+    fn round_is_network(&self) -> bool {
         let r = self.round;
         // Still growing: by more than one segment or 10 %.
         let growing = r.max_flight > self.prev_max_flight + self.mss
@@ -344,11 +345,24 @@ impl LimitTracker {
             }
             _ => false,
         };
-        if r.retrans > 0 || growing || queueing || queue_delay {
-            self.times.network += r.other_ns;
+        r.retrans > 0 || growing || queueing || queue_delay
+    }
+
+    /// The times so far with the current round booked.
+    fn times_closed(&self) -> Times {
+        let mut t = self.times;
+        if self.round_is_network() {
+            t.network += self.round.other_ns;
         } else {
-            self.times.sender += r.other_ns;
+            t.sender += self.round.other_ns;
         }
+        t
+    }
+
+    /// Books the round's *other* time to the network or the sender.
+    fn close_round(&mut self, t_ns: u64) {
+        let r = self.round;
+        self.times = self.times_closed();
         if r.max_flight > 0 {
             self.prev_max_flight = r.max_flight;
         }
@@ -462,9 +476,7 @@ impl LimitTracker {
         // Everything sent is acknowledged here: the transfer so far ends now.
         if let Some(nxt) = self.snd_nxt {
             if !seq_lt(ack, nxt) {
-                let mut closed = *self;
-                closed.close_round(t_ns);
-                self.done = Some((closed.times, closed.rounds, t_ns));
+                self.done = Some((self.times_closed(), self.rounds + 1, t_ns));
             }
         }
         self.decide(t_ns);
