@@ -78,7 +78,9 @@ pub use header::{TcpHeader, TcpPacket, HEADER_LEN, MAX_HEADER_LEN};
 pub use linux::{
     auth_options, AuthOptions, FastOpenSeen, LinuxRepr, ParseContext, SignatureBuild, SignatureDrop,
 };
-pub use negotiate::{EndpointView, Handshake, Negotiation, DEFAULT_MSS_IPV4, DEFAULT_MSS_IPV6};
+pub use negotiate::{
+    EcnMode, EndpointView, Handshake, Negotiation, DEFAULT_MSS_IPV4, DEFAULT_MSS_IPV6,
+};
 pub use option::{
     AccEcn, Experimental, FastOpen, Mptcp, ParsedOption, SackBlock, SackBlockIter, SackBlocks,
     TcpAo, TcpOption, Timestamps, UserTimeout,

@@ -49,6 +49,7 @@
 //! you have one capture point, [`Handshake::observed`] uses the same bytes
 //! for both.
 
+use crate::flags::Flags;
 use crate::kind;
 use crate::linux::{FastOpenSeen, LinuxRepr, ParseContext};
 
@@ -195,5 +196,77 @@ impl Negotiation<'_> {
             (Some(true), None) | (None, Some(true)) => Some(true),
             _ => None,
         }
+    }
+}
+
+/// ECN as the three-way handshake set it up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EcnMode {
+    /// RFC 3168 ECN: SYN with ECE and CWR, SYN-ACK with ECE only.
+    Classic,
+    /// Accurate ECN (RFC 9768): SYN with AE, CWR and ECE, SYN-ACK with one
+    /// of the three AccECN combinations of (AE, CWR, ECE): (0,1,0), (1,0,0),
+    /// (1,1,0).
+    AccEcn,
+}
+
+impl EcnMode {
+    /// What the handshake's flags set up; `None` when ECN was not
+    /// negotiated (or the SYN-ACK answered with a combination the SYN did
+    /// not ask for). A SYN asking for AccECN answered by ECE alone falls
+    /// back to classic ECN (RFC 9768 section 3.1.2).
+    ///
+    /// ```
+    /// use tcp_options::{EcnMode, Flags};
+    /// let syn = Flags::SYN | Flags::AE | Flags::CWR | Flags::ECE;
+    /// let sa = Flags::SYN | Flags::ACK;
+    /// assert_eq!(EcnMode::negotiated(syn, sa | Flags::CWR), Some(EcnMode::AccEcn));
+    /// assert_eq!(EcnMode::negotiated(syn, sa | Flags::ECE), Some(EcnMode::Classic));
+    /// assert_eq!(EcnMode::negotiated(syn, sa), None);
+    /// ```
+    pub fn negotiated(syn: Flags, synack: Flags) -> Option<EcnMode> {
+        let requested_accecn = syn.contains(Flags::AE | Flags::CWR | Flags::ECE);
+        let requested_classic = syn.contains(Flags::CWR | Flags::ECE);
+        let answer = (
+            synack.contains(Flags::AE),
+            synack.contains(Flags::CWR),
+            synack.contains(Flags::ECE),
+        );
+        match answer {
+            (false, true, false) | (true, false, false) | (true, true, false)
+                if requested_accecn =>
+            {
+                Some(EcnMode::AccEcn)
+            }
+            (false, false, true) if requested_classic => Some(EcnMode::Classic),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod ecn_tests {
+    use super::*;
+
+    /// The handshake combinations of RFC 3168 section 6.1.1 and RFC 9768
+    /// section 3.1 (Table 2).
+    #[test]
+    fn ecn_modes() {
+        let syn_classic = Flags::SYN | Flags::ECE | Flags::CWR;
+        let syn_acc = syn_classic | Flags::AE;
+        let sa = Flags::SYN | Flags::ACK;
+        let n = EcnMode::negotiated;
+        assert_eq!(n(syn_classic, sa | Flags::ECE), Some(EcnMode::Classic));
+        assert_eq!(n(syn_acc, sa | Flags::ECE), Some(EcnMode::Classic));
+        assert_eq!(n(syn_acc, sa | Flags::CWR), Some(EcnMode::AccEcn));
+        assert_eq!(n(syn_acc, sa | Flags::AE), Some(EcnMode::AccEcn));
+        assert_eq!(
+            n(syn_acc, sa | Flags::AE | Flags::CWR),
+            Some(EcnMode::AccEcn)
+        );
+        assert_eq!(n(syn_classic, sa | Flags::CWR), None);
+        assert_eq!(n(Flags::SYN, sa | Flags::ECE), None);
+        assert_eq!(n(syn_acc, sa), None);
+        assert_eq!(n(syn_acc, sa | Flags::AE | Flags::CWR | Flags::ECE), None);
     }
 }

@@ -186,25 +186,13 @@ pub enum EcnMode {
     Accecn,
 }
 
-/// ECN from the handshake's flags (`None`: not negotiated, or a segment unseen).
+/// ECN from the handshake's flags, as `tcp-options` decides it
+/// ([`tcp_options::EcnMode::negotiated`]); `None`: not negotiated.
 pub fn ecn_mode(syn: Flags, synack: Flags) -> Option<EcnMode> {
-    let ae_cwr_ece = |f: Flags| {
-        (
-            f.contains(Flags::AE),
-            f.contains(Flags::CWR),
-            f.contains(Flags::ECE),
-        )
-    };
-    let requested_accecn = syn.contains(Flags::AE | Flags::CWR | Flags::ECE);
-    let requested_classic = syn.contains(Flags::CWR | Flags::ECE);
-    match ae_cwr_ece(synack) {
-        // RFC 9768 section 3.1.1: the SYN-ACK's three AccECN combinations.
-        (false, true, false) | (true, false, false) | (true, true, false) if requested_accecn => {
-            Some(EcnMode::Accecn)
-        }
-        (false, false, true) if requested_classic => Some(EcnMode::Classic),
-        _ => None,
-    }
+    tcp_options::EcnMode::negotiated(syn, synack).map(|m| match m {
+        tcp_options::EcnMode::Classic => EcnMode::Classic,
+        tcp_options::EcnMode::AccEcn => EcnMode::Accecn,
+    })
 }
 
 /// What each endpoint holds, per the crate's Linux model.
@@ -279,23 +267,12 @@ mod tests {
     }
 
     #[test]
-    fn ecn_modes() {
-        let syn_classic = Flags::SYN | Flags::ECE | Flags::CWR;
-        let syn_acc = syn_classic | Flags::AE;
+    fn ecn_modes_map_the_crates_decision() {
+        // The rule itself is tcp-options' (EcnMode::negotiated, tested there).
+        let syn_acc = Flags::SYN | Flags::ECE | Flags::CWR | Flags::AE;
         let sa = Flags::SYN | Flags::ACK;
-        assert_eq!(
-            ecn_mode(syn_classic, sa | Flags::ECE),
-            Some(EcnMode::Classic)
-        );
         assert_eq!(ecn_mode(syn_acc, sa | Flags::ECE), Some(EcnMode::Classic));
         assert_eq!(ecn_mode(syn_acc, sa | Flags::CWR), Some(EcnMode::Accecn));
-        assert_eq!(ecn_mode(syn_acc, sa | Flags::AE), Some(EcnMode::Accecn));
-        assert_eq!(
-            ecn_mode(syn_acc, sa | Flags::AE | Flags::CWR),
-            Some(EcnMode::Accecn)
-        );
-        assert_eq!(ecn_mode(syn_classic, sa | Flags::CWR), None);
-        assert_eq!(ecn_mode(Flags::SYN, sa | Flags::ECE), None);
         assert_eq!(ecn_mode(syn_acc, sa), None);
     }
 }
