@@ -8,46 +8,16 @@
 //! test says why and passes as skipped, unless `TCP_PERF_LAB_REQUIRED=1`
 //! (set by `.ci/run`), where a skip is a failure. Cases run one at a time.
 
+mod lab_support;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use serde_json::{json, Value};
 
-/// One lab case at a time: they share the machine's CPUs and timing matters.
-static LAB: Mutex<()> = Mutex::new(());
-/// Longest a single lab run may take.
-const LAB_TIMEOUT: Duration = Duration::from_secs(120);
-
 const C2S: &str = "client_to_server";
 const S2C: &str = "server_to_client";
-
-fn lab_script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("lab")
-        .join("lab.sh")
-}
-
-/// Whether the lab can run here, checked once.
-fn lab_available() -> Result<(), String> {
-    static CHECK: OnceLock<Result<(), String>> = OnceLock::new();
-    CHECK
-        .get_or_init(|| {
-            let out = Command::new("bash")
-                .arg(lab_script())
-                .arg("--check")
-                .output()
-                .map_err(|e| format!("cannot run bash: {e}"))?;
-            if out.status.success() {
-                Ok(())
-            } else {
-                Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-            }
-        })
-        .clone()
-}
 
 /// A lab case's output directory, removed when dropped.
 struct Captures {
@@ -71,48 +41,7 @@ impl Drop for Captures {
 
 /// Runs a lab case; `None` when the lab cannot run here (and that is allowed).
 fn run_lab(case: &str, extra: &[&str]) -> Option<Captures> {
-    if let Err(why) = lab_available() {
-        if std::env::var("TCP_PERF_LAB_REQUIRED").as_deref() == Ok("1") {
-            panic!("TCP_PERF_LAB_REQUIRED=1 but the lab cannot run: {why}");
-        }
-        eprintln!("skipping lab case {case}: {why}");
-        return None;
-    }
-    let _guard = LAB.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = std::env::temp_dir().join(format!(
-        "tcp-perf-lab-compare-{}-{case}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut child = Command::new("bash")
-        .arg(lab_script())
-        .arg(case)
-        .arg(&dir)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start lab.sh");
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait for lab.sh").is_some() {
-            break;
-        }
-        if start.elapsed() > LAB_TIMEOUT {
-            let _ = child.kill();
-            panic!("lab case {case} did not finish within {LAB_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().expect("lab.sh output");
-    assert!(
-        out.status.success(),
-        "lab case {case} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(Captures { dir })
+    lab_support::run_lab_case("lab-compare", case, extra).map(|dir| Captures { dir })
 }
 
 /// `firewall-check compare --json A B`: the document and the exit status.
