@@ -189,22 +189,6 @@ pub fn catalogue() -> Vec<TestSpec> {
             ProbeKind::ProbeDropped,
         ),
         t(
-            "accecn0",
-            "a SYN with an AccECN option, kind 172 (two 24-bit counters, RFC 9768)",
-            0,
-            Flags::empty(),
-            vec![172, 8, 0, 0, 1, 0, 0, 2],
-            ProbeKind::ProbeDropped,
-        ),
-        t(
-            "accecn1",
-            "a SYN with an AccECN option, kind 174 (two 24-bit counters, RFC 9768)",
-            0,
-            Flags::empty(),
-            vec![174, 8, 0, 0, 3, 0, 0, 4],
-            ProbeKind::ProbeDropped,
-        ),
-        t(
             "fastopen",
             "a SYN with a Fast Open cookie request (kind 34, RFC 7413)",
             0,
