@@ -13,7 +13,9 @@
 //! `.ci/run`), where a skip is a failure. The seed of each run is printed
 //! and in every failure message; `NFLAB_SEED=N` repeats one.
 
-use std::path::{Path, PathBuf};
+mod lab_support;
+
+use std::path::Path;
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -23,30 +25,6 @@ use examples::capture::CaptureReader;
 const COUNT: u32 = 3000;
 const SRC: [u8; 4] = [198, 18, 21, 2];
 const DST: [u8; 4] = [198, 18, 22, 2];
-
-fn script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("lab")
-        .join("netfilter-lab.sh")
-}
-
-/// Whether the lab can run here; panics under TCP_PERF_LAB_REQUIRED=1.
-fn available() -> bool {
-    let out = Command::new("bash")
-        .arg(script())
-        .arg("--check")
-        .output()
-        .expect("run bash");
-    if out.status.success() {
-        return true;
-    }
-    let why = String::from_utf8_lossy(&out.stderr).trim().to_string();
-    if std::env::var("TCP_PERF_LAB_REQUIRED").as_deref() == Ok("1") {
-        panic!("TCP_PERF_LAB_REQUIRED=1 but the netfilter lab cannot run: {why}");
-    }
-    eprintln!("skipping the netfilter lab: {why}");
-    false
-}
 
 fn seed(salt: u64) -> u64 {
     if let Some(s) = std::env::var("NFLAB_SEED")
@@ -107,7 +85,7 @@ fn run(name: &str, salt: u64, lab_args: &[&str], rewrite_args: &[&str]) {
     let dir = std::env::temp_dir().join(format!("tcp-perf-nflab-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new("bash")
-        .arg(script())
+        .arg(lab_support::script("netfilter-lab.sh"))
         .arg(&dir)
         .arg(COUNT.to_string())
         .arg(seed.to_string())
@@ -199,7 +177,7 @@ fn run(name: &str, salt: u64, lab_args: &[&str], rewrite_args: &[&str]) {
 
 #[test]
 fn rewrite_matches_the_kernel_set_mss_and_strip() {
-    if !available() {
+    if !lab_support::ready("netfilter-lab.sh", "the netfilter lab") {
         return;
     }
     run(
@@ -221,7 +199,7 @@ fn rewrite_matches_the_kernel_set_mss_and_strip() {
 
 #[test]
 fn rewrite_matches_the_kernel_clamp_to_pmtu_and_strip() {
-    if !available() {
+    if !lab_support::ready("netfilter-lab.sh", "the netfilter lab") {
         return;
     }
     // The receiver's link has MTU 1400: the kernel clamps to 1360.

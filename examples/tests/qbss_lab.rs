@@ -28,9 +28,10 @@
 //! passes as skipped, unless `TCP_PERF_LAB_REQUIRED=1` (set by `.ci/run`), where a skip
 //! is a failure.
 
-use std::path::{Path, PathBuf};
+mod lab_support;
+
 use std::process::{Command, Stdio};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -64,43 +65,17 @@ impl Drop for Slot {
     }
 }
 
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("lab/qbss-lab.sh")
-}
-
-fn lab_available() -> Result<(), String> {
-    static CHECK: OnceLock<Result<(), String>> = OnceLock::new();
-    CHECK
-        .get_or_init(|| {
-            let out = Command::new("bash")
-                .arg(script())
-                .arg("--check")
-                .output()
-                .map_err(|e| format!("cannot run bash: {e}"))?;
-            if out.status.success() {
-                Ok(())
-            } else {
-                Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-            }
-        })
-        .clone()
-}
-
 /// Runs `preset` at `scale`; returns (model.json, measured.json), or `None` when the
 /// lab cannot run here and that is allowed.
 fn run_lab(preset: &str, scale: f64) -> Option<(Value, Value)> {
-    if let Err(why) = lab_available() {
-        if std::env::var("TCP_PERF_LAB_REQUIRED").as_deref() == Ok("1") {
-            panic!("TCP_PERF_LAB_REQUIRED=1 but the qbss lab cannot run: {why}");
-        }
-        eprintln!("skipping qbss lab {preset}: {why}");
+    if !lab_support::ready("qbss-lab.sh", &format!("qbss lab {preset}")) {
         return None;
     }
     let _slot = Slot::take();
     let dir = std::env::temp_dir().join(format!("qbss-lab-{}-{preset}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut child = Command::new("bash")
-        .arg(script())
+        .arg(lab_support::script("qbss-lab.sh"))
         .arg(preset)
         .arg(&dir)
         .arg("--scale")

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use clap::Parser;
 
-use super::presets::{find, PRESETS};
+use super::presets::{scenario_source, PRESETS};
 use super::scenario::Scenario;
 use super::{plot, report, sim};
 
@@ -65,32 +65,18 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
         }
         return 0;
     }
-    let (origin, text) = match (&args.preset, &args.scenario) {
-        (Some(name), _) => match find(name) {
-            Some(p) => (format!("preset {name}"), p.toml.to_string()),
-            None => {
-                let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
-                let _ = writeln!(
-                    stderr,
-                    "qbss-model: no preset {name:?}; presets: {}",
-                    names.join(", ")
-                );
-                return 2;
-            }
-        },
-        (None, Some(path)) => match fs::read_to_string(path) {
-            Ok(t) => (path.display().to_string(), t),
-            Err(e) => {
-                let _ = writeln!(stderr, "qbss-model: {}: {e}", path.display());
-                return 1;
-            }
-        },
-        (None, None) => {
+    let (origin, text) = match scenario_source(args.preset.as_deref(), args.scenario.as_deref()) {
+        Ok(Some(source)) => source,
+        Ok(None) => {
             let _ = writeln!(
                 stderr,
                 "qbss-model: give a scenario file or --preset NAME (--list-presets lists them)"
             );
             return 2;
+        }
+        Err(e) => {
+            let _ = writeln!(stderr, "qbss-model: {e}");
+            return e.exit_status();
         }
     };
     if args.show {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
-use super::super::presets::{find, PRESETS};
+use super::super::presets::scenario_source;
 use super::super::scenario::Scenario;
 use super::{run, Setup};
 
@@ -53,29 +53,15 @@ pub struct Args {
 
 /// Runs the router; returns the exit status ([`EXIT_STATUS`]).
 pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    let (origin, text) = match (&args.preset, &args.scenario) {
-        (Some(name), _) => match find(name) {
-            Some(p) => (format!("preset {name}"), p.toml.to_string()),
-            None => {
-                let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
-                let _ = writeln!(
-                    stderr,
-                    "qbss-router: no preset {name:?}; presets: {}",
-                    names.join(", ")
-                );
-                return 2;
-            }
-        },
-        (None, Some(path)) => match fs::read_to_string(path) {
-            Ok(t) => (path.display().to_string(), t),
-            Err(e) => {
-                let _ = writeln!(stderr, "qbss-router: {}: {e}", path.display());
-                return 1;
-            }
-        },
-        (None, None) => {
+    let (origin, text) = match scenario_source(args.preset.as_deref(), args.scenario.as_deref()) {
+        Ok(Some(source)) => source,
+        Ok(None) => {
             let _ = writeln!(stderr, "qbss-router: give --scenario FILE or --preset NAME");
             return 2;
+        }
+        Err(e) => {
+            let _ = writeln!(stderr, "qbss-router: {e}");
+            return e.exit_status();
         }
     };
     let sc = match Scenario::from_toml(&text) {
