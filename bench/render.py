@@ -508,7 +508,7 @@ for fmt, cap_label in CAPTURES:
                           "not available", None))
 
 perf_parts = []
-for sub in ("analyze", "dump"):
+for sub in ("analyze", "analyze-many", "dump"):
     text = read_text(f"perf-{sub}.txt")
     if text:
         perf_parts.append(f"`{read_text(f'perf-{sub}.cmd')}` (perf record, symbols above 1.5% of samples):\n")
@@ -620,6 +620,27 @@ for cap_id, cap_label, ours_id in (("s128-pcap", "long flows", "analyze-json-s12
         else:
             goals.append(("firewall-check", cpu_goal, "not available", None))
             goals.append(("firewall-check", rss_goal, "not available", None))
+    # What bounds ours on this capture, measured in the same run.
+    anchors = [b for b in (best(tool.get(f"tcptrace-{cap_id}")), best(tool.get(f"tshark-conv-{cap_id}"))) if b]
+    floor = best(tool.get("analyze-json-empty"))
+    bare = best(tool.get(f"bare-read-{cap_id}"))
+    if ours and anchors:
+        cpu_need = min(a["cpu_s"] for a in anchors) / ANCHOR_MIN_CPU_RATIO
+        rss_need = min(a["max_rss_kb"] for a in anchors) * ANCHOR_MAX_RSS_SHARE
+        lines = [f"What the goal asks on this capture: at most {cpu_need:.3f} s CPU and "
+                 f"{rss_need / 1024:.1f} MB peak RSS (ours: {ours['cpu_s']:.3f} s, "
+                 f"{ours['max_rss_kb'] / 1024:.1f} MB)."]
+        if bare:
+            lines.append(f"Reading the file's bytes alone (`cat`) takes {bare['cpu_s']:.3f} s CPU "
+                         f"({bare['cpu_s'] / cpu_need * 100:.0f}% of that CPU budget).")
+        if floor:
+            lines.append(f"`analyze --json` of a capture with no packet (process start-up, the "
+                         f"binary and shared libraries mapped, the buffers) takes "
+                         f"{floor['cpu_s']:.3f} s CPU and {floor['max_rss_kb'] / 1024:.1f} MB RSS "
+                         f"({floor['max_rss_kb'] / rss_need * 100:.0f}% of that RSS budget).")
+        lines.append("The rest is the per-segment and per-connection work: see the profiles "
+                     "under \"Where the CPU goes\".")
+        md_tools.append(" ".join(lines) + "\n")
 
 # --- qbss-model --------------------------------------------------------------
 QBSS_STDERR = re.compile(r"simulated\s+(\d+)\s*s:\s*(\d+)\s+packets,\s*(\d+)\s+events\s+in\s+([0-9.]+)\s*s")

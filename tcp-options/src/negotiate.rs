@@ -91,9 +91,45 @@ impl<'a> Handshake<'a> {
         let syn_recv = parse(self.syn_received);
         let synack_sent = parse(self.synack_sent);
         let synack_recv = parse(self.synack_received);
+        Negotiation::decide(
+            syn_sent.as_ref(),
+            syn_recv.as_ref(),
+            synack_sent.as_ref(),
+            synack_recv.as_ref(),
+        )
+    }
+}
+
+impl<'a> Negotiation<'a> {
+    /// What [`Handshake::observed`] negotiates, from the two segments'
+    /// blocks already parsed with [`ParseContext::handshake`]`(true)` (so a
+    /// caller that needs the parsed blocks too walks each block once).
+    ///
+    /// ```
+    /// use tcp_options::{Handshake, LinuxRepr, Negotiation, ParseContext};
+    ///
+    /// let syn = [2, 4, 0x05, 0xb4, 3, 3, 7, 1];
+    /// let synack = [2, 4, 0x05, 0xa0];
+    /// let ctx = ParseContext::handshake(true);
+    /// let (a, b) = (LinuxRepr::parse(&syn, ctx), LinuxRepr::parse(&synack, ctx));
+    /// assert_eq!(
+    ///     Negotiation::observed(Some(&a), Some(&b)),
+    ///     Handshake::observed(Some(&syn), Some(&synack)).negotiate()
+    /// );
+    /// ```
+    pub fn observed(syn: Option<&LinuxRepr<'a>>, synack: Option<&LinuxRepr<'a>>) -> Self {
+        Negotiation::decide(syn, syn, synack, synack)
+    }
+
+    fn decide(
+        syn_sent: Option<&LinuxRepr<'a>>,
+        syn_recv: Option<&LinuxRepr<'a>>,
+        synack_sent: Option<&LinuxRepr<'a>>,
+        synack_recv: Option<&LinuxRepr<'a>>,
+    ) -> Self {
         Negotiation {
-            client: synack_recv.map(|heard| EndpointView::decide(&heard, syn_sent.as_ref())),
-            server: syn_recv.map(|heard| EndpointView::decide(&heard, synack_sent.as_ref())),
+            client: synack_recv.map(|heard| EndpointView::decide(heard, syn_sent)),
+            server: syn_recv.map(|heard| EndpointView::decide(heard, synack_sent)),
         }
     }
 }

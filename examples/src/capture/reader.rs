@@ -1,10 +1,14 @@
-//! Streaming pcap / pcapng reader with a fixed-size buffer.
+//! Streaming pcap / pcapng reader with a bounded buffer.
 //!
-//! One buffer of a fixed capacity is allocated when the reader is created
-//! and never grows. A record (or pcapng block) larger than half of that
-//! buffer is reported as [`CaptureError::RecordTooLarge`] as soon as its
-//! header is read; no length field read from the file ever sizes an
-//! allocation. pcapng files may hold several sections, each with its own byte
+//! One buffer is allocated when the reader is created: [`INITIAL_BUFFER`]
+//! bytes (or the capacity, when smaller), doubled only when a record does
+//! not fit, up to the capacity asked for. Captures of ordinary frames never
+//! make it grow, so reading them touches 64 KiB of buffer, not the whole
+//! capacity (peak RSS; and the buffer stays in the CPU caches). A record
+//! (or pcapng block) larger than half of the capacity is reported as
+//! [`CaptureError::RecordTooLarge`] as soon as its header is read; no
+//! length field read from the file ever sizes an allocation beyond the
+//! capacity. pcapng files may hold several sections, each with its own byte
 //! order and interfaces; every interface has its own link type, timestamp
 //! resolution (`if_tsresol`) and offset (`if_tsoffset`). Legacy pcap files
 //! may use the microsecond or the nanosecond magic number, in either byte
@@ -44,6 +48,9 @@ use super::timestamp::Timestamp;
 pub const DEFAULT_BUFFER_CAPACITY: usize = 1 << 20;
 /// Smallest buffer capacity accepted by [`CaptureReader::with_capacity`].
 pub const MIN_BUFFER_CAPACITY: usize = 4096;
+/// The buffer's size until a record needs more: 64 KiB holds a few hundred
+/// header-only records or a few full-size ones per read.
+pub const INITIAL_BUFFER: usize = 64 * 1024;
 /// At most this many interfaces are tracked per pcapng section.
 pub const MAX_INTERFACES: usize = 1024;
 
@@ -181,6 +188,8 @@ impl Record<'_> {
 /// The reader's one buffer: bytes `start..end` are read and not yet consumed.
 struct Buffer {
     buf: Box<[u8]>,
+    /// The size `buf` may grow to.
+    capacity: usize,
     start: usize,
     end: usize,
     /// A read returned 0: the stream has ended.
@@ -190,6 +199,16 @@ struct Buffer {
 impl Buffer {
     fn data(&self) -> &[u8] {
         &self.buf[self.start..self.end]
+    }
+
+    /// Grows the buffer to `len` bytes (never beyond its capacity), keeping its contents.
+    fn grow(&mut self, len: usize) {
+        let len = len.min(self.capacity);
+        if len > self.buf.len() {
+            let mut v = std::mem::take(&mut self.buf).into_vec();
+            v.resize(len, 0);
+            self.buf = v.into_boxed_slice();
+        }
     }
 
     fn consume(&mut self, n: usize) {
@@ -207,7 +226,10 @@ impl Buffer {
             self.start = 0;
         }
         if self.end == self.buf.len() {
-            return Ok(0);
+            if self.buf.len() >= self.capacity {
+                return Ok(0);
+            }
+            self.grow(self.buf.len().saturating_mul(2));
         }
         loop {
             match reader.read(&mut self.buf[self.end..]) {
@@ -418,7 +440,7 @@ impl<R: Read> CaptureReader<R> {
             offset: 0,
             frame: 1,
         };
-        let mut buf = vec![0u8; capacity].into_boxed_slice();
+        let mut buf = vec![0u8; capacity.min(INITIAL_BUFFER)].into_boxed_slice();
         let got = read_full(&mut reader, &mut buf[..4]).map_err(io_error)?;
         let mut magic = [0u8; 4];
         magic.copy_from_slice(&buf[..4]);
@@ -433,15 +455,23 @@ impl<R: Read> CaptureReader<R> {
             }
             return Err(CaptureError::NotACapture { magic });
         }
-        let mut read_to = |buf: &mut [u8], from: usize, to: usize| -> Result<(), CaptureError> {
-            if read_full(&mut reader, &mut buf[from..to]).map_err(io_error)? < to - from {
-                return Err(CaptureError::Truncated {
-                    offset: 0,
-                    frame: 1,
-                });
-            }
-            Ok(())
-        };
+        let mut read_to =
+            |buf: &mut Box<[u8]>, from: usize, to: usize| -> Result<(), CaptureError> {
+                if to > buf.len() && to <= capacity {
+                    // A first section header longer than the initial buffer
+                    // (its length is within the limit: checked before).
+                    let mut v = std::mem::take(buf).into_vec();
+                    v.resize(to, 0);
+                    *buf = v.into_boxed_slice();
+                }
+                if read_full(&mut reader, &mut buf[from..to]).map_err(io_error)? < to - from {
+                    return Err(CaptureError::Truncated {
+                        offset: 0,
+                        frame: 1,
+                    });
+                }
+                Ok(())
+            };
         let mut interfaces = Vec::new();
         let (format, end) = if magic == PCAPNG_MAGIC {
             // The first section header is read whole and its frame checked;
@@ -476,6 +506,7 @@ impl<R: Read> CaptureReader<R> {
             reader,
             buffer: Buffer {
                 buf,
+                capacity,
                 start: 0,
                 end,
                 exhausted: false,

@@ -1141,10 +1141,12 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
     let linux_drops: Vec<LinuxDrop> = [
         st.syn
             .as_ref()
-            .and_then(|s| negotiation::linux_drop(s, HandshakeKind::Syn)),
+            .zip(h.syn.as_ref())
+            .and_then(|(s, r)| negotiation::linux_drop_parsed(s, r, HandshakeKind::Syn)),
         st.synack
             .as_ref()
-            .and_then(|s| negotiation::linux_drop(s, HandshakeKind::SynAck)),
+            .zip(h.synack.as_ref())
+            .and_then(|(s, r)| negotiation::linux_drop_parsed(s, r, HandshakeKind::SynAck)),
     ]
     .into_iter()
     .flatten()
@@ -1318,8 +1320,8 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
     };
     let mut r = ConnectionReport {
         id: conn.id + 1,
-        client: conn.client.to_string(),
-        server: conn.server.to_string(),
+        client: super::format::socket_addr(conn.client),
+        server: super::format::socket_addr(conn.server),
         client_known: conn.client_known,
         handshake_seen,
         evicted: conn.evicted,
@@ -1734,19 +1736,23 @@ pub fn analyze<R: Read, W: Write>(
             "{{\"schema_version\":{SCHEMA_VERSION},\"connections\":["
         )?;
     }
-    let mut emit = |conn: Connection<ConnState>, out: &mut W| {
+    // One report's JSON, reused for every connection.
+    let mut json: Vec<u8> = Vec::new();
+    let mut emit = |conn: &Connection<ConnState>, out: &mut W| {
         if write_err.is_some() {
             return;
         }
-        let rep = report(&conn, settings);
+        let rep = report(conn, settings);
         if rep.has_findings() {
             findings += 1;
         }
         let res = match format {
             AnalyzeFormat::Json => {
-                let sep: &[u8] = if written == 0 { b"\n" } else { b",\n" };
-                out.write_all(sep)
-                    .and_then(|()| serde_json::to_writer(&mut *out, &rep).map_err(io::Error::other))
+                json.clear();
+                json.extend_from_slice(if written == 0 { b"\n" } else { b",\n" });
+                super::fastjson::write(&rep, &mut json)
+                    .map_err(io::Error::other)
+                    .and_then(|()| out.write_all(&json))
             }
             AnalyzeFormat::Text => write_text(out, &rep),
         };
@@ -1768,7 +1774,7 @@ pub fn analyze<R: Read, W: Write>(
         let (conn, dir) = tracker.track(&rec, ConnState::default);
         conn.state.update(&rec, dir, settings);
         if tracker.has_finished() {
-            tracker.drain(|c| emit(c, out));
+            tracker.drain_boxed(|c| emit(&c, out));
         }
         // Reports written so far appear before the tool waits for input.
         if !reader.has_buffered_record() {
@@ -1781,8 +1787,8 @@ pub fn analyze<R: Read, W: Write>(
     if let Some(e) = flush_err {
         return Err(e.into());
     }
-    for c in tracker.finish() {
-        emit(c, out);
+    for c in tracker.finish_boxed() {
+        emit(&c, out);
     }
     if let Some(e) = write_err {
         return Err(e.into());

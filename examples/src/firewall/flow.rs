@@ -372,20 +372,22 @@ impl<T> ConnTracker<T> {
                 return;
             }
             self.closing.pop_front();
-            let Some(c) = self.table.get(&key) else {
+            // One lookup to check and remove.
+            let Entry::Occupied(o) = self.table.entry(key) else {
                 continue;
             };
+            let c = o.get();
             if c.id != id || !c.is_closed() {
                 continue;
             }
             if c.last_frame.saturating_add(LINGER_FRAMES) > frame {
                 // Late segments arrived: count again from the last one.
-                self.closing.push_back((key, id, c.last_frame));
+                let last = c.last_frame;
+                self.closing.push_back((key, id, last));
                 continue;
             }
-            if let Some(c) = self.table.remove(&key) {
-                self.finish_one(c);
-            }
+            let c = o.remove();
+            self.finish_one(c);
         }
     }
 
@@ -443,6 +445,11 @@ impl<T> ConnTracker<T> {
     /// connection is waiting for, in order of first appearance (and the
     /// oldest beyond [`MAX_PENDING`] waiting ones).
     pub fn drain<F: FnMut(Connection<T>)>(&mut self, mut finished: F) {
+        self.drain_boxed(|c| finished(*c));
+    }
+
+    /// [`ConnTracker::drain`] without moving each connection out of its box.
+    pub fn drain_boxed<F: FnMut(Box<Connection<T>>)>(&mut self, mut finished: F) {
         while let Some(&first) = self.pending.keys().next() {
             let blocked = self.open_ids.first().is_some_and(|open| *open < first);
             if blocked && self.pending.len() <= MAX_PENDING {
@@ -450,7 +457,7 @@ impl<T> ConnTracker<T> {
                 return;
             }
             if let Some(c) = self.pending.remove(&first) {
-                finished(*c);
+                finished(c);
             }
         }
     }
@@ -461,10 +468,17 @@ impl<T> ConnTracker<T> {
     }
 
     /// Ends tracking: every connection not yet handed out, in order of first appearance.
-    pub fn finish(mut self) -> Vec<Connection<T>> {
-        let mut all: Vec<Connection<T>> = self.table.drain().map(|(_, c)| *c).collect();
-        all.extend(std::mem::take(&mut self.pending).into_values().map(|c| *c));
-        all.sort_by_key(|c| c.id);
+    pub fn finish(self) -> Vec<Connection<T>> {
+        self.finish_boxed().into_iter().map(|c| *c).collect()
+    }
+
+    /// [`ConnTracker::finish`] without moving each connection out of its
+    /// box (sorting boxes moves pointers, not states).
+    pub fn finish_boxed(mut self) -> Vec<Box<Connection<T>>> {
+        let mut all: Vec<Box<Connection<T>>> = self.table.drain().map(|(_, c)| c).collect();
+        all.extend(std::mem::take(&mut self.pending).into_values());
+        // Ids are unique: an unstable sort gives the same order.
+        all.sort_unstable_by_key(|c| c.id);
         all
     }
 }

@@ -15,6 +15,8 @@
 //!   the least recently active), so memory follows open connections only.
 //! - [`format`](mod@format): allocation-free hex, UTC time, JSON
 //!   string escaping.
+//! - [`fastjson`]: `serde_json`'s compact output for per-connection
+//!   documents, without escaping the derived keys.
 //!
 //! # Subcommands
 //!
@@ -29,6 +31,7 @@
 pub mod analyze;
 pub mod compare;
 pub mod dump;
+pub mod fastjson;
 pub mod finding;
 pub mod flow;
 pub mod format;

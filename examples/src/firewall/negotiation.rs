@@ -25,9 +25,7 @@
 //! (`analyze`'s mismatch evidence).
 
 use serde::Serialize;
-use tcp_options::{
-    Flags, Handshake, LinuxRepr, Negotiation, ParseContext, SignatureBuild, SignatureDrop,
-};
+use tcp_options::{Flags, LinuxRepr, Negotiation, ParseContext, SignatureBuild, SignatureDrop};
 
 /// Most option bytes a TCP header can hold.
 pub const MAX_OPTIONS: usize = 40;
@@ -157,11 +155,26 @@ impl LinuxDrop {
 
 /// Whether a Linux kernel of either signature build drops `seg`.
 pub fn linux_drop(seg: &HandshakeSegment, which: HandshakeKind) -> Option<LinuxDrop> {
+    linux_drop_parsed(seg, &seg.linux(), which)
+}
+
+/// [`linux_drop`] given `seg`'s block as [`HandshakeSegment::linux`]
+/// parsed it (the TCP-AO build's reading: the walk is not made again).
+pub fn linux_drop_parsed(
+    seg: &HandshakeSegment,
+    parsed: &LinuxRepr<'_>,
+    which: HandshakeKind,
+) -> Option<LinuxDrop> {
     let mut builds = Vec::new();
     let mut first: Option<SignatureDrop> = None;
     for b in [SignatureBuild::TcpAo, SignatureBuild::Md5Only] {
         let ctx = ParseContext::handshake(true).with_signature_build(b);
-        if let Some(d) = LinuxRepr::parse(seg.options.get(), ctx).drop_without_keys() {
+        let drop = if ctx == ParseContext::handshake(true) {
+            parsed.drop_without_keys()
+        } else {
+            LinuxRepr::parse(seg.options.get(), ctx).drop_without_keys()
+        };
+        if let Some(d) = drop {
             builds.push(build_name(b));
             first.get_or_insert(d);
         }
@@ -211,12 +224,13 @@ pub fn held<'a>(
     syn: Option<&'a HandshakeSegment>,
     synack: Option<&'a HandshakeSegment>,
 ) -> Held<'a> {
-    let syn_block = syn.map(|s| s.options.get());
-    let synack_block = synack.map(|s| s.options.get());
+    // Each block walked once: the negotiation decides from the same readings.
+    let syn = syn.map(HandshakeSegment::linux);
+    let synack = synack.map(HandshakeSegment::linux);
     Held {
-        syn: syn.map(HandshakeSegment::linux),
-        synack: synack.map(HandshakeSegment::linux),
-        negotiation: Handshake::observed(syn_block, synack_block).negotiate(),
+        syn,
+        synack,
+        negotiation: Negotiation::observed(syn.as_ref(), synack.as_ref()),
     }
 }
 
