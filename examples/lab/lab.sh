@@ -16,6 +16,10 @@
 # are unique per run and deleted on exit, whatever happens.
 #
 # usage: lab.sh CASE OUTDIR [--bytes N] [--up-bytes N] [--delay-ms D] [--snaplen S] [--cc cubic|reno|bbr]
+#                           [--client-rmem-max N] [--client-rcvbuf N]
+#   --client-rmem-max N   the client namespace's net.ipv4.tcp_rmem max (the
+#                         autotuning cap of the download's receiver; per netns)
+#   --client-rcvbuf N     the client socket's SO_RCVBUF (replaces the case's)
 #        lab.sh --list
 #        lab.sh --check          (exit 0 if the lab can run here, 77 if not)
 # exit status: 0 ok, 77 cannot run here (not root, missing tool), other: failure.
@@ -62,6 +66,8 @@ SNAPLEN=200
 # pacing the kernel counts as busy time rather than window-limited time).
 CC=cubic
 CC_GIVEN=
+CLIENT_RMEM_MAX=
+CLIENT_RCVBUF=
 while [ $# -gt 0 ]; do
   case "$1" in
     --cc) CC="$2"; CC_GIVEN=1; shift 2 ;;
@@ -69,6 +75,8 @@ while [ $# -gt 0 ]; do
     --up-bytes) UP_BYTES="$2"; shift 2 ;;
     --delay-ms) DELAY_MS="$2"; shift 2 ;;
     --snaplen) SNAPLEN="$2"; shift 2 ;;
+    --client-rmem-max) CLIENT_RMEM_MAX="$2"; shift 2 ;;
+    --client-rcvbuf) CLIENT_RCVBUF="$2"; shift 2 ;;
     *) die "unknown option $1" ;;
   esac
 done
@@ -84,6 +92,11 @@ cleanup() {
   local p
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  # Anything still running in the namespaces (a delayer whose wrapper was
+  # killed, say) would outlive them and hold their files: stop it too.
+  for ns in "$C" "$M" "$S"; do
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
+  done
   for ns in "$C" "$M" "$S"; do ip netns del "$ns" 2>/dev/null || true; done
 }
 trap cleanup EXIT
@@ -255,6 +268,16 @@ case "$CASE" in
     SERVER_ARGS=(--write-delay-ms 30) ;;
 esac
 if [ "$FAM" = 6 ] && [ "$DST" = 198.18.2.2 ]; then DST=2001:db8:2::2; fi
+# The receiver's buffer settings the options ask for (after the case's own).
+if [ -n "$CLIENT_RMEM_MAX" ]; then
+  [[ "$CLIENT_RMEM_MAX" =~ ^[0-9]+$ ]] || die "--client-rmem-max needs a byte count"
+  def=$(( CLIENT_RMEM_MAX < 131072 ? CLIENT_RMEM_MAX : 131072 ))
+  inC sysctl -qw net.ipv4.tcp_rmem="4096 $def $CLIENT_RMEM_MAX"
+fi
+if [ -n "$CLIENT_RCVBUF" ]; then
+  [[ "$CLIENT_RCVBUF" =~ ^[0-9]+$ ]] || die "--client-rcvbuf needs a byte count"
+  CLIENT_ARGS+=(--rcvbuf "$CLIENT_RCVBUF")
+fi
 UP_BYTES="${UP_BYTES:-$BYTES}"
 
 # Static neighbours, so the captured handshake is never delayed by ARP or ND.
