@@ -883,7 +883,11 @@ impl Prober<'_> {
         run.sent =
             Seen::from_ip(&full).ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
         let next = seq.wrapping_add(2);
-        for _attempt in 0..2 {
+        // Retransmitted as a TCP would, each wait twice the one before
+        // (RFC 6298 backoff): a SYN proxy takes the data only once it has
+        // finished its own handshake with the server, which on a loaded
+        // host may take longer than one wait.
+        for attempt in 0..3u32 {
             for ttl in 1..len {
                 if run.quotes.iter().any(|(t, _)| *t == ttl) {
                     continue;
@@ -895,7 +899,7 @@ impl Prober<'_> {
             if run.answer.is_none() {
                 self.raw.send(self.dst, &full)?;
             }
-            let deadline = Instant::now() + self.timeout;
+            let deadline = Instant::now() + self.timeout * (1 << attempt);
             while let Some(r) = self.raw.recv_until(deadline) {
                 match parse_ip_answer(&r.bytes) {
                     Some(Answer::Tcp(s))
@@ -1069,9 +1073,22 @@ impl Prober<'_> {
         // byte must go beyond both and stay inside the real, scaled
         // window, so first grow the server's window with in-window data
         // (at most 8 flights of 60,000 bytes, each acknowledged).
+        //
+        // Conntrack's largest window also grows: a segment that starts at
+        // or before its edge and ends past it adds the bytes past the edge
+        // (`tcp_in_window`, net/netfilter/nf_conntrack_proto_tcp.c). Sent
+        // in order, every segment of a flight does that once the server
+        // has acknowledged the ones before it by the time it crosses the
+        // box: on a loaded host, ACK after ACK, the tracker's slack grew
+        // past the byte and it passed (the IPv6 campus flake). So each
+        // flight goes out highest segment first: until the lowest arrives
+        // the server only repeats its acknowledgment (with SACK, which
+        // moves the tracker's edge past the flight), every other segment
+        // starts past the edge, and only the lowest can straddle it. The
+        // slack grows by at most one segment per pass, counted in `limit`.
         let largest_raw = u32::from(synack_window).max(u32::from(w));
         let unscaled = largest_raw;
-        let limit = unscaled + largest_raw;
+        let mut limit = unscaled + largest_raw;
         let mut acked = next;
         let mut window = w;
         let mut sent_bytes = 0u32;
@@ -1093,14 +1110,14 @@ impl Prober<'_> {
                     self.send_rst(sport, want)?;
                     return Ok(run);
                 }
-                let mut at = acked;
-                while at != want {
-                    seg.seq = at;
+                let segments = want.wrapping_sub(acked).div_ceil(1400);
+                for k in (0..segments).rev() {
+                    seg.seq = acked.wrapping_add(k * 1400);
                     seg.payload = vec![b'g'; 1400];
                     let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
                     self.raw.send(self.dst, &p)?;
-                    at = at.wrapping_add(1400);
                 }
+                limit += 1400;
                 let deadline = Instant::now() + self.timeout.max(Duration::from_secs(1));
                 while let Some(r) = self.raw.recv_until(deadline) {
                     let Some(Answer::Tcp(s)) = parse_ip_answer(&r.bytes) else {
