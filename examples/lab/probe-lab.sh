@@ -40,7 +40,7 @@ wscale_syn_pre|-t mangle -A PREROUTING -p tcp --tcp-flags SYN,ACK SYN -j TCPOPTS
 wscale_syn_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN -j TCPOPTSTRIP --strip-options wscale
 wscale_synack_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN,ACK -j TCPOPTSTRIP --strip-options wscale
 sack_ts_fwd|-t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options sack-permitted,timestamp
-exotic_fwd|-t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options 30,34,99,253,254
+exotic_fwd|-t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options 30,34,99,172,174,253,254
 mss_pre|-t mangle -A PREROUTING -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1200
 mss_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1200
 dscp_bleach_pre|-t mangle -A PREROUTING -j DSCP --set-dscp 0

@@ -435,7 +435,7 @@ fn check_cases(runs: &[CaseRun]) {
                 assert_eq!(test_result(r, "ect0"), "unchanged");
             }
             "exotic_fwd" => {
-                // TCPOPTSTRIP 30,34,99,253,254: each its own finding.
+                // TCPOPTSTRIP 30,34,99,172,174,253,254: each its own finding.
                 only_kinds(r, &["option_stripped"]);
                 let mut kinds: Vec<u64> = findings(r, "option_stripped")
                     .iter()
@@ -446,8 +446,16 @@ fn check_cases(runs: &[CaseRun]) {
                     })
                     .collect();
                 kinds.sort_unstable();
-                assert_eq!(kinds, [30, 34, 99, 253, 254]);
-                for t in ["exp253", "exp254", "unassigned", "fastopen", "mptcp"] {
+                assert_eq!(kinds, [30, 34, 99, 172, 174, 253, 254]);
+                for t in [
+                    "exp253",
+                    "exp254",
+                    "unassigned",
+                    "accecn0",
+                    "accecn1",
+                    "fastopen",
+                    "mptcp",
+                ] {
                     assert_eq!(test_result(r, t), "modified", "{t}");
                 }
                 assert_eq!(test_result(r, "linux_syn"), "unchanged");

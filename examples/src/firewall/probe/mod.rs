@@ -189,6 +189,25 @@ pub fn catalogue() -> Vec<TestSpec> {
             ProbeKind::ProbeDropped,
         ),
         t(
+            "accecn0",
+            "a SYN with an AccECN option, kind 172 (two 24-bit counters, RFC 9768)",
+            0,
+            Flags::empty(),
+            // The builder writes no AccECN option (Linux adds one only after
+            // the handshake); the crate's strict parser checks these bytes
+            // (unit test `accecn_options_parse_as_rfc_9768_options`).
+            vec![tcp_options::kind::ACCECN0, 8, 0, 0, 1, 0, 0, 2],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
+            "accecn1",
+            "a SYN with an AccECN option, kind 174 (two 24-bit counters, RFC 9768)",
+            0,
+            Flags::empty(),
+            vec![tcp_options::kind::ACCECN1, 8, 0, 0, 3, 0, 0, 4],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
             "fastopen",
             "a SYN with a Fast Open cookie request (kind 34, RFC 7413)",
             0,
@@ -1921,6 +1940,27 @@ mod tests {
         // No scaling: the field stays about the same.
         assert_eq!(infer_shift(64240, 64240), 0);
         assert_eq!(infer_shift(64240, 0), 0);
+    }
+
+    #[test]
+    fn accecn_options_parse_as_rfc_9768_options() {
+        // RFC 9768 section 3.2.3: kind 172 carries EE0B, ECEB (, EE1B);
+        // kind 174 EE1B, ECEB (, EE0B); each field 24 bits.
+        let all = catalogue();
+        let opt = |name: &str| {
+            let t = all.iter().find(|t| t.name == name).unwrap();
+            let mut it = tcp_options::StrictOptions::new(&t.options);
+            let o = it.next().unwrap().unwrap().option;
+            assert!(it.next().is_none(), "{name}: one option");
+            match o {
+                tcp_options::TcpOption::AccEcn(a) => {
+                    (a.kind(), a.field_count(), a.ee0b(), a.eceb(), a.ee1b())
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+        };
+        assert_eq!(opt("accecn0"), (172, 2, Some(1), Some(2), None));
+        assert_eq!(opt("accecn1"), (174, 2, None, Some(4), Some(3)));
     }
 
     #[test]
