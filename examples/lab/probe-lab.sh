@@ -48,6 +48,7 @@ dscp_remark_fwd|-t mangle -A FORWARD -m dscp ! --dscp 0 -j DSCP --set-dscp-class
 dscp_map_fwd|-t mangle -A FORWARD -m dscp --dscp 46 -j DSCP --set-dscp 0@-t mangle -A FORWARD -m dscp --dscp 10 -j DSCP --set-dscp 12@-t mangle -A FORWARD -m dscp --dscp 63 -j DSCP --set-dscp 8
 ecn_bleach_fwd|-t mangle -A FORWARD -j TOS --and-tos 0xfc@-t mangle -A FORWARD -p tcp -j ECN --ecn-tcp-remove
 ecn_setup_drop_fwd|-A FORWARD -p tcp --syn -m ecn --ecn-tcp-ece --ecn-tcp-cwr -j DROP
+tfo_drop_fwd|-A FORWARD -p tcp --syn -m length --length 101:65535 -j DROP
 nat|-t nat -A PREROUTING -d %VIP% -p tcp --dport 80 -j DNAT --to-destination %SRV%@-t nat -A POSTROUTING -o r2n -p tcp -j MASQUERADE --to-ports 40000-40999
 window_fwd|nft add table ip campus@nft add chain ip campus wfwd { type filter hook forward priority 0 ; }@nft add rule ip campus wfwd tcp flags & (syn | ack) == syn tcp window set 1000
 conntrack_strict|sysctl net.netfilter.nf_conntrack_tcp_be_liberal=0@-A FORWARD -m conntrack --ctstate INVALID -j DROP
@@ -161,7 +162,11 @@ for r in "$R1" "$R2" "$R3"; do
 done
 
 # The server: a listener that reads each connection until it ends (at
-# most 5 s), as a real server (iperf3 on 5201) keeps it open.
+# most 5 s), as a real server (iperf3 on 5201) keeps it open. It offers
+# TCP Fast Open (RFC 7413): net.ipv4.tcp_fastopen=3 (client and server;
+# the namespace's own setting, for IPv6 too) and TCP_FASTOPEN on the
+# listener (its queue of pending Fast Open connections).
+ip netns exec "$S" sysctl -qw net.ipv4.tcp_fastopen=3
 ip netns exec "$S" python3 -c '
 import socket, threading
 def serve(c):
@@ -176,6 +181,7 @@ s = socket.socket(socket.AF_INET6)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
 s.bind(("::", 5201))
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_FASTOPEN, 16)
 s.listen(128)
 while True:
     c, _ = s.accept()

@@ -182,6 +182,16 @@ fn located(r: &CaseRun, f: &Value, hop: u64) {
     assert_eq!(f["direction"], "client_to_server", "{}", r.name);
 }
 
+fn test_detail<'a>(r: &'a CaseRun, name: &str) -> &'a str {
+    r.json["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .find(|t| t["name"] == name)
+        .and_then(|t| t["detail"].as_str())
+        .unwrap_or_else(|| panic!("{}: no test {name}", r.name))
+}
+
 fn test_result<'a>(r: &'a CaseRun, name: &str) -> &'a str {
     r.json["tests"]
         .as_array()
@@ -207,7 +217,7 @@ fn only_kinds(r: &CaseRun, kinds: &[&str]) {
     );
 }
 
-const CASES: [&str; 18] = [
+const CASES: [&str; 19] = [
     "clean",
     "wscale_syn_pre",
     "wscale_syn_fwd",
@@ -219,6 +229,7 @@ const CASES: [&str; 18] = [
     "dscp_remark_fwd",
     "ecn_bleach_fwd",
     "ecn_setup_drop_fwd",
+    "tfo_drop_fwd",
     "exotic_fwd",
     "dscp_map_fwd",
     "conntrack_strict",
@@ -255,6 +266,7 @@ fn probe_lab_ipv6() {
         "dscp_bleach_pre",
         "exotic_fwd",
         "ecn_setup_drop_fwd",
+        "tfo_drop_fwd",
         "conntrack_strict",
         "campus",
         "synproxy_fwd",
@@ -351,6 +363,15 @@ fn check_cases(runs: &[CaseRun]) {
                 for t in r.json["tests"].as_array().unwrap() {
                     assert_eq!(t["result"], "unchanged", "{}: {t}", r.name);
                 }
+                // The lab's server offers Fast Open: its cookie came back
+                // and its SYN-ACK covered the data in the SYN.
+                assert!(
+                    test_detail(r, "fastopen_data")
+                        .contains("acknowledged the 64 bytes of data in the SYN"),
+                    "{}: {}",
+                    r.name,
+                    test_detail(r, "fastopen_data")
+                );
             }
             "wscale_syn_pre" | "wscale_syn_fwd" => {
                 only_kinds(r, &["wscale_stripped"]);
@@ -458,6 +479,31 @@ fn check_cases(runs: &[CaseRun]) {
                 ] {
                     assert_eq!(test_result(r, t), "modified", "{t}");
                 }
+                assert_eq!(test_result(r, "linux_syn"), "unchanged");
+                // The cookie request is stripped: the server gives no
+                // cookie, so the data test cannot run.
+                assert_eq!(test_result(r, "fastopen_data"), "unknown");
+                assert!(
+                    test_detail(r, "fastopen_data").contains("no Fast Open cookie"),
+                    "{}",
+                    test_detail(r, "fastopen_data")
+                );
+            }
+            "tfo_drop_fwd" => {
+                // DROP of SYNs longer than 100 bytes in r2's FORWARD: SYNs
+                // carrying data (Fast Open). The cookie request passes.
+                only_kinds(r, &["probe_dropped"]);
+                let f = one(r, "probe_dropped");
+                located(r, f, 3);
+                assert_eq!(test_result(r, "fastopen_data"), "dropped");
+                assert!(
+                    test_detail(r, "fastopen_data").contains(
+                        "a SYN with the server's Fast Open cookie and 64 bytes of data never arrives"
+                    ),
+                    "{}",
+                    test_detail(r, "fastopen_data")
+                );
+                assert_eq!(test_result(r, "fastopen"), "unchanged");
                 assert_eq!(test_result(r, "linux_syn"), "unchanged");
             }
             "dscp_map_fwd" => {

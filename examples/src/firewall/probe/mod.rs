@@ -93,6 +93,8 @@ pub struct TestSpec {
     pub options: Vec<u8>,
     /// The window field.
     pub window: u16,
+    /// Data carried in the SYN (Fast Open).
+    pub payload: Vec<u8>,
     /// The finding kind when the probe never arrives.
     pub drop_kind: ProbeKind,
 }
@@ -107,6 +109,7 @@ pub fn catalogue() -> Vec<TestSpec> {
         flags,
         options,
         window: 64240,
+        payload: vec![],
         drop_kind,
     };
     vec![
@@ -216,6 +219,14 @@ pub fn catalogue() -> Vec<TestSpec> {
             ProbeKind::ProbeDropped,
         ),
         t(
+            "fastopen_data",
+            "Fast Open (RFC 7413): a cookie request, then a SYN with the server's cookie and 64 bytes of data",
+            0,
+            Flags::empty(),
+            vec![],
+            ProbeKind::ProbeDropped,
+        ),
+        t(
             "mptcp",
             "a SYN with MPTCP MP_CAPABLE version 1 (kind 30, RFC 8684)",
             0,
@@ -306,6 +317,12 @@ pub fn catalogue() -> Vec<TestSpec> {
     ]
 }
 
+/// The data of the `fastopen_data` SYN: 64 bytes, so that the SYN is
+/// longer than any SYN without data (at most 40 + 20 + 40 = 100 bytes over
+/// IPv6), which is how the lab's `tfo_drop_fwd` rule tells them apart.
+pub const FASTOPEN_DATA: &[u8; 64] =
+    b"firewall-check probe: data in a SYN with a Fast Open cookie....\n";
+
 /// A cheap random number from the clock and the process id (ports and
 /// sequence numbers only need to differ between runs).
 fn random_u32() -> u32 {
@@ -364,8 +381,8 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
     };
     let base = 33000 + (random_u32() % 24000) as u16;
     // Forward tests, as many reverse ones, 64 for the DSCP map, one for
-    // the out-of-window test.
-    let ports = (base, base + 2 * selected.len() as u16 + 66);
+    // the out-of-window test, one for Fast Open's cookie request.
+    let ports = (base, base + 2 * selected.len() as u16 + 67);
     let mut control = match reflector {
         Some(addr) => {
             let mut c = reflect::Control::connect(addr)?;
@@ -396,6 +413,7 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         let mut run = match spec.name {
             "dscp_all" => prober.run_dscp_all(i as u8, control.as_mut())?,
             "out_of_window" => prober.run_out_of_window(i as u8, sport, control.as_mut())?,
+            "fastopen_data" => prober.run_fastopen(i as u8, sport, spec)?,
             "ect0_data" | "ce_data" => {
                 prober.run_data_mark(i as u8, sport, spec.tos, control.as_mut())?
             }
@@ -556,7 +574,7 @@ impl Prober<'_> {
             flags: Flags::SYN | spec.flags,
             window: spec.window,
             options: spec.options.clone(),
-            payload: vec![],
+            payload: spec.payload.clone(),
         };
         let ident = |ttl: u8| (u16::from(index) << 8) | u16::from(ttl);
         let sent_packet = build_ip(self.src, self.dst, spec.tos, 64, ident(0), &seg)?;
@@ -629,12 +647,13 @@ impl Prober<'_> {
                 self.path_len = Some(*ttl);
                 self.path = run.quotes.iter().map(|(t, e)| (*t, e.from)).collect();
             }
-            // Close the server's half-open connection with our own RST.
+            // Close the server's half-open connection with our own RST
+            // (at the sequence number it expects: past data it took).
             if ans.flags().is_some_and(|f| f.contains(Flags::SYN)) {
                 let rst = Segment {
                     sport,
                     dport: self.dport,
-                    seq: seq.wrapping_add(1),
+                    seq: ans.ack().unwrap_or(seq.wrapping_add(1)),
                     ack: 0,
                     flags: Flags::RST,
                     window: 0,
@@ -668,7 +687,8 @@ impl Prober<'_> {
                         && s.dport() == Some(seg.sport)
                         && s.flags()
                             .is_some_and(|f| f.intersects(Flags::SYN | Flags::RST))
-                        && s.ack() == Some(seg.seq.wrapping_add(1));
+                        && (s.ack() == Some(seg.seq.wrapping_add(1))
+                            || s.ack() == Some(seg.seq.wrapping_add(1 + seg.payload.len() as u32)));
                     if ours && run.answer.is_none() {
                         // The TTL is settled once the quotes are in.
                         run.answer = Some((self.path_len.unwrap_or(0), s));
@@ -795,6 +815,7 @@ impl Prober<'_> {
                 flags: Flags::empty(),
                 options: vec![],
                 window: 64240,
+                payload: vec![],
                 drop_kind: ProbeKind::ProbeDropped,
             };
             let sport = self.port();
@@ -977,6 +998,85 @@ impl Prober<'_> {
         }
         self.send_rst(sport, next)?;
         Ok(run)
+    }
+
+    /// `fastopen_data`: a SYN with a Fast Open cookie request (from its
+    /// own port), whose SYN-ACK carries the server's cookie (RFC 7413
+    /// section 4.1.1); then, like every SYN test (TTL-limited copies and a
+    /// full one), a SYN with that cookie and [`FASTOPEN_DATA`]. A server
+    /// that takes the data acknowledges it in its SYN-ACK (section 4.2.2);
+    /// no SYN-ACK at all while the cookie request got one means the path
+    /// drops SYNs carrying data (section 6: middleboxes that do).
+    fn run_fastopen(&mut self, index: u8, sport: u16, spec: &TestSpec) -> Result<TestRun, Failure> {
+        let req_port = self.port();
+        let seq = random_u32();
+        let request = Segment {
+            sport: req_port,
+            dport: self.dport,
+            seq,
+            ack: 0,
+            flags: Flags::SYN,
+            window: 64240,
+            options: OptionsBuilder::new()
+                .mss(1460)
+                .sack_permitted()
+                .window_scale(7)
+                .fast_open(&[])
+                .build()
+                .map(|v| v.to_vec())
+                .unwrap_or_default(),
+            payload: vec![],
+        };
+        let p = build_ip(self.src, self.dst, 0, 64, u16::from(index) << 8, &request)?;
+        let not_run = |note: &str| -> Result<TestRun, Failure> {
+            Ok(TestRun {
+                sent: Seen::from_ip(&p)
+                    .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?,
+                quotes: Vec::new(),
+                answer: None,
+                unreachable: None,
+                direction: "client_to_server",
+                at_end: None,
+                note: Some(note.to_string()),
+                oow: None,
+            })
+        };
+        if self.path_len.is_none() {
+            return not_run("no path to the target");
+        }
+        self.raw.send(self.dst, &p)?;
+        let Some(synack) = self.wait_for(req_port, |s| {
+            s.flags()
+                .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                && s.ack() == Some(seq.wrapping_add(1))
+        }) else {
+            return not_run("the cookie request got no SYN-ACK: the data test did not run");
+        };
+        self.send_rst(req_port, seq.wrapping_add(1))?;
+        let cookie = synack.options().and_then(|o| {
+            tcp_options::LinuxOptions::new(o).find_map(|x| match x.option {
+                tcp_options::TcpOption::FastOpen(f) if !f.is_request() => Some(f.cookie.to_vec()),
+                _ => None,
+            })
+        });
+        let Some(cookie) = cookie else {
+            return not_run(
+                "the server's SYN-ACK carried no Fast Open cookie (the server does not offer Fast Open, or the path removed the request or the cookie): the data test did not run",
+            );
+        };
+        let mut spec = spec.clone();
+        spec.options = OptionsBuilder::new()
+            .mss(1460)
+            .sack_permitted()
+            .window_scale(7)
+            .fast_open(&cookie)
+            .build()
+            .map(|v| v.to_vec())
+            .map_err(|e| {
+                Failure::Runtime(format!("a {}-byte Fast Open cookie: {e}", cookie.len()))
+            })?;
+        spec.payload = FASTOPEN_DATA.to_vec();
+        self.run_test(index, sport, &spec)
     }
 
     /// `out_of_window`: a real handshake (window scale 7 offered), one
@@ -1251,6 +1351,7 @@ pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
         flags: Flags::empty(),
         options: vec![],
         window: 0,
+        payload: vec![],
         drop_kind: ProbeKind::ProbeDropped,
     }];
     for t in forward {
@@ -1740,7 +1841,7 @@ fn evaluate(
             let last = run.quotes.iter().map(|(t, _)| *t).max();
             result = if run.at_end.is_none()
                 && partial.len() == run.quotes.len()
-                && !spec.options.is_empty()
+                && (!spec.options.is_empty() || spec.name == "fastopen_data")
             {
                 "unknown"
             } else {
@@ -1792,6 +1893,31 @@ fn evaluate(
                 detail.push("every hop quoted TTL 1: each decrements TTL by one".into());
             } else {
                 detail.extend(bad);
+            }
+        }
+        if spec.name == "fastopen_data" && run.note.is_none() {
+            let n = run.sent.payload().map_or(0, <[u8]>::len);
+            let seq = run.sent.seq().unwrap_or(0);
+            let at_target = run
+                .at_end
+                .as_ref()
+                .is_some_and(|o| o.seen.payload().is_some_and(|d| d.len() == n));
+            match &run.answer {
+                Some((_, a)) if a.ack() == Some(seq.wrapping_add(1).wrapping_add(n as u32)) => {
+                    detail.push(format!(
+                        "the server's SYN-ACK acknowledged the {n} bytes of data in the SYN: they arrived"
+                    ));
+                }
+                Some(_) if at_target => detail.push(format!(
+                    "the reflector captured the {n} bytes of data at the target; the server's SYN-ACK acknowledged the SYN only (it did not take them)"
+                )),
+                Some(_) => detail.push(
+                    "the server's SYN-ACK acknowledged the SYN only: it did not take the data (its choice, or the cookie or the data did not reach it; not visible without --reflector)".into(),
+                ),
+                None if result == "dropped" => detail.push(format!(
+                    "a SYN with the server's Fast Open cookie and {n} bytes of data never arrives, while the cookie request without data was answered"
+                )),
+                None => {}
             }
         }
         let mut result = result;
