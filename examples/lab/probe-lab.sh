@@ -20,7 +20,11 @@
 # in the client namespace: OUTDIR/CASE.json, CASE.err, CASE.status.
 # With PROBE_LAB_REFLECT=1, `FIREWALL_CHECK reflect --listen
 # 198.18.44.2:7207` runs in the server namespace and the probe gets
-# `--reflector 198.18.44.2:7207` (its log: OUTDIR/reflect.log).
+# `--reflector 198.18.44.2:7207` (its log: OUTDIR/reflect.log), over the
+# probes' family ([2001:db8:44::2]:7207 for IPv6: the reflector sends only
+# to its control connection's peer), with a key made for the run: the
+# reflector reads it from FIREWALL_CHECK_REFLECT_KEY, the probe gets
+# `--reflector-key`.
 # With PROBE_LAB_FAMILY=6 the target is [2001:db8:44::2]:5201 and the
 # case's rules go to ip6tables (nftables tables of family ip6); the IPv6
 # addresses mirror the IPv4 ones (2001:db8:41::2 for 198.18.41.2, ...).
@@ -193,13 +197,17 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 if [ "${PROBE_LAB_REFLECT:-0}" = 1 ]; then
-  ip netns exec "$S" "$BIN" reflect --listen 198.18.44.2:7207 2>"$OUT/reflect.log" &
+  RADDR=198.18.44.2:7207
+  [ "$FAMILY" = 6 ] && RADDR='[2001:db8:44::2]:7207'
+  KEY="probe-lab-$ID-$RANDOM$RANDOM"
+  FIREWALL_CHECK_REFLECT_KEY="$KEY" ip netns exec "$S" "$BIN" reflect --listen "$RADDR" \
+    2>"$OUT/reflect.log" &
   PIDS+=($!)
   for _ in $(seq 50); do
     grep -q listening "$OUT/reflect.log" && break
     sleep 0.1
   done
-  EXTRA+=(--reflector 198.18.44.2:7207)
+  EXTRA+=(--reflector "$RADDR" --reflector-key "$KEY")
 fi
 # One real connection: the path forwards, and every neighbour is resolved
 # before the first probe.

@@ -657,7 +657,8 @@ fn probe_lab_with_reflector() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The reflector over IPv6 (its control connection stays on IPv4).
+/// The reflector over IPv6 (its control connection too: it sends only to
+/// the control connection's peer).
 #[test]
 fn probe_lab_ipv6_with_reflector() {
     if !available() {
@@ -898,5 +899,128 @@ fn ctrl_c_removes_the_rst_suppression() {
     assert!(
         !tables.contains("firewall_check_probe"),
         "table left after Ctrl-C: {tables}"
+    );
+}
+
+/// The reflector's control connection is not open to whoever reaches it:
+/// without the key, or with a wrong one, the first request is refused and
+/// the connection closed; with it, hello and the next requests are
+/// answered. And `probe --reflector` without a key says how to give one,
+/// before it sends anything (status 2). A namespace of its own, a veth
+/// pair with a lab address, the client python3 in the same namespace.
+#[test]
+fn reflector_refuses_controls_without_the_key() {
+    if !available() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_firewall-check");
+    let out = Command::new(bin)
+        .args([
+            "probe",
+            "198.18.98.1:5201",
+            "--reflector",
+            "198.18.98.1:7207",
+        ])
+        .env_remove("FIREWALL_CHECK_REFLECT_KEY")
+        .output()
+        .expect("run the probe");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--reflector-key"), "{err}");
+
+    let ns = Netns(format!("fcpkey{}", std::process::id()));
+    let ip = |args: &[&str]| {
+        let ok = Command::new("ip")
+            .args(args)
+            .status()
+            .expect("run ip")
+            .success();
+        assert!(ok, "ip {args:?}");
+    };
+    ip(&["netns", "add", &ns.0]);
+    ip(&["-n", &ns.0, "link", "set", "lo", "up"]);
+    // A veth pair (the dummy driver may be missing) with a lab address.
+    ip(&[
+        "-n", &ns.0, "link", "add", "d0", "type", "veth", "peer", "name", "d1",
+    ]);
+    ip(&["-n", &ns.0, "addr", "add", "198.18.98.1/24", "dev", "d0"]);
+    ip(&["-n", &ns.0, "link", "set", "d0", "up"]);
+    ip(&["-n", &ns.0, "link", "set", "d1", "up"]);
+    let log = std::env::temp_dir().join(format!("reflect-key-{}.log", std::process::id()));
+    let mut reflect = Command::new("ip")
+        .args(["netns", "exec", &ns.0, bin, "reflect"])
+        .args([
+            "--listen",
+            "198.18.98.1:7207",
+            "--key",
+            "lab-key-0123456789",
+        ])
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .spawn()
+        .expect("start reflect");
+    for _ in 0..50 {
+        if std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("listening")
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let client = r#"
+import json, socket
+for key in (None, "wrong-key-0123456789", "lab-key-0123456789"):
+    s = socket.create_connection(("198.18.98.1", 7207), 3)
+    s.settimeout(3)
+    f = s.makefile("rw")
+    hello = {"op": "hello", "version": 1}
+    if key is not None:
+        hello["key"] = key
+    f.write(json.dumps(hello) + "\n"); f.flush()
+    first = f.readline()
+    try:
+        f.write(json.dumps({"op": "report", "port": 40000}) + "\n"); f.flush()
+        second = f.readline()
+    except OSError:
+        second = ""
+    print(json.dumps({"first": first, "second": second}))
+    s.close()
+"#;
+    let out = Command::new("ip")
+        .args(["netns", "exec", &ns.0, "python3", "-c", client])
+        .output()
+        .expect("run the client");
+    let _ = reflect.kill();
+    let _ = reflect.wait();
+    let reflect_log = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    assert!(
+        out.status.success(),
+        "client: {}; reflect: {reflect_log}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("client line"))
+        .collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    let reply = |l: &Value, k: &str| -> Value {
+        serde_json::from_str(l[k].as_str().unwrap_or("")).unwrap_or(Value::Null)
+    };
+    for l in &lines[..2] {
+        let first = reply(l, "first");
+        assert_eq!(first["ok"], false, "{l}");
+        assert!(
+            first["error"].as_str().unwrap_or("").contains("refused"),
+            "{l}"
+        );
+        // The connection is closed: no answer to the next request.
+        assert_eq!(l["second"], "", "{l}");
+    }
+    assert_eq!(reply(&lines[2], "first")["ok"], true, "{}", lines[2]);
+    assert_eq!(reply(&lines[2], "second")["ok"], true, "{}", lines[2]);
+    assert!(
+        reflect_log.contains("refused a control connection without the key"),
+        "{reflect_log}"
     );
 }

@@ -55,9 +55,15 @@ use super::{Failure, Outcome};
 pub struct ProbeArgs {
     /// The server to test, as ADDRESS:PORT (a listening TCP port).
     pub target: String,
-    /// A `firewall-check reflect` on the target's side, HOST:PORT.
+    /// A `firewall-check reflect` on the target's side, HOST:PORT (over
+    /// the target's address family: the reflector sends only to the
+    /// control connection's peer).
     #[arg(long)]
     pub reflector: Option<String>,
+    /// The reflector's key (`reflect --key`, or the one it printed);
+    /// default: the environment's FIREWALL_CHECK_REFLECT_KEY.
+    #[arg(long)]
+    pub reflector_key: Option<String>,
     /// JSON instead of text (schema in docs/json.md).
     #[arg(long)]
     pub json: bool,
@@ -369,7 +375,15 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         }
     };
     let reflector = match &args.reflector {
-        Some(r) => Some(resolve(r, "reflector")?),
+        Some(r) => {
+            let key = reflect::key_from(args.reflector_key.as_deref()).ok_or_else(|| {
+                Failure::Usage(format!(
+                    "--reflector needs the reflector's key: --reflector-key, or {} (reflect prints one at start unless given one)",
+                    reflect::KEY_ENV
+                ))
+            })?;
+            Some((resolve(r, "reflector")?, key))
+        }
         None => None,
     };
     let dst = target.ip();
@@ -383,9 +397,9 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
     // Forward tests, as many reverse ones, 64 for the DSCP map, one for
     // the out-of-window test, one for Fast Open's cookie request.
     let ports = (base, base + 2 * selected.len() as u16 + 67);
-    let mut control = match reflector {
-        Some(addr) => {
-            let mut c = reflect::Control::connect(addr)?;
+    let mut control = match &reflector {
+        Some((addr, key)) => {
+            let mut c = reflect::Control::connect(*addr, key)?;
             c.call(&json!({"op": "watch", "client": src.to_string(), "ports": [ports.0, ports.1], "server_port": target.port()}))?;
             Some(c)
         }

@@ -7,8 +7,19 @@
 //! copies of the server's own SYN-ACK (other options, DS byte, flags, TTL),
 //! so the server-to-client direction is tested as the other one is.
 //!
+//! The control connection is not open to anyone who reaches the port: the
+//! first request must be `hello` with the reflector's key, a shared secret
+//! (`reflect --key`, else the environment's `FIREWALL_CHECK_REFLECT_KEY`,
+//! else a random one printed at start; the prober's `--reflector-key` or the
+//! same variable). Anything else is refused and the connection closed.
+//! And what a session can make the reflector send is bounded: crafted
+//! SYN-ACKs go only to the peer of the control connection (a key holder
+//! cannot aim them at a third host; so the control connection runs over
+//! the probes' address family), at most 64 per request and 1024 per
+//! session, paced 2 ms (at most 500 packets a second).
+//!
 //! Requests (`op`) and answers:
-//! - `{"op":"hello","version":1}` -> `{"ok":true,"version":1}`
+//! - `{"op":"hello","version":1,"key":"..."}` -> `{"ok":true,"version":1}`
 //! - `{"op":"watch","client":"ADDR","ports":[LO,HI],"server_port":P}`:
 //!   capture TCP between the client's ports LO..=HI and local port P, and
 //!   ICMP errors quoting it (the buffer is emptied) -> `{"ok":true}`
@@ -18,7 +29,8 @@
 //!   number S arriving from any address or port (a NAT's translation);
 //!   besides the watched connections every other arriving SYN is kept
 //! - `{"op":"send_synack","port":N,"ident":I,"ttls":[..],"tos":T?,"extra_flags":F?,"options":HEX?}`:
-//!   the last SYN-ACK the server sent to client port N, with the given
+//!   the last SYN-ACK the server sent to client port N (refused unless the
+//!   client is this connection's peer), with the given
 //!   DS byte, flags besides SYN+ACK and option block (each kept when
 //!   absent), sent once per TTL (identification `I | ttl`, the TTL-64 copy
 //!   `I`), paced 2 ms -> `{"ok":true,"sent":HEX}` (the TTL-64 copy)
@@ -55,6 +67,80 @@ pub struct ReflectArgs {
     /// Serve one session, then exit.
     #[arg(long)]
     pub once: bool,
+    /// The shared secret a prober must present (`probe --reflector-key`);
+    /// default: the environment's FIREWALL_CHECK_REFLECT_KEY, else a random
+    /// key printed at start.
+    #[arg(long)]
+    pub key: Option<String>,
+}
+
+/// The environment variable both sides read the key from.
+pub const KEY_ENV: &str = "FIREWALL_CHECK_REFLECT_KEY";
+/// Shortest key accepted, bytes.
+pub const MIN_KEY_LEN: usize = 8;
+/// Crafted packets one session may make the reflector send at most.
+const MAX_SENT_PER_SESSION: usize = 1024;
+/// Crafted packets one request may ask for at most.
+const MAX_SENT_PER_REQUEST: usize = 64;
+
+/// The key from the command line, else from [`KEY_ENV`] (`None`: neither).
+pub fn key_from(arg: Option<&str>) -> Option<String> {
+    arg.map(str::to_string)
+        .or_else(|| std::env::var(KEY_ENV).ok())
+        .filter(|k| !k.is_empty())
+}
+
+/// A random key: 16 bytes from the kernel's random source, as hex.
+fn random_key() -> Result<String, String> {
+    let mut b = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut b))
+        .map_err(|e| format!("cannot read /dev/urandom for a key: {e}"))?;
+    Ok(hex(&b))
+}
+
+/// Whether two keys are equal, in time that depends on their lengths only.
+pub fn same_key(a: &[u8], b: &[u8]) -> bool {
+    let mut d = usize::from(a.len() != b.len());
+    for i in 0..a.len().max(b.len()) {
+        d |= usize::from(a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0));
+    }
+    d == 0
+}
+
+/// What a session may still make the reflector send.
+#[derive(Debug, Clone)]
+struct Session {
+    /// The peer of the control connection: the only destination.
+    peer: IpAddr,
+    /// Crafted packets sent so far.
+    sent: usize,
+}
+
+impl Session {
+    /// Takes `n` packets to `dst` from the session's budget, or says why not.
+    fn allow(&mut self, dst: IpAddr, n: usize) -> Result<(), String> {
+        let peer = match self.peer {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(self.peer, IpAddr::V4),
+            v4 => v4,
+        };
+        if dst != peer {
+            return Err(format!(
+                "refused: the packets would go to {dst}, not to this control connection's peer {peer}"
+            ));
+        }
+        if n > MAX_SENT_PER_REQUEST {
+            return Err(format!("at most {MAX_SENT_PER_REQUEST} copies per request"));
+        }
+        if self.sent + n > MAX_SENT_PER_SESSION {
+            return Err(format!(
+                "refused: at most {MAX_SENT_PER_SESSION} packets per session ({} sent)",
+                self.sent
+            ));
+        }
+        self.sent += n;
+        Ok(())
+    }
 }
 
 /// Packets buffered per session at most.
@@ -159,6 +245,19 @@ pub fn run(args: &ReflectArgs) -> Result<Outcome, Failure> {
             args.listen
         ))
     })?;
+    let key = match key_from(args.key.as_deref()) {
+        Some(k) if k.len() < MIN_KEY_LEN => {
+            return Err(Failure::Usage(format!(
+                "the key must have at least {MIN_KEY_LEN} bytes"
+            )))
+        }
+        Some(k) => k,
+        None => {
+            let k = random_key()?;
+            eprintln!("firewall-check reflect: key {k} (probe --reflector-key, or {KEY_ENV})");
+            k
+        }
+    };
     let cap = capture_socket()?;
     let raw = RawSender::open()?;
     let listener =
@@ -203,7 +302,7 @@ pub fn run(args: &ReflectArgs) -> Result<Outcome, Failure> {
         for conn in listener.incoming() {
             let conn = conn.map_err(|e| format!("accept: {e}"))?;
             let peer = conn.peer_addr().ok();
-            if let Err(e) = session(conn, &shared, &raw) {
+            if let Err(e) = session(conn, &shared, &raw, &key) {
                 eprintln!("firewall-check reflect: session with {peer:?}: {e}");
             }
             if let Ok(mut g) = shared.lock() {
@@ -220,9 +319,17 @@ pub fn run(args: &ReflectArgs) -> Result<Outcome, Failure> {
     result.map(|()| Outcome::Clean)
 }
 
-fn session(conn: TcpStream, shared: &Mutex<Shared>, raw: &RawSender) -> Result<(), String> {
+fn session(
+    conn: TcpStream,
+    shared: &Mutex<Shared>,
+    raw: &RawSender,
+    key: &str,
+) -> Result<(), String> {
     conn.set_read_timeout(Some(Duration::from_secs(120)))
         .map_err(|e| e.to_string())?;
+    let peer = conn.peer_addr().map_err(|e| e.to_string())?.ip();
+    let mut state = Session { peer, sent: 0 };
+    let mut authorized = false;
     let mut out = conn.try_clone().map_err(|e| e.to_string())?;
     let mut reader = BufReader::new(conn);
     loop {
@@ -235,11 +342,28 @@ fn session(conn: TcpStream, shared: &Mutex<Shared>, raw: &RawSender) -> Result<(
             return Ok(());
         }
         let reply = match serde_json::from_str::<Value>(&line) {
+            Ok(req) if !authorized => {
+                let presented = req["key"].as_str().unwrap_or("");
+                if req["op"] == "hello" && same_key(presented.as_bytes(), key.as_bytes()) {
+                    authorized = true;
+                    json!({"ok": true, "version": 1})
+                } else {
+                    let s = json!({"ok": false, "error": format!("refused: the first request must be hello with the reflector's key (probe --reflector-key, or {KEY_ENV})")}).to_string() + "\n";
+                    let _ = out.write_all(s.as_bytes());
+                    return Err("refused a control connection without the key".into());
+                }
+            }
             Ok(req) => {
                 if req["op"] == "bye" {
                     return Ok(());
                 }
-                handle(&req, shared, raw).unwrap_or_else(|e| json!({"ok": false, "error": e}))
+                handle(&req, shared, raw, &mut state)
+                    .unwrap_or_else(|e| json!({"ok": false, "error": e}))
+            }
+            Err(e) if !authorized => {
+                let s = json!({"ok": false, "error": format!("not JSON: {e}")}).to_string() + "\n";
+                let _ = out.write_all(s.as_bytes());
+                return Err("refused a control connection without the key".into());
             }
             Err(e) => json!({"ok": false, "error": format!("not JSON: {e}")}),
         };
@@ -255,7 +379,12 @@ fn num(v: &Value, what: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{what}: a number is needed"))
 }
 
-fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawSender) -> Result<Value, String> {
+fn handle(
+    req: &Value,
+    shared: &Mutex<Shared>,
+    raw: &RawSender,
+    state: &mut Session,
+) -> Result<Value, String> {
     let port16 = |v: &Value, what: &str| -> Result<u16, String> {
         u16::try_from(num(v, what)?).map_err(|_| format!("{what}: not a port"))
     };
@@ -318,8 +447,8 @@ fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawSender) -> Result<Value,
                 })
                 .collect::<Option<_>>()
                 .ok_or("ttls: 1..255")?;
-            if ttls.len() > 64 {
-                return Err("at most 64 copies per request".into());
+            if ttls.len() > MAX_SENT_PER_REQUEST {
+                return Err(format!("at most {MAX_SENT_PER_REQUEST} copies per request"));
             }
             // The capture thread may not have read the SYN-ACK yet (its
             // socket is read while this request is served): wait up to 1 s.
@@ -348,6 +477,7 @@ fn handle(req: &Value, shared: &Mutex<Shared>, raw: &RawSender) -> Result<Value,
                 thread::sleep(Duration::from_millis(10));
             };
             let (src, dst) = (original.src, original.dst);
+            state.allow(dst, ttls.len())?;
             let mut flags = Flags::SYN | Flags::ACK;
             match req.get("extra_flags") {
                 Some(f) => flags |= Flags::from_bits_truncate(num(f, "extra_flags")? as u16),
@@ -401,8 +531,8 @@ pub struct Control {
 }
 
 impl Control {
-    /// Connects and says hello.
-    pub fn connect(addr: SocketAddr) -> Result<Control, String> {
+    /// Connects and says hello with the reflector's `key`.
+    pub fn connect(addr: SocketAddr, key: &str) -> Result<Control, String> {
         let s = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
             .map_err(|e| format!("cannot reach the reflector at {addr}: {e}"))?;
         s.set_read_timeout(Some(Duration::from_secs(10)))
@@ -412,7 +542,7 @@ impl Control {
             reader: BufReader::new(s),
             writer,
         };
-        let r = c.call(&json!({"op": "hello", "version": 1}))?;
+        let r = c.call(&json!({"op": "hello", "version": 1, "key": key}))?;
         if r["version"] != 1 {
             return Err(format!("reflector speaks version {}, not 1", r["version"]));
         }
@@ -465,6 +595,48 @@ impl Control {
 mod tests {
     use super::*;
     use crate::firewall::probe::wire::{build_ipv4, PROTO_ICMP};
+
+    #[test]
+    fn keys_compare_whole() {
+        assert!(same_key(b"lab-key-0123", b"lab-key-0123"));
+        assert!(!same_key(b"lab-key-0123", b"lab-key-0124"));
+        assert!(!same_key(b"lab-key-0123", b"lab-key-012"));
+        assert!(!same_key(b"", b"lab-key-0123"));
+        assert!(same_key(b"", b""));
+        assert_eq!(random_key().unwrap().len(), 32);
+        assert_ne!(random_key().unwrap(), random_key().unwrap());
+    }
+
+    #[test]
+    fn a_session_sends_only_to_its_peer_and_within_its_budget() {
+        use std::net::{Ipv4Addr, Ipv6Addr};
+        let peer = IpAddr::V4(Ipv4Addr::new(198, 18, 41, 2));
+        let mut s = Session { peer, sent: 0 };
+        assert!(s.allow(peer, 4).is_ok());
+        let other = IpAddr::V4(Ipv4Addr::new(198, 18, 41, 3));
+        let e = s.allow(other, 1).unwrap_err();
+        assert!(e.contains("not to this control connection's peer"), "{e}");
+        assert!(s.allow(peer, MAX_SENT_PER_REQUEST + 1).is_err());
+        // 4 + 15 * 64 + 60 = 1024 packets, then no more.
+        for _ in 0..15 {
+            s.allow(peer, 64).unwrap();
+        }
+        assert_eq!(s.sent, 964);
+        assert!(s.allow(peer, 61).is_err());
+        assert!(s.allow(peer, 60).is_ok());
+        assert_eq!(s.sent, MAX_SENT_PER_SESSION);
+        let e = s.allow(peer, 1).unwrap_err();
+        assert!(e.contains("per session"), "{e}");
+        // A peer on an IPv4 listener bound to :: is written IPv4-mapped.
+        let mapped = IpAddr::V6(Ipv4Addr::new(198, 18, 41, 2).to_ipv6_mapped());
+        let mut s = Session {
+            peer: mapped,
+            sent: 0,
+        };
+        assert!(s.allow(peer, 1).is_ok());
+        let v6 = IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0x41, 0, 0, 0, 0, 2));
+        assert!(s.allow(v6, 1).is_err());
+    }
 
     #[test]
     fn hex_round_trips_and_rejects_junk() {
