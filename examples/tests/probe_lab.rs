@@ -192,6 +192,18 @@ fn test_detail<'a>(r: &'a CaseRun, name: &str) -> &'a str {
         .unwrap_or_else(|| panic!("{}: no test {name}", r.name))
 }
 
+/// A server-to-client test's result.
+fn test_result_dir<'a>(r: &'a CaseRun, name: &str) -> &'a str {
+    let t = r.json["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("{}: no test {name}", r.name));
+    assert_eq!(t["direction"], "server_to_client", "{}: {t}", r.name);
+    t["result"].as_str().unwrap_or("")
+}
+
 fn test_result<'a>(r: &'a CaseRun, name: &str) -> &'a str {
     r.json["tests"]
         .as_array()
@@ -717,6 +729,20 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                     r.json["findings"]
                 );
                 assert_eq!(r.status, 0);
+                // The server-side data byte marked CE and the one past the
+                // prober's unscaled window both arrive here.
+                for t in [
+                    "reverse_ect0_data",
+                    "reverse_ce_data",
+                    "reverse_out_of_window",
+                ] {
+                    assert_eq!(test_result_dir(r, t), "unchanged", "{t}");
+                }
+                assert!(
+                    test_detail(r, "reverse_out_of_window").contains("arrived here"),
+                    "{}",
+                    test_detail(r, "reverse_out_of_window")
+                );
             }
             "wscale_syn_fwd" => {
                 assert_eq!(fwd, ["wscale_stripped"]);
@@ -766,6 +792,8 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                     located_reverse(r, f, 3);
                 }
                 assert_eq!(test_result(r, "ce_data"), "modified");
+                // The server-side data byte's ECN field is bleached too.
+                assert_eq!(test_result_dir(r, "reverse_ce_data"), "modified");
             }
             "campus" => {
                 assert_eq!(fwd, ["out_of_window_dropped"], "{}", r.json["tests"]);
@@ -774,9 +802,19 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 assert_eq!(f["before"]["shift_from"], "reflector", "{f}");
                 // The raw-priority rule strips the SYN-ACK's window scale
                 // before r2's own TTL check: located at r2 from the server.
-                assert_eq!(rev, ["wscale_stripped"]);
+                // And the tracker drops the server's byte beyond the
+                // prober's unscaled window (inside its scaled one) in
+                // FORWARD: r2 (TTL 2 from the server) quoted it last; the
+                // hop after it is not known from the server's side.
+                assert_eq!(rev, ["wscale_stripped", "out_of_window_dropped"]);
                 let w = findings_dir(r, "wscale_stripped", "server_to_client");
                 located_reverse(r, w[0], 2);
+                let o = findings_dir(r, "out_of_window_dropped", "server_to_client");
+                assert_eq!(o[0]["after_hop"]["ttl"], 2, "{}", o[0]);
+                assert_eq!(o[0]["after_hop"]["address"], addr(r, "198.18.43.1"));
+                assert_eq!(o[0]["before"]["shift_from"], "prober", "{}", o[0]);
+                assert_eq!(test_result_dir(r, "reverse_out_of_window"), "dropped");
+                assert_eq!(test_result_dir(r, "reverse_ce_data"), "unchanged");
                 assert_eq!(r.status, 3);
             }
             "ecn_setup_drop_fwd" => {

@@ -447,7 +447,12 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         if prober.path_len.is_some() {
             for (i, spec) in reverse_catalogue(&selected).iter().enumerate() {
                 let sport = prober.port();
-                let run = prober.run_reverse(c, i as u8, sport, spec)?;
+                let run = match spec.name {
+                    "reverse_ect0_data" | "reverse_ce_data" | "reverse_out_of_window" => {
+                        prober.run_reverse_data(c, i as u8, sport, spec)?
+                    }
+                    _ => prober.run_reverse(c, i as u8, sport, spec)?,
+                };
                 runs.push((spec.clone(), run));
             }
         }
@@ -1355,6 +1360,20 @@ impl Prober<'_> {
     }
 }
 
+/// Why a reverse test could not run, from the reflector's refusal: without
+/// a SYN-ACK of the server's to the prober's own address (a SYN proxy
+/// answered, or a NAT: the server answers the translated address, which
+/// the reflector does not watch) there is nothing to copy.
+fn reverse_note(e: &str) -> String {
+    if e.contains("no SYN-ACK from the server") {
+        format!(
+            "{e}: the reflector has no SYN-ACK of the server's to this prober's address to send from (a SYN proxy answered, or a NAT translated the prober's address); not tested"
+        )
+    } else {
+        e.to_string()
+    }
+}
+
 /// The reverse tests: the server's own SYN-ACK, then a crafted SYN-ACK per
 /// forward test (its options, DS byte and ECN flags), sent by the reflector.
 pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
@@ -1381,6 +1400,9 @@ pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
             "dscp_ef" => "synack_dscp_ef",
             "ect0" => "synack_ect0",
             "ecn_setup" => "synack_ecn_setup",
+            "ect0_data" => "reverse_ect0_data",
+            "ce_data" => "reverse_ce_data",
+            "out_of_window" => "reverse_out_of_window",
             _ => continue,
         };
         let mut r = t.clone();
@@ -1442,6 +1464,182 @@ impl Prober<'_> {
             seen,
         });
         Ok(())
+    }
+
+    /// The reverse data tests: a handshake the prober completes (its ACK
+    /// advertises `window`, shift 7), then the reflector sends one data
+    /// byte from the server's side (`send_data`: TTL-limited copies and a
+    /// full one), marked with the test's DS byte (`reverse_ect0_data`,
+    /// `reverse_ce_data`) or past the prober's unscaled window edge and
+    /// its slack but inside its scaled window (`reverse_out_of_window`,
+    /// the campus firewall's sequence checking in the server-to-client
+    /// direction). What arrives here is the far end's view; the routers'
+    /// quotes reach the reflector. A SYN-ACK the server did not send to
+    /// the prober's own address (a NAT) leaves the reflector nothing to
+    /// copy: the test says so and is `unknown`.
+    fn run_reverse_data(
+        &mut self,
+        c: &mut reflect::Control,
+        index: u8,
+        sport: u16,
+        spec: &TestSpec,
+    ) -> Result<TestRun, Failure> {
+        let len = self.path_len.unwrap_or(1);
+        let oow = spec.name == "reverse_out_of_window";
+        let seq = random_u32();
+        let mut seg = Segment {
+            sport,
+            dport: self.dport,
+            seq,
+            ack: 0,
+            flags: Flags::SYN,
+            window: 64240,
+            options: OptionsBuilder::new()
+                .mss(1460)
+                .sack_permitted()
+                .window_scale(7)
+                .build()
+                .map(|v| v.to_vec())
+                .unwrap_or_default(),
+            payload: vec![],
+        };
+        let p = build_ip(self.src, self.dst, 0, 64, 0x4000, &seg)?;
+        let mut run = TestRun {
+            sent: Seen::from_ip(&p)
+                .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?,
+            quotes: Vec::new(),
+            answer: None,
+            unreachable: None,
+            direction: "server_to_client",
+            at_end: None,
+            note: None,
+            oow: None,
+        };
+        self.raw.send(self.dst, &p)?;
+        let Some(synack) = self.wait_for(sport, |s| {
+            s.flags()
+                .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                && s.ack() == Some(seq.wrapping_add(1))
+        }) else {
+            run.note =
+                Some("the handshake got no SYN-ACK: nothing for the reflector to send".into());
+            return Ok(run);
+        };
+        // The prober's window as a tracker that missed the scaling reads
+        // it (the field) and as the server means it (shifted by 7). The
+        // tracker's slack is the largest window it saw from the prober:
+        // the SYN's 64240. The byte goes half-way between twice that and
+        // the scaled window.
+        let field: u16 = if oow { 4000 } else { 502 };
+        let (limit, scaled) = (2 * 64240u32, u32::from(field) << 7);
+        let offset = if oow { limit + (scaled - limit) / 2 } else { 0 };
+        seg.flags = Flags::ACK;
+        seg.seq = seq.wrapping_add(1);
+        seg.ack = synack.seq().unwrap_or(0).wrapping_add(1);
+        seg.window = field;
+        seg.options = vec![];
+        let p = build_ip(self.src, self.dst, 0, 64, 0x4000, &seg)?;
+        self.raw.send(self.dst, &p)?;
+        if oow {
+            run.oow = Some(OowEvidence {
+                synack_window: 64240,
+                synack_shift: Some(7),
+                ack_window: field,
+                offset,
+                shift: 7,
+                shift_source: "prober",
+                unscaled_edge: 64240,
+                scaled_edge: scaled,
+            });
+        }
+        let ident = 0x8000 | (u16::from(index) << 8);
+        let mut ttls: Vec<u8> = (1..len).collect();
+        ttls.push(64);
+        let mut req = json!({"op": "send_data", "port": sport, "ident": ident, "ttls": ttls, "tos": spec.tos, "offset": offset});
+        let is_answer = |s: &Seen| {
+            s.src == self.dst
+                && s.sport() == Some(self.dport)
+                && s.dport() == Some(sport)
+                && s.ident == ident
+                && s.payload().is_some_and(|d| !d.is_empty())
+        };
+        // Sent twice at most (the second time the full copy only).
+        for attempt in 0..2 {
+            let reply = match c.call(&req) {
+                Ok(r) => r,
+                Err(e) => {
+                    run.note = Some(reverse_note(&e));
+                    self.send_rst(sport, seq.wrapping_add(1))?;
+                    if let Some(o) = run.oow.as_mut() {
+                        o.offset = 0;
+                    }
+                    return Ok(run);
+                }
+            };
+            if attempt == 0 {
+                match reply["sent"]
+                    .as_str()
+                    .and_then(reflect::unhex)
+                    .and_then(|b| Seen::from_ip(&b))
+                {
+                    Some(sent) => run.sent = sent,
+                    None => {
+                        return Err(Failure::Runtime(format!(
+                            "reflector: no data segment to port {sport} sent"
+                        )))
+                    }
+                }
+            }
+            let deadline = Instant::now() + self.timeout;
+            while let Some(r) = self.raw.recv_until(deadline) {
+                if let Some(Answer::Tcp(s)) = parse_ip_answer(&r.bytes) {
+                    if is_answer(&s) {
+                        run.answer = Some((len, s));
+                        break;
+                    }
+                }
+            }
+            if run.answer.is_some() {
+                break;
+            }
+            req["ttls"] = json!([64]);
+        }
+        // The routers' quotes reach the reflector; give them time.
+        let want = usize::from(len.saturating_sub(1));
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            run.quotes = c
+                .report(sport)?
+                .into_iter()
+                .filter(|(d, _)| d == "icmp")
+                .filter_map(|(_, ip)| match parse_ip_answer(&ip) {
+                    Some(Answer::Icmp(e)) if e.icmp_type == wire::ICMP_TIME_EXCEEDED => Some(e),
+                    _ => None,
+                })
+                .filter_map(|e| {
+                    let ttl = (e.quote.ident & 0xff) as u8;
+                    (e.quote.ident & 0xff00 == ident
+                        && ttl > 0
+                        && e.quote.payload().is_none_or(|d| !d.is_empty()))
+                    .then_some((ttl, e))
+                })
+                .collect();
+            run.quotes.sort_by_key(|(t, _)| *t);
+            run.quotes.dedup_by_key(|(t, _)| *t);
+            if run.quotes.len() >= want || Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if let Some((_, s)) = &run.answer {
+            run.at_end = Some(Observation {
+                ttl: len,
+                address: self.src,
+                seen: s.clone(),
+            });
+        }
+        self.send_rst(sport, seq.wrapping_add(1))?;
+        Ok(run)
     }
 
     /// One reverse test: open a half connection, have the reflector send
@@ -1524,7 +1722,7 @@ impl Prober<'_> {
             Ok(r) => r,
             Err(e) => {
                 // E.g. a SYN proxy answered: the server sent no SYN-ACK.
-                run.note = Some(e);
+                run.note = Some(reverse_note(&e));
                 self.send_rst(sport, seq.wrapping_add(1))?;
                 return Ok(run);
             }
@@ -1718,7 +1916,9 @@ fn evaluate(
         let located = locate(&run.sent, &obs);
         let mut detail: Vec<String> = run.note.iter().cloned().collect();
         let result;
-        if spec.name == "out_of_window" && run.oow.as_ref().is_none_or(|o| o.offset == 0) {
+        if matches!(spec.name, "out_of_window" | "reverse_out_of_window")
+            && run.oow.as_ref().is_none_or(|o| o.offset == 0)
+        {
             result = "unknown";
         } else if run.answer.is_none() && run.note.is_some() {
             // The reflector could not send it (no SYN-ACK of the server's
@@ -1935,7 +2135,12 @@ fn evaluate(
             }
         }
         let mut result = result;
-        if let (Some(o), Some(_)) = (&run.oow, &run.answer) {
+        if let (Some(o), Some(_), true) = (&run.oow, &run.answer, reverse) {
+            detail.push(format!(
+                "the server-side byte {} past the prober's acknowledged point (unscaled edge {}, scaled edge {}: the prober's window field {} shift {}) arrived here",
+                o.offset, o.unscaled_edge, o.scaled_edge, o.ack_window, o.shift
+            ));
+        } else if let (Some(o), Some(_)) = (&run.oow, &run.answer) {
             detail.push(format!(
                 "the byte {} past the acknowledged point (unscaled edge {}, scaled edge {}: window field {} shift {} from the {}) was acknowledged",
                 o.offset, o.unscaled_edge, o.scaled_edge, o.ack_window, o.shift, o.shift_source

@@ -34,6 +34,10 @@
 //!   DS byte, flags besides SYN+ACK and option block (each kept when
 //!   absent), sent once per TTL (identification `I | ttl`, the TTL-64 copy
 //!   `I`), paced 2 ms -> `{"ok":true,"sent":HEX}` (the TTL-64 copy)
+//! - `{"op":"send_data", ...}`: the same fields plus `"offset":N?`; one data
+//!   byte (PSH+ACK, no options) from the server's side of that connection,
+//!   at sequence number ISN + 1 + N (the server's first byte, or N bytes past
+//!   it), with the SYN-ACK's acknowledgment and window
 //! - `{"op":"bye"}` ends the session.
 //!
 //! Errors are `{"ok":false,"error":"..."}`. Limits: at most 4096 packets
@@ -432,7 +436,8 @@ fn handle(
                 .collect();
             Ok(json!({"ok": true, "packets": packets}))
         }
-        "send_synack" => {
+        op @ ("send_synack" | "send_data") => {
+            let data = op == "send_data";
             let port = port16(&req["port"], "port")?;
             let ident =
                 u16::try_from(num(&req["ident"], "ident")?).map_err(|_| "ident: 16 bits")?;
@@ -486,10 +491,20 @@ fn handle(
                         original.flags().unwrap_or(flags) & (Flags::ECE | Flags::CWR | Flags::AE)
                 }
             }
+            if data {
+                flags = Flags::PSH | Flags::ACK;
+            }
             let options = match req.get("options").and_then(Value::as_str) {
                 Some(h) => unhex(h).ok_or("options: hex needed")?,
+                None if data => vec![],
                 None => original.options().unwrap_or(&[]).to_vec(),
             };
+            // A data byte: the server's first, or `offset` bytes past it.
+            let offset = match req.get("offset") {
+                Some(o) => u32::try_from(num(o, "offset")?).map_err(|_| "offset: 32 bits")?,
+                None => 0,
+            };
+            let isn = original.seq().unwrap_or(0);
             let tos = match req.get("tos") {
                 Some(t) => u8::try_from(num(t, "tos")?).map_err(|_| "tos: 8 bits")?,
                 None => original.tos,
@@ -497,12 +512,16 @@ fn handle(
             let seg = Segment {
                 sport: original.sport().unwrap_or(0),
                 dport: port,
-                seq: original.seq().unwrap_or(0),
+                seq: if data {
+                    isn.wrapping_add(1).wrapping_add(offset)
+                } else {
+                    isn
+                },
                 ack: original.ack().unwrap_or(0),
                 flags,
                 window: original.window().unwrap_or(0),
                 options,
-                payload: vec![],
+                payload: if data { vec![b'R'] } else { vec![] },
             };
             let mut full = Vec::new();
             for ttl in ttls {
