@@ -150,6 +150,12 @@ struct Side {
     infer_hi: Option<u8>,
     /// This side's previous ACK number and window field.
     prev_ack_field: Option<(u32, u16)>,
+    /// The current run of ACKs that each advanced and grew the window
+    /// field: bytes acknowledged, field growth, ACKs ([`growth_bound`]).
+    growth_run: (u64, u32, u32),
+    /// The upper bound on this side's shift from its longest steady growth
+    /// run, and that run's bytes ([`growth_bound`]).
+    growth_hi: Option<(u8, u64)>,
     /// Data segments no larger than the peer's last window field read as
     /// bytes (and below 536 bytes): what a sender sends when it reads a
     /// scaled window field unscaled.
@@ -173,6 +179,15 @@ struct TsRing {
 }
 
 impl Side {
+    /// Ends the current growth run, keeping the bound of the longest one.
+    fn close_growth_run(&mut self) {
+        let (da, df, n) = std::mem::take(&mut self.growth_run);
+        if let Some(b) = growth_bound(da, df, n) {
+            if self.growth_hi.is_none_or(|(_, best)| da > best) {
+                self.growth_hi = Some((b, da));
+            }
+        }
+    }
     fn remember_tsval(&mut self, tsval: u32, at: Timestamp) {
         let r = self.ts.get_or_insert_with(|| {
             Box::new(TsRing {
@@ -534,11 +549,12 @@ impl ConnState {
             let end = rec.seq.wrapping_add(rec.seq_len());
             let retrans = me.snd_nxt.is_some_and(|nxt| !seq_lt(nxt, end));
             let len = u32::try_from(rec.payload_len).unwrap_or(u32::MAX);
-            let tsval = timestamps.map(|ts| ts.tsval);
-            lim[i].each(|l| l.on_data(t, rec.seq, len, retrans, tsval));
+            let ts = timestamps.map(|ts| (ts.tsval, ts.tsecr));
+            lim[i].each(|l| l.on_data(t, rec.seq, len, retrans, ts));
         }
         if rec.flags.contains(Flags::ACK) && !rec.flags.contains(Flags::SYN) {
-            lim[1 - i].each(|l| l.on_ack(t, rec.ack, rec.window));
+            let tsval = timestamps.map(|ts| ts.tsval);
+            lim[1 - i].each(|l| l.on_ack(t, rec.ack, rec.window, tsval));
         }
     }
 
@@ -641,6 +657,19 @@ impl ConnState {
                     let df = u32::from(f1 - rec.window);
                     let bound = (da / df).checked_ilog2().map_or(0, |b| b.min(14) as u8);
                     me.infer_hi = Some(me.infer_hi.map_or(bound, |h| h.min(bound)));
+                }
+            }
+            if let Some((a1, f1)) = me.prev_ack_field {
+                let da = rec.ack.wrapping_sub(a1);
+                if rec.window > f1 && da > 0 && da < 1 << 30 {
+                    let r = &mut me.growth_run;
+                    *r = (
+                        r.0 + u64::from(da),
+                        r.1 + u32::from(rec.window - f1),
+                        r.2 + 1,
+                    );
+                } else {
+                    me.close_growth_run();
                 }
             }
             me.prev_ack_field = Some((rec.ack, rec.window));
@@ -836,6 +865,11 @@ pub struct ShiftInterval {
     pub min: u8,
     /// Largest shift the capture allows.
     pub max: u8,
+    /// `high`: both ends follow from TCP's rules alone (the flight, the
+    /// right edge never moving left, the largest window); `medium`: the
+    /// `max` relies on how a Linux receiver opens its window
+    /// ([`growth_bound`]).
+    pub confidence: &'static str,
 }
 
 /// What the capture says about the shift of the side `me` (the receiver
@@ -855,13 +889,63 @@ fn infer_shift(me: &Side) -> Option<ShiftInterval> {
         .find(|s| u64::from(f) << s <= 1 << 30)
         .unwrap_or(0);
     let hi = me.infer_hi.map_or(by_size, |h| h.min(by_size));
-    if lo == 0 && hi == 14 {
-        return None;
-    }
     // Conflicting evidence (a receiver that shrank its window): keep the
     // flight's bound, which needs no assumption about the receiver.
     let hi = if hi < lo { by_size.max(lo) } else { hi };
-    Some(ShiftInterval { min: lo, max: hi })
+    // The Linux receiver's window growth, from its longest steady run
+    // (the one still open at the end of the capture included).
+    let (da, df, n) = me.growth_run;
+    let growth = match (growth_bound(da, df, n), me.growth_hi) {
+        (Some(b), Some((_, best))) if da > best => Some(b),
+        (Some(b), None) => Some(b),
+        (_, g) => g.map(|(b, _)| b),
+    };
+    match growth {
+        // Used only when it agrees with the flight's bound.
+        Some(g) if g >= lo && g < hi => Some(ShiftInterval {
+            min: lo,
+            max: g,
+            confidence: "medium",
+        }),
+        _ if lo == 0 && hi == 14 => None,
+        _ => Some(ShiftInterval {
+            min: lo,
+            max: hi,
+            confidence: "high",
+        }),
+    }
+}
+
+/// Fewest consecutive growing ACKs for a growth run to bound a shift.
+const GROWTH_RUN_ACKS: u32 = 8;
+
+/// The upper bound a run of `n` ACKs, each advancing and growing the window
+/// field, puts on the receiver's shift under Linux's receive-window growth
+/// (`None`: too short a run, or too little growth to tell).
+///
+/// A Linux receiver advertises `min(free space, rcv_ssthresh)` rounded up
+/// to a multiple of `1 << shift` (`__tcp_select_window`), and while the
+/// window opens it is `rcv_ssthresh` that limits it: `tcp_grow_window`
+/// raises it by at most `2 * max(advmss, len)` for each segment of `len`
+/// bytes received, 2 bytes per byte for full-sized segments. Over a run
+/// that acknowledges `da` bytes the window in bytes grows by at most
+/// `2 * da` (with 1/32 of slack for `advmss` above the segment size), so a
+/// field growth of `df` needs `(df - 1) << shift <= 2.0625 * da` (one unit
+/// for the rounding): shifts above `log2(2.0625 * da / (df - 1))` are ruled
+/// out. The lab's Linux receivers grow at exactly 2 bytes per byte (a run
+/// of 348 ACKs gave 2^10.00 at shift 10), so the bound is the true shift.
+/// It assumes a Linux receiver whose window opened by `rcv_ssthresh`, not
+/// by an application reading a full buffer (that opens it in jumps, not in
+/// steady runs of [`GROWTH_RUN_ACKS`] ACKs): `medium` confidence.
+fn growth_bound(da: u64, df: u32, n: u32) -> Option<u8> {
+    if n < GROWTH_RUN_ACKS || df < 8 {
+        return None;
+    }
+    // 2.0625 * da / (df - 1) >= 2^s, in integers: 33 * da >= 16 * (df - 1) << s.
+    let lhs = u128::from(da) * 33;
+    (0u8..=14)
+        .rev()
+        .find(|s| (u128::from(df - 1) * 16) << s <= lhs)
 }
 
 /// How the window-scale mismatch shows in the capture.

@@ -83,8 +83,14 @@ use serde::Serialize;
 pub const MIN_DATA_SEGMENTS: u64 = 20;
 /// Fewest round trips of transfer time for a verdict.
 pub const MIN_ROUNDS: u64 = 3;
+/// Fewest consecutive flat rounds for a plateau (module docs).
+pub const PLATEAU_ROUNDS: u64 = 8;
+/// How far a round's flight may be from the plateau's, bytes.
+const PLATEAU_SLACK: u64 = 0;
 /// Samples of the receiver's ACKs kept.
 const RING: usize = 16;
+/// Receiver TSval ticks kept with the highest ACK sent under each.
+const TS_ACKS: usize = 32;
 
 /// `a` before `b` in sequence space.
 fn seq_lt(a: u32, b: u32) -> bool {
@@ -129,6 +135,11 @@ struct Round {
     other_ns: u64,
     /// Largest one-way delay sample in the round, ns.
     owd_max: Option<i64>,
+    /// Most bytes in flight as the sender's echoed timestamps date its
+    /// knowledge of the ACKs (module docs), 0 without timestamps.
+    max_echo_flight: u64,
+    /// Smallest window (as read) the sender knew during the round.
+    min_window: Option<u64>,
 }
 
 /// Tracks one direction's sender under one reading of the window fields
@@ -169,6 +180,31 @@ pub struct LimitTracker {
     tsval0: Option<u32>,
     /// Smallest one-way delay sample (capture time minus TSval in ms), ns.
     owd_min: Option<i64>,
+    /// The receiver's TSvals with the highest ACK it sent under each, oldest
+    /// first in ring order.
+    ts_acks: [(u32, u32); TS_ACKS],
+    ts_len: usize,
+    ts_next: usize,
+    /// The current plateau of the flight (module docs).
+    plateau: Plateau,
+    /// Sender time of finished plateaus: the sender read a window smaller
+    /// than the one advertised, ns.
+    plateau_ns: u64,
+    /// The largest plateau flight found, bytes.
+    plateau_flight: u64,
+}
+
+/// Consecutive flat rounds at one flight (module docs).
+#[derive(Debug, Clone, Copy, Default)]
+struct Plateau {
+    /// The round's most bytes in flight the run is flat at.
+    flight: u64,
+    rounds: u64,
+    /// Time of the run's rounds booked to the sender and to the network, ns.
+    sender_ns: u64,
+    network_ns: u64,
+    /// Smallest window (as read) known during the run.
+    min_window: u64,
 }
 
 impl LimitTracker {
@@ -199,6 +235,12 @@ impl LimitTracker {
             max_flight: 0,
             tsval0: None,
             owd_min: None,
+            ts_acks: [(0, 0); TS_ACKS],
+            ts_len: 0,
+            ts_next: 0,
+            plateau: Plateau::default(),
+            plateau_ns: 0,
+            plateau_flight: 0,
         }
     }
 
@@ -334,18 +376,35 @@ impl LimitTracker {
     /// docs) rather than the sender's.
     fn round_is_network(&self) -> bool {
         let r = self.round;
+        let flight = self.round_flight();
         // Still growing: by more than one segment or 10 %.
-        let growing = r.max_flight > self.prev_max_flight + self.mss
-            || r.max_flight * 10 > self.prev_max_flight * 11;
-        let queueing = r.max_flight * 4 > r.acked * 5;
-        // Delay from the sender to here grew: a queue between them.
-        let queue_delay = match (r.owd_max, self.owd_min) {
+        let growing =
+            flight > self.prev_max_flight + self.mss || flight * 10 > self.prev_max_flight * 11;
+        let queueing = flight * 4 > r.acked * 5;
+        r.retrans > 0 || growing || queueing || self.queue_delay()
+    }
+
+    /// The sender's segments reach the capture point later than their
+    /// timestamps say by more than a fifth of the RTT (at least 2 ms) over
+    /// the smallest such delay: a queue between the sender and here.
+    fn queue_delay(&self) -> bool {
+        match (self.round.owd_max, self.owd_min) {
             (Some(max), Some(min)) => {
                 max - min > i64::try_from((self.round_ns / 5).max(2_000_000)).unwrap_or(i64::MAX)
             }
             _ => false,
-        };
-        r.retrans > 0 || growing || queueing || queue_delay
+        }
+    }
+
+    /// The round's most bytes in flight: as the sender's echoes date its
+    /// knowledge of the ACKs when it has timestamps, else as the loop
+    /// delay does.
+    fn round_flight(&self) -> u64 {
+        if self.round.max_echo_flight > 0 {
+            self.round.max_echo_flight
+        } else {
+            self.round.max_flight
+        }
     }
 
     /// The times so far with the current round booked.
@@ -359,12 +418,67 @@ impl LimitTracker {
         t
     }
 
+    /// Follows the plateau of the flight over rounds booked to the sender
+    /// (module docs); time in a long enough plateau far below the window
+    /// moves from the sender to the receive window.
+    fn follow_plateau(&mut self, network: bool) {
+        let r = self.round;
+        let flight = self.round_flight();
+        // No loss, ACKs arriving, no queue: a flight that stops at the same
+        // byte round after round stops at an edge.
+        let flat = r.retrans == 0 && !self.queue_delay() && r.other_ns > 0 && r.acked > 0 && flight > 0;
+        if std::env::var_os("LIMDBG").is_some() && self.read_shift != 99 {
+            eprintln!("round {} start {:.4} net {} flight {} echo {} maxfl {} prev {} acked {} retr {} other {:.4} minwin {:?} owd {:?}/{:?}", self.rounds, r.start_ns as f64/1e9, network, flight, r.max_echo_flight, r.max_flight, self.prev_max_flight, r.acked, r.retrans, r.other_ns as f64/1e9, r.min_window, r.owd_max, self.owd_min);
+        }
+        let (sender_ns, network_ns) = if network {
+            (0, r.other_ns)
+        } else {
+            (r.other_ns, 0)
+        };
+        let p = &mut self.plateau;
+        if flat && p.rounds > 0 && flight.abs_diff(p.flight) <= PLATEAU_SLACK {
+            p.rounds += 1;
+            p.sender_ns += sender_ns;
+            p.network_ns += network_ns;
+            p.min_window = p.min_window.min(r.min_window.unwrap_or(u64::MAX));
+        } else if flat {
+            *p = Plateau {
+                flight,
+                rounds: 1,
+                sender_ns,
+                network_ns,
+                min_window: r.min_window.unwrap_or(u64::MAX),
+            };
+        } else {
+            *p = Plateau::default();
+        }
+        let p = *p;
+        if p.rounds >= PLATEAU_ROUNDS && p.flight * 2 <= p.min_window {
+            // From the run's first qualifying round on, each round's time
+            // moves as it closes (the earlier ones all at once).
+            let (s, n) = if p.rounds == PLATEAU_ROUNDS {
+                (p.sender_ns, p.network_ns)
+            } else {
+                (sender_ns, network_ns)
+            };
+            let (s, n) = (s.min(self.times.sender), n.min(self.times.network));
+            self.times.sender -= s;
+            self.times.network -= n;
+            let moved = s + n;
+            self.times.rwnd += moved;
+            self.plateau_ns += moved;
+            self.plateau_flight = self.plateau_flight.max(p.flight);
+        }
+    }
+
     /// Books the round's *other* time to the network or the sender.
     fn close_round(&mut self, t_ns: u64) {
-        let r = self.round;
+        let network = self.round_is_network();
         self.times = self.times_closed();
-        if r.max_flight > 0 {
-            self.prev_max_flight = r.max_flight;
+        self.follow_plateau(network);
+        let flight = self.round_flight();
+        if flight > 0 {
+            self.prev_max_flight = flight;
         }
         self.rounds += 1;
         self.round = Round {
@@ -385,6 +499,7 @@ impl LimitTracker {
         let outstanding = nxt.wrapping_sub(known.ack) as i32;
         let flight = u64::try_from(outstanding.max(0)).unwrap_or(0);
         self.round.max_flight = self.round.max_flight.max(flight);
+        self.round.min_window = Some(self.round.min_window.map_or(known.window, |w| w.min(known.window)));
         self.max_flight = self.max_flight.max(flight);
         // The next full segment does not fit: window-limited, even with
         // nothing outstanding (a window below one segment: the sender waits
@@ -407,11 +522,12 @@ impl LimitTracker {
         seq: u32,
         payload: u32,
         retransmission: bool,
-        tsval: Option<u32>,
+        ts: Option<(u32, u32)>,
     ) {
         if payload == 0 {
             return;
         }
+        let tsval = ts.map(|t| t.0);
         self.advance(t_ns);
         if let Some(v) = tsval {
             let v0 = *self.tsval0.get_or_insert(v);
@@ -433,6 +549,17 @@ impl LimitTracker {
         if self.snd_nxt.is_none_or(|n| seq_lt(n, end)) {
             self.snd_nxt = Some(end);
         }
+        // The flight as the sender's echo dates what it knew: it had the
+        // receiver's ACKs up to the TSval it echoes, none later.
+        if let (Some((_, tsecr)), Some(nxt)) = (ts, self.snd_nxt) {
+            if let Some(ack) = self.ack_by_tsval(tsecr) {
+                let f = nxt.wrapping_sub(ack) as i32;
+                if f > 0 {
+                    let f = u64::from(f.unsigned_abs());
+                    self.round.max_echo_flight = self.round.max_echo_flight.max(f);
+                }
+            }
+        }
         // The edge as the sender could know it when it sent this segment,
         // giving the loop delay a quarter of slack (it was measured once,
         // on the handshake).
@@ -453,8 +580,35 @@ impl LimitTracker {
         self.decide(t_ns);
     }
 
-    /// A segment of the receiver with ACK set: `ack` and its raw window field.
-    pub fn on_ack(&mut self, t_ns: u64, ack: u32, window_field: u16) {
+    /// The highest ACK the receiver sent under a TSval at or before `tsecr`
+    /// (`None`: none of those kept).
+    fn ack_by_tsval(&self, tsecr: u32) -> Option<u32> {
+        (0..self.ts_len)
+            .map(|i| self.ts_acks[(self.ts_next + TS_ACKS - 1 - i) % TS_ACKS])
+            .find(|(v, _)| !seq_lt(tsecr, *v))
+            .map(|(_, a)| a)
+            .filter(|_| {
+                // Older than everything kept: unknown.
+                let oldest = self.ts_acks[(self.ts_next + TS_ACKS - self.ts_len) % TS_ACKS].0;
+                !seq_lt(tsecr, oldest)
+            })
+    }
+
+    /// A segment of the receiver with ACK set: `ack`, its raw window field
+    /// and its TSval when it has timestamps.
+    pub fn on_ack(&mut self, t_ns: u64, ack: u32, window_field: u16, tsval: Option<u32>) {
+        if let Some(v) = tsval {
+            let newest = (self.ts_next + TS_ACKS - 1) % TS_ACKS;
+            if self.ts_len > 0 && self.ts_acks[newest].0 == v {
+                if seq_lt(self.ts_acks[newest].1, ack) {
+                    self.ts_acks[newest].1 = ack;
+                }
+            } else if self.ts_len == 0 || seq_lt(self.ts_acks[newest].0, v) {
+                self.ts_acks[self.ts_next] = (v, ack);
+                self.ts_next = (self.ts_next + 1) % TS_ACKS;
+                self.ts_len = (self.ts_len + 1).min(TS_ACKS);
+            }
+        }
         self.advance(t_ns);
         let window = u64::from(window_field) << self.read_shift;
         if let Some(prev) = self.seen_ack {
@@ -605,7 +759,7 @@ mod tests {
             }
             // The ACK of this round's data arrives just before the next round.
             let _ = start;
-            t.on_ack(base + 10 * MS - 1000, seq, window_field);
+            t.on_ack(base + 10 * MS - 1000, seq, window_field, None);
             if grow {
                 n += 2;
             }
@@ -645,7 +799,7 @@ mod tests {
                 t.on_data(base + i * 1000, seq, 1000, false, None);
                 seq += 1000;
             }
-            t.on_ack(base + 10 * MS, seq, 65_535);
+            t.on_ack(base + 10 * MS, seq, 65_535, None);
         }
         let l = t.limit();
         assert!(l.idle_fraction.unwrap() > 0.6, "{l:?}");
@@ -663,11 +817,11 @@ mod tests {
     fn data_beyond_the_advertised_edge_is_counted() {
         let mut t = LimitTracker::new(0);
         t.configure(10 * MS, 0, None);
-        t.on_ack(0, 0, 1000);
+        t.on_ack(0, 0, 1000, None);
         t.on_data(MS, 0, 1000, false, None);
         t.on_data(MS, 1000, 1000, false, None);
         assert_eq!(t.beyond_window(), (1000, false));
-        t.on_ack(2 * MS, 2000, 1000);
+        t.on_ack(2 * MS, 2000, 1000, None);
         assert_eq!(t.beyond_window(), (1000, true));
     }
 }
