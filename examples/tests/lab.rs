@@ -126,7 +126,11 @@ fn lab(case: &str, extra: &[&str]) -> Option<Run> {
     // Cut after the handshake, each capture still bounds the shifts right.
     for (path, full) in [(&inside, &inside_a), (&outside, &outside_a)] {
         let cut = dir.join("cut.pcap");
-        std::fs::write(&cut, drop_first_records(&std::fs::read(path).unwrap(), 3)).unwrap();
+        std::fs::write(
+            &cut,
+            lab_support::drop_first_records(&std::fs::read(path).unwrap(), 3),
+        )
+        .unwrap();
         let partial = firewall_check(&["analyze", "--json"], &[&cut]);
         check_inferred(case, full, &partial);
     }
@@ -136,32 +140,6 @@ fn lab(case: &str, extra: &[&str]) -> Option<Run> {
         inside: inside_a,
         outside: outside_a,
     })
-}
-
-/// A classic pcap without its first `n` records.
-fn drop_first_records(file: &[u8], n: usize) -> Vec<u8> {
-    let le = matches!(
-        file.get(..4),
-        Some([0xd4, 0xc3, 0xb2, 0xa1] | [0x4d, 0x3c, 0xb2, 0xa1])
-    );
-    let mut out = file[..24].to_vec();
-    let mut pos = 24;
-    let mut i = 0;
-    while pos + 16 <= file.len() {
-        let b = [file[pos + 8], file[pos + 9], file[pos + 10], file[pos + 11]];
-        let incl = if le {
-            u32::from_le_bytes(b)
-        } else {
-            u32::from_be_bytes(b)
-        } as usize;
-        let end = (pos + 16 + incl).min(file.len());
-        if i >= n {
-            out.extend_from_slice(&file[pos..end]);
-        }
-        pos = end;
-        i += 1;
-    }
-    out
 }
 
 /// The shift intervals `analyze` infers without the handshake contain the

@@ -78,6 +78,11 @@ fn check(case: &str, dir: &Path, direction: &str, sender: &str, sides: &[&str]) 
             &["network"]
         };
         assert!(expected.contains(&kind), "{what}");
+        // A window the capture does not show is claimed only where the
+        // kernel counted the receive window.
+        if l["receive_window_evidence"]["kind"] == "flight_plateau" {
+            assert!(k_rwnd >= 0.5, "{what}");
+        }
         let rw = l["receive_window_fraction"].as_f64().expect(&what);
         assert!((rw - k_rwnd).abs() <= 0.15, "{what}");
         // No claim contradicts the capture: window-limited only within the ceiling.
@@ -91,6 +96,42 @@ fn check(case: &str, dir: &Path, direction: &str, sender: &str, sides: &[&str]) 
     }
 }
 
+/// The shift the sender of the bulk download (the server) read the client's
+/// window fields with, from the full capture (`None` when the two ends
+/// disagree about scaling: no one shift to infer).
+fn client_shift_read(full: &Value) -> Option<u64> {
+    let n = &full["connections"][0]["negotiated"];
+    let on = |who: &str| n["wscale_on"][who] == true;
+    let offered = n["wscale_offered"]["client"].as_u64();
+    let meant = if on("client") { offered } else { Some(0) };
+    let read = if on("server") { offered } else { Some(0) };
+    (meant == read).then_some(meant).flatten()
+}
+
+/// Cut after the handshake, each capture of a bulk download pins the
+/// client's shift to the one value the server read it with.
+fn check_inferred_single(case: &str, dir: &Path, sides: &[&str]) {
+    for side in sides {
+        let path = dir.join(format!("{side}.pcap"));
+        let Some(truth) = client_shift_read(&analyze(&path)) else {
+            continue;
+        };
+        let cut = dir.join(format!("{side}.cut.pcap"));
+        std::fs::write(
+            &cut,
+            lab_support::drop_first_records(&std::fs::read(&path).unwrap(), 3),
+        )
+        .unwrap();
+        let v = analyze(&cut);
+        let inf = &v["connections"][0]["negotiated"]["wscale_inferred"]["client"];
+        assert_eq!(
+            (inf["min"].as_u64(), inf["max"].as_u64()),
+            (Some(truth), Some(truth)),
+            "{case}, {side} capture cut after the handshake: the client's shift {truth}, inferred {inf}"
+        );
+    }
+}
+
 const BULK: &[&str] = &["--bytes", "2000000"];
 const BOTH: &[&str] = &["inside", "outside"];
 
@@ -100,6 +141,7 @@ fn lab_limit_receive_buffer_too_small() {
         return;
     };
     check("rcvbuf-small4", &dir, "server_to_client", "server", BOTH);
+    check_inferred_single("rcvbuf-small4", &dir, BOTH);
     // What to change: the receiver's buffer (bdp's Linux model).
     let v = analyze(&dir.join("outside.pcap"));
     let advice = &v["connections"][0]["directions"]["server_to_client"]["advice"];
@@ -118,25 +160,38 @@ fn lab_limit_receive_buffer_too_small() {
 
 /// The window field rewritten between the client and the server: the
 /// server's capture shows the small window the server reads. The client's
-/// capture shows the client's own, larger fields; there the rewrite is
-/// invisible (a flat flight below the advertised window reads as the
-/// sender's), so only the server's side is held to the kernel, and the
-/// client's side must not claim a receive-window limit it cannot see.
+/// capture shows the client's own, larger fields; there the rewrite shows
+/// as the server's flight stopping at one value, to the byte, far below the
+/// advertised window (the plateau, `limits.rs`): both sides are held to the
+/// kernel, and the client's side names the window the server read.
 #[test]
 fn lab_limit_window_field_rewritten() {
     let Some(dir) = run_lab("window-rewrite4", BULK) else {
         return;
     };
-    check(
-        "window-rewrite4",
-        &dir,
-        "server_to_client",
-        "server",
-        &["outside"],
-    );
+    check("window-rewrite4", &dir, "server_to_client", "server", BOTH);
+    // The middlebox writes 20 into the field; the server reads it with the
+    // client's shift, 10: a window of 20,480 bytes.
+    let read = 20u64 << 10;
     let v = analyze(&dir.join("inside.pcap"));
-    let d = &v["connections"][0]["directions"]["server_to_client"];
-    assert_ne!(d["window_limited"], true, "{d}");
+    let l = &v["connections"][0]["directions"]["server_to_client"]["limit"];
+    assert_eq!(
+        l["receive_window_evidence"]["kind"], "flight_plateau",
+        "{l}"
+    );
+    assert_eq!(l["receive_window_evidence"]["confidence"], "medium", "{l}");
+    let w = l["window_read_inferred_bytes"]
+        .as_u64()
+        .expect("inferred window");
+    assert!(w <= read && read < w + 1448, "{l}");
+    // The server's side sees the rewritten fields themselves.
+    let v = analyze(&dir.join("outside.pcap"));
+    let l = &v["connections"][0]["directions"]["server_to_client"]["limit"];
+    assert_eq!(
+        l["receive_window_evidence"]["kind"], "advertised_window",
+        "{l}"
+    );
+    check_inferred_single("window-rewrite4", &dir, BOTH);
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -146,6 +201,7 @@ fn lab_limit_rate_bottleneck() {
         return;
     };
     check("tbf4", &dir, "server_to_client", "server", BOTH);
+    check_inferred_single("tbf4", &dir, BOTH);
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -155,6 +211,7 @@ fn lab_limit_send_buffer_too_small() {
         return;
     };
     check("sndbuf-small4", &dir, "server_to_client", "server", BOTH);
+    check_inferred_single("sndbuf-small4", &dir, BOTH);
     let v = analyze(&dir.join("inside.pcap"));
     let advice = &v["connections"][0]["directions"]["server_to_client"]["advice"];
     assert!(
@@ -174,6 +231,7 @@ fn lab_limit_slow_application() {
         return;
     };
     check("slow-app4", &dir, "server_to_client", "server", BOTH);
+    check_inferred_single("slow-app4", &dir, BOTH);
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -151,11 +151,10 @@ struct Side {
     /// This side's previous ACK number and window field.
     prev_ack_field: Option<(u32, u16)>,
     /// The current run of ACKs that each advanced and grew the window
-    /// field: bytes acknowledged, field growth, ACKs ([`growth_bound`]).
-    growth_run: (u64, u32, u32),
-    /// The upper bound on this side's shift from its longest steady growth
-    /// run, and that run's bytes ([`growth_bound`]).
-    growth_hi: Option<(u8, u64)>,
+    /// field ([`GrowthRun`]).
+    growth_run: GrowthRun,
+    /// The longest finished run.
+    growth_best: GrowthRun,
     /// Data segments no larger than the peer's last window field read as
     /// bytes (and below 536 bytes): what a sender sends when it reads a
     /// scaled window field unscaled.
@@ -179,13 +178,11 @@ struct TsRing {
 }
 
 impl Side {
-    /// Ends the current growth run, keeping the bound of the longest one.
+    /// Ends the current growth run, keeping the longest one.
     fn close_growth_run(&mut self) {
-        let (da, df, n) = std::mem::take(&mut self.growth_run);
-        if let Some(b) = growth_bound(da, df, n) {
-            if self.growth_hi.is_none_or(|(_, best)| da > best) {
-                self.growth_hi = Some((b, da));
-            }
+        let run = std::mem::take(&mut self.growth_run);
+        if run.da > self.growth_best.da {
+            self.growth_best = run;
         }
     }
     fn remember_tsval(&mut self, tsval: u32, at: Timestamp) {
@@ -662,12 +659,9 @@ impl ConnState {
             if let Some((a1, f1)) = me.prev_ack_field {
                 let da = rec.ack.wrapping_sub(a1);
                 if rec.window > f1 && da > 0 && da < 1 << 30 {
-                    let r = &mut me.growth_run;
-                    *r = (
-                        r.0 + u64::from(da),
-                        r.1 + u32::from(rec.window - f1),
-                        r.2 + 1,
-                    );
+                    let one_segment = da as usize <= peer.largest_payload;
+                    me.growth_run
+                        .push(u64::from(da), u32::from(rec.window - f1), one_segment);
                 } else {
                     me.close_growth_run();
                 }
@@ -867,8 +861,8 @@ pub struct ShiftInterval {
     pub max: u8,
     /// `high`: both ends follow from TCP's rules alone (the flight, the
     /// right edge never moving left, the largest window); `medium`: the
-    /// `max` relies on how a Linux receiver opens its window
-    /// ([`growth_bound`]).
+    /// interval relies on how a Linux receiver opens its window
+    /// ([`GrowthRun`]).
     pub confidence: &'static str,
 }
 
@@ -894,17 +888,19 @@ fn infer_shift(me: &Side) -> Option<ShiftInterval> {
     let hi = if hi < lo { by_size.max(lo) } else { hi };
     // The Linux receiver's window growth, from its longest steady run
     // (the one still open at the end of the capture included).
-    let (da, df, n) = me.growth_run;
-    let growth = match (growth_bound(da, df, n), me.growth_hi) {
-        (Some(b), Some((_, best))) if da > best => Some(b),
-        (Some(b), None) => Some(b),
-        (_, g) => g.map(|(b, _)| b),
+    let run = if me.growth_run.da > me.growth_best.da {
+        me.growth_run
+    } else {
+        me.growth_best
     };
-    match growth {
-        // Used only when it agrees with the flight's bound.
-        Some(g) if g >= lo && g < hi => Some(ShiftInterval {
-            min: lo,
-            max: g,
+    let (g_lo, g_hi) = run.bounds();
+    let g_lo = g_lo.unwrap_or(0).max(lo);
+    let g_hi = g_hi.unwrap_or(14).min(hi);
+    match (g_lo, g_hi) {
+        // Used only where it agrees with TCP's own bounds and narrows them.
+        (a, b) if a <= b && (a, b) != (lo, hi) => Some(ShiftInterval {
+            min: a,
+            max: b,
             confidence: "medium",
         }),
         _ if lo == 0 && hi == 14 => None,
@@ -917,35 +913,79 @@ fn infer_shift(me: &Side) -> Option<ShiftInterval> {
 }
 
 /// Fewest consecutive growing ACKs for a growth run to bound a shift.
-const GROWTH_RUN_ACKS: u32 = 8;
+const GROWTH_RUN_ACKS: u32 = 16;
 
-/// The upper bound a run of `n` ACKs, each advancing and growing the window
-/// field, puts on the receiver's shift under Linux's receive-window growth
-/// (`None`: too short a run, or too little growth to tell).
+/// A run of a receiver's ACKs that each advanced and grew the window field:
+/// what it says about the receiver's shift under Linux's receive-window
+/// growth.
 ///
 /// A Linux receiver advertises `min(free space, rcv_ssthresh)` rounded up
 /// to a multiple of `1 << shift` (`__tcp_select_window`), and while the
-/// window opens it is `rcv_ssthresh` that limits it: `tcp_grow_window`
-/// raises it by at most `2 * max(advmss, len)` for each segment of `len`
-/// bytes received, 2 bytes per byte for full-sized segments. Over a run
-/// that acknowledges `da` bytes the window in bytes grows by at most
-/// `2 * da` (with 1/32 of slack for `advmss` above the segment size), so a
-/// field growth of `df` needs `(df - 1) << shift <= 2.0625 * da` (one unit
-/// for the rounding): shifts above `log2(2.0625 * da / (df - 1))` are ruled
-/// out. The lab's Linux receivers grow at exactly 2 bytes per byte (a run
-/// of 348 ACKs gave 2^10.00 at shift 10), so the bound is the true shift.
-/// It assumes a Linux receiver whose window opened by `rcv_ssthresh`, not
-/// by an application reading a full buffer (that opens it in jumps, not in
-/// steady runs of [`GROWTH_RUN_ACKS`] ACKs): `medium` confidence.
-fn growth_bound(da: u64, df: u32, n: u32) -> Option<u8> {
-    if n < GROWTH_RUN_ACKS || df < 8 {
-        return None;
+/// window opens it is `rcv_ssthresh` that limits it. `tcp_grow_window`
+/// raises it, for each segment of `len` bytes received, by nothing or by
+/// `max(2 * advmss or 2 * rcv_mss, 2 * len)`, never more than the room left
+/// below its clamp; while it grows it acknowledges every segment (it sets
+/// `quick`). So over a run acknowledging `da` bytes in which every ACK
+/// grew the field:
+///
+/// - the window in bytes grew by at most `2 * da` (with 1/32 of slack for
+///   `advmss` above the segment size): a field growth of `df` needs
+///   `(df - 1) << shift <= 2.0625 * da` (one unit for the rounding), which
+///   rules out the shifts above;
+/// - when every ACK of the run covered at most one segment, every segment
+///   grew the window, by at least `2 * len`: `(df + 1) << shift >= 2 * da`
+///   (with 1/32 of slack for a last step cut short by the room; the run's
+///   last ACK, where growth stops, is left out), which rules out the
+///   shifts below.
+///
+/// The lab's Linux receivers grow at exactly 2 bytes per byte (a run of
+/// 348 one-segment ACKs gave 2^10.00 at shift 10). It assumes a Linux
+/// receiver whose window opened by `rcv_ssthresh`, not by an application
+/// reading a full buffer (that opens it in jumps, not in steady runs of
+/// [`GROWTH_RUN_ACKS`] ACKs): `medium` confidence.
+#[derive(Debug, Clone, Copy, Default)]
+struct GrowthRun {
+    /// Bytes acknowledged and field growth, the last ACK left out.
+    da: u64,
+    df: u32,
+    acks: u32,
+    /// Every ACK counted covered at most one segment.
+    one_segment: bool,
+    /// The last ACK's step, counted once the run goes on.
+    last: Option<(u64, u32, bool)>,
+}
+
+impl GrowthRun {
+    fn push(&mut self, da: u64, df: u32, one_segment: bool) {
+        if let Some((a, f, one)) = self.last {
+            self.one_segment = if self.acks == 0 {
+                one
+            } else {
+                self.one_segment && one
+            };
+            self.da += a;
+            self.df = self.df.saturating_add(f);
+            self.acks += 1;
+        }
+        self.last = Some((da, df, one_segment));
     }
-    // 2.0625 * da / (df - 1) >= 2^s, in integers: 33 * da >= 16 * (df - 1) << s.
-    let lhs = u128::from(da) * 33;
-    (0u8..=14)
-        .rev()
-        .find(|s| (u128::from(df - 1) * 16) << s <= lhs)
+
+    /// The shifts the run rules out: (at least, at most).
+    fn bounds(&self) -> (Option<u8>, Option<u8>) {
+        if self.acks < GROWTH_RUN_ACKS || self.df < 8 {
+            return (None, None);
+        }
+        let da = u128::from(self.da);
+        let df = u128::from(self.df);
+        // 2.0625 * da / (df - 1) >= 2^s: 33 * da >= 16 * (df - 1) << s.
+        let hi = (0u8..=14).rev().find(|s| ((df - 1) * 16) << s <= da * 33);
+        // 2^s >= (31/32) * 2 * da / (df + 1): (df + 1) << s * 16 >= 31 * da.
+        let lo = self
+            .one_segment
+            .then(|| (0u8..=14).find(|s| ((df + 1) * 16) << s >= da * 31))
+            .flatten();
+        (lo, hi)
+    }
 }
 
 /// How the window-scale mismatch shows in the capture.
@@ -1153,6 +1193,16 @@ fn advice_for(
 ) -> Vec<AdviceItem> {
     use bdp::linux::{advise, LinuxHost, Side as Host};
     let (side, limiting, host) = match limit.kind {
+        // A window the sender read below the one advertised: no setting of
+        // the receiver lifts it (the path rewrites it).
+        LimitKind::ReceiveWindow
+            if limit
+                .receive_window_evidence
+                .as_ref()
+                .is_some_and(|e| e.kind == "flight_plateau") =>
+        {
+            return Vec::new()
+        }
         LimitKind::ReceiveWindow => (Host::Receiver, window, "receiver"),
         LimitKind::Sender if limit.idle_fraction.is_none_or(|i| i <= 0.5) => {
             (Host::Sender, Some(tracker.max_flight()), "sender")
@@ -1646,6 +1696,19 @@ fn verdict(
                     .map_or(String::new(), |i| format!(", idle {:.0}% of the transfer", i * 100.0))
             ));
         }
+        if let (Some(w), Some(e)) = (l.window_read_inferred_bytes, &l.receive_window_evidence) {
+            if e.kind == "flight_plateau" {
+                parts.push(format!(
+                    "{name}: the sender read a window of about {} bytes{} although the {receiver} advertised up to {} (a window field rewritten on the way: no setting of the two hosts lifts it; {} confidence): {}",
+                    Thousands(w),
+                    ceiling_of(w, r.rtt_s.map(Duration::from_secs_f64))
+                        .map_or(String::new(), |c| format!(" (a ceiling of {} at the RTT)", rate_text(c))),
+                    d.max_window_bytes.map_or("more".to_string(), |m| format!("{} bytes", Thousands(m))),
+                    e.confidence,
+                    e.detail
+                ));
+            }
+        }
         if let (Some(b), Some(accepted)) = (d.beyond_window_bytes, d.beyond_window_accepted) {
             if b > 0 {
                 parts.push(format!(
@@ -1678,7 +1741,11 @@ fn verdict(
                 items.join(", ")
             ));
         }
-        if d.window_limited == Some(true) {
+        let plateau = l
+            .receive_window_evidence
+            .as_ref()
+            .is_some_and(|e| e.kind == "flight_plateau");
+        if d.window_limited == Some(true) && !plateau {
             let w = d.max_window_bytes.unwrap_or(0);
             let mut line = format!(
                 "{} was window-limited: achieved {} against a ceiling of {} (the {receiver} advertised at most {} bytes)",

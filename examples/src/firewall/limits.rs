@@ -63,6 +63,38 @@
 //! flat, nothing is lost and nothing queues: the sender is holding back,
 //! which is what a full send buffer looks like on the wire.
 //!
+//! # The flight as the sender's echo dates it
+//!
+//! The loop delay is measured once and the path's delay varies, so next to
+//! the receiver "what the sender knew" is blurred by a segment or two. With
+//! timestamps the sender says it exactly: a data segment echoes (TSecr) the
+//! TSval of the newest receiver segment it had processed, so the sender
+//! knew no ACK the receiver sent under a later TSval. The highest ACK sent
+//! under TSvals up to the echo (a ring of the receiver's last 32 TSval
+//! ticks) bounds what it knew, and the flight above it is the least the
+//! sender had in flight. A round's flight is this, when timestamps are on.
+//!
+//! # A window the capture does not show: the plateau
+//!
+//! A middlebox that rewrites the window field between the capture point
+//! and the sender (the campus firewall's act) leaves the capture showing
+//! the receiver's own, larger windows: the sender stops at an edge the
+//! capture never saw. What it shows is the flight stopping at one value:
+//! a Linux sender at the right edge sends full segments up to it, so with
+//! the ACKs advancing by whole segments its flight tops out at the same
+//! byte every round. When the rounds' flights are equal to the byte in
+//! [`PLATEAU_ROUNDS`] consecutive rounds with no retransmission, ACKs
+//! arriving and no queue building between the sender and here, and the
+//! receiver advertised at least twice that flight throughout, the sender
+//! read a window of that flight (less one segment at most) that it was not
+//! sent: those rounds' time counts as receive-window time, reported as
+//! `window_read_inferred_bytes` with `medium` confidence (a sender clamped
+//! at one flight by something else would look the same). A send buffer
+//! does not hold the flight to the byte: the application refills it in
+//! writes of a third of the buffer or more, paced or not, so its rounds'
+//! flights differ by segments; a congestion window still growing or after
+//! a loss is not flat either.
+//!
 //! # The answer
 //!
 //! The fractions are shares of the busy time, as Linux's are. The kind is
@@ -85,8 +117,6 @@ pub const MIN_DATA_SEGMENTS: u64 = 20;
 pub const MIN_ROUNDS: u64 = 3;
 /// Fewest consecutive flat rounds for a plateau (module docs).
 pub const PLATEAU_ROUNDS: u64 = 8;
-/// How far a round's flight may be from the plateau's, bytes.
-const PLATEAU_SLACK: u64 = 0;
 /// Samples of the receiver's ACKs kept.
 const RING: usize = 16;
 /// Receiver TSval ticks kept with the highest ACK sent under each.
@@ -426,17 +456,15 @@ impl LimitTracker {
         let flight = self.round_flight();
         // No loss, ACKs arriving, no queue: a flight that stops at the same
         // byte round after round stops at an edge.
-        let flat = r.retrans == 0 && !self.queue_delay() && r.other_ns > 0 && r.acked > 0 && flight > 0;
-        if std::env::var_os("LIMDBG").is_some() && self.read_shift != 99 {
-            eprintln!("round {} start {:.4} net {} flight {} echo {} maxfl {} prev {} acked {} retr {} other {:.4} minwin {:?} owd {:?}/{:?}", self.rounds, r.start_ns as f64/1e9, network, flight, r.max_echo_flight, r.max_flight, self.prev_max_flight, r.acked, r.retrans, r.other_ns as f64/1e9, r.min_window, r.owd_max, self.owd_min);
-        }
+        let flat =
+            r.retrans == 0 && !self.queue_delay() && r.other_ns > 0 && r.acked > 0 && flight > 0;
         let (sender_ns, network_ns) = if network {
             (0, r.other_ns)
         } else {
             (r.other_ns, 0)
         };
         let p = &mut self.plateau;
-        if flat && p.rounds > 0 && flight.abs_diff(p.flight) <= PLATEAU_SLACK {
+        if flat && p.rounds > 0 && flight == p.flight {
             p.rounds += 1;
             p.sender_ns += sender_ns;
             p.network_ns += network_ns;
@@ -499,7 +527,11 @@ impl LimitTracker {
         let outstanding = nxt.wrapping_sub(known.ack) as i32;
         let flight = u64::try_from(outstanding.max(0)).unwrap_or(0);
         self.round.max_flight = self.round.max_flight.max(flight);
-        self.round.min_window = Some(self.round.min_window.map_or(known.window, |w| w.min(known.window)));
+        self.round.min_window = Some(
+            self.round
+                .min_window
+                .map_or(known.window, |w| w.min(known.window)),
+        );
         self.max_flight = self.max_flight.max(flight);
         // The next full segment does not fit: window-limited, even with
         // nothing outstanding (a window below one segment: the sender waits
@@ -657,6 +689,8 @@ impl LimitTracker {
             idle_fraction: None,
             busy_s: None,
             reason: Some(reason),
+            window_read_inferred_bytes: None,
+            receive_window_evidence: None,
         };
         if self.data_segments < MIN_DATA_SEGMENTS {
             return none(format!(
@@ -691,6 +725,31 @@ impl LimitTracker {
         } else {
             LimitKind::Network
         };
+        // How the receive-window time was found: the flight's plateau (a
+        // window the sender read that the capture does not show) or the
+        // advertised window, whichever gave more of it.
+        let plateau = self.plateau_ns.min(t.rwnd);
+        let receive_window_evidence = (t.rwnd > 0).then(|| {
+            if plateau * 2 > t.rwnd {
+                WindowEvidence {
+                    kind: "flight_plateau",
+                    confidence: "medium",
+                    detail: format!(
+                        "the sender stopped at {} bytes in flight, the same byte for {} round trips or more at a time, with no loss, ACKs arriving and no queue, while the receiver advertised at least twice that: it read a window of {} to {} bytes, smaller than the one advertised (a window field rewritten on the way, or a clamp at the sender)",
+                        self.plateau_flight,
+                        PLATEAU_ROUNDS,
+                        self.plateau_flight,
+                        self.plateau_flight + self.mss - 1
+                    ),
+                }
+            } else {
+                WindowEvidence {
+                    kind: "advertised_window",
+                    confidence: "high",
+                    detail: "the next full segment would have passed the right edge of the window the receiver advertised, as the sender reads it".to_string(),
+                }
+            }
+        });
         Limit {
             kind,
             receive_window_fraction: Some(frac(t.rwnd)),
@@ -699,6 +758,8 @@ impl LimitTracker {
             idle_fraction: Some(idle),
             busy_s: Some(busy as f64 / 1e9),
             reason: None,
+            window_read_inferred_bytes: (plateau > 0).then_some(self.plateau_flight),
+            receive_window_evidence,
         }
     }
 }
@@ -734,6 +795,26 @@ pub struct Limit {
     pub busy_s: Option<f64>,
     /// Why the kind is `none`.
     pub reason: Option<String>,
+    /// When the flight's plateau showed a window the capture does not (module
+    /// docs): the plateau's bytes in flight, the least the window the sender
+    /// read can be (it is below this plus one segment).
+    pub window_read_inferred_bytes: Option<u64>,
+    /// What the receive-window time rests on (`null` without any).
+    pub receive_window_evidence: Option<WindowEvidence>,
+}
+
+/// What a direction's receive-window time rests on ([`Limit`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WindowEvidence {
+    /// `advertised_window` (the window fields seen here, read with the
+    /// sender's shift) or `flight_plateau` (the sender stopped at one flight
+    /// far below the advertised window: it read a smaller one).
+    pub kind: &'static str,
+    /// `high` for the advertised window, `medium` for the plateau (a sender
+    /// clamped at one flight for another reason would look the same).
+    pub confidence: &'static str,
+    /// The evidence in words, with the figures.
+    pub detail: String,
 }
 
 #[cfg(test)]
@@ -775,11 +856,87 @@ mod tests {
         assert!(l.receive_window_fraction.unwrap() > 0.9, "{l:?}");
     }
 
+    /// Like `run`, with the segments of each round given.
+    fn run_rounds(per_rtt: &[u32], window_field: u16) -> Limit {
+        let mut t = LimitTracker::new(0);
+        t.configure(10 * MS, 0, Some((0, 0, window_field)));
+        let mut seq = 0u32;
+        for (r, n) in per_rtt.iter().enumerate() {
+            let base = r as u64 * 10 * MS;
+            for i in 0..*n {
+                t.on_data(base + u64::from(i) * 10_000, seq, 1000, false, None);
+                seq += 1000;
+            }
+            t.on_ack(base + 10 * MS - 1000, seq, window_field, None);
+        }
+        t.limit()
+    }
+
     #[test]
-    fn a_flat_flight_below_the_window_is_the_sender() {
-        let l = run(10, 60_000, 30, false);
+    fn a_flight_held_back_by_a_send_buffer_is_the_sender() {
+        // Refilled in writes of a few segments: the rounds' flights differ
+        // by a segment (not enough to count as growing).
+        let rounds: Vec<u32> = (0..30).map(|i| [20, 19][i % 2]).collect();
+        let l = run_rounds(&rounds, 60_000);
         assert_eq!(l.kind, LimitKind::Sender, "{l:?}");
         assert!(l.receive_window_fraction.unwrap() < 0.05, "{l:?}");
+        assert_eq!(l.window_read_inferred_bytes, None);
+    }
+
+    #[test]
+    fn a_flight_flat_to_the_byte_far_below_the_window_is_a_window_read() {
+        // 10,000 bytes every round against 60,000 advertised: the sender
+        // read a window the capture does not show.
+        let l = run(10, 60_000, 30, false);
+        assert_eq!(l.kind, LimitKind::ReceiveWindow, "{l:?}");
+        assert!(l.receive_window_fraction.unwrap() > 0.6, "{l:?}");
+        assert_eq!(l.window_read_inferred_bytes, Some(10_000));
+        let e = l.receive_window_evidence.unwrap();
+        assert_eq!((e.kind, e.confidence), ("flight_plateau", "medium"));
+    }
+
+    #[test]
+    fn a_flat_flight_near_the_advertised_window_is_no_plateau() {
+        // 10,000 bytes in flight against 15,000 advertised: under twice the
+        // flight, so no hidden window is inferred.
+        let l = run(10, 15_000, 30, false);
+        assert_eq!(l.kind, LimitKind::Sender, "{l:?}");
+        assert_eq!(l.window_read_inferred_bytes, None);
+    }
+
+    #[test]
+    fn a_plateau_with_a_retransmission_every_few_rounds_is_not_flat() {
+        let mut t = LimitTracker::new(0);
+        t.configure(10 * MS, 0, Some((0, 0, 60_000)));
+        let mut seq = 0u32;
+        for r in 0..30u64 {
+            let base = r * 10 * MS;
+            for i in 0..10 {
+                t.on_data(base + i * 10_000, seq, 1000, false, None);
+                seq += 1000;
+            }
+            if r % 4 == 0 {
+                t.on_data(base + 200_000, seq - 1000, 1000, true, None);
+            }
+            t.on_ack(base + 10 * MS - 1000, seq, 60_000, None);
+        }
+        assert_eq!(t.limit().window_read_inferred_bytes, None);
+    }
+
+    #[test]
+    fn echoed_timestamps_date_the_flight() {
+        let mut t = LimitTracker::new(0);
+        // Next to the receiver: a loop of one RTT.
+        t.configure(10 * MS, 10 * MS, None);
+        t.on_ack(0, 0, 60_000, Some(100));
+        t.on_ack(MS, 5000, 60_000, Some(101));
+        t.on_ack(2 * MS, 9000, 60_000, Some(102));
+        // Echoing 101: the sender knew ACK 5000 at most.
+        t.on_data(3 * MS, 12_000, 1000, false, Some((7, 101)));
+        assert_eq!(t.round.max_echo_flight, 8000);
+        // An echo older than everything kept: unknown.
+        assert_eq!(t.ack_by_tsval(50), None);
+        assert_eq!(t.ack_by_tsval(102), Some(9000));
     }
 
     #[test]

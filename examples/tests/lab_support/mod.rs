@@ -92,3 +92,29 @@ pub fn run_lab_case(tag: &str, case: &str, args: &[&str]) -> Option<PathBuf> {
     );
     Some(dir)
 }
+
+/// A classic pcap without its first `n` records.
+pub fn drop_first_records(file: &[u8], n: usize) -> Vec<u8> {
+    let le = matches!(
+        file.get(..4),
+        Some([0xd4, 0xc3, 0xb2, 0xa1] | [0x4d, 0x3c, 0xb2, 0xa1])
+    );
+    let mut out = file[..24].to_vec();
+    let mut pos = 24;
+    let mut i = 0;
+    while pos + 16 <= file.len() {
+        let b = [file[pos + 8], file[pos + 9], file[pos + 10], file[pos + 11]];
+        let incl = if le {
+            u32::from_le_bytes(b)
+        } else {
+            u32::from_be_bytes(b)
+        } as usize;
+        let end = (pos + 16 + incl).min(file.len());
+        if i >= n {
+            out.extend_from_slice(&file[pos..end]);
+        }
+        pos = end;
+        i += 1;
+    }
+    out
+}
