@@ -153,7 +153,7 @@ struct Side {
     /// The current run of ACKs that each advanced and grew the window
     /// field ([`GrowthRun`]).
     growth_run: GrowthRun,
-    /// The longest finished run.
+    /// The longest finished run that shows a shift ([`best_growth_run`]).
     growth_best: GrowthRun,
     /// Data segments no larger than the peer's last window field read as
     /// bytes (and below 536 bytes): what a sender sends when it reads a
@@ -178,12 +178,11 @@ struct TsRing {
 }
 
 impl Side {
-    /// Ends the current growth run, keeping the longest one.
+    /// Ends the current growth run, keeping the longest one that shows a
+    /// shift and noting runs that show another.
     fn close_growth_run(&mut self) {
         let run = std::mem::take(&mut self.growth_run);
-        if run.da > self.growth_best.da {
-            self.growth_best = run;
-        }
+        self.growth_best = best_growth_run(self.growth_best, run);
     }
     fn remember_tsval(&mut self, tsval: u32, at: Timestamp) {
         let r = self.ts.get_or_insert_with(|| {
@@ -659,9 +658,8 @@ impl ConnState {
             if let Some((a1, f1)) = me.prev_ack_field {
                 let da = rec.ack.wrapping_sub(a1);
                 if rec.window > f1 && da > 0 && da < 1 << 30 {
-                    let one_segment = da as usize <= peer.largest_payload;
                     me.growth_run
-                        .push(u64::from(da), u32::from(rec.window - f1), one_segment);
+                        .push(u64::from(da), u32::from(rec.window - f1));
                 } else {
                     me.close_growth_run();
                 }
@@ -888,19 +886,12 @@ fn infer_shift(me: &Side) -> Option<ShiftInterval> {
     let hi = if hi < lo { by_size.max(lo) } else { hi };
     // The Linux receiver's window growth, from its longest steady run
     // (the one still open at the end of the capture included).
-    let run = if me.growth_run.da > me.growth_best.da {
-        me.growth_run
-    } else {
-        me.growth_best
-    };
-    let (g_lo, g_hi) = run.bounds();
-    let g_lo = g_lo.unwrap_or(0).max(lo);
-    let g_hi = g_hi.unwrap_or(14).min(hi);
-    match (g_lo, g_hi) {
+    let run = best_growth_run(me.growth_best, me.growth_run);
+    match run.shift() {
         // Used only where it agrees with TCP's own bounds and narrows them.
-        (a, b) if a <= b && (a, b) != (lo, hi) => Some(ShiftInterval {
-            min: a,
-            max: b,
+        Some(g) if (lo..=hi).contains(&g) && lo < hi => Some(ShiftInterval {
+            min: g,
+            max: g,
             confidence: "medium",
         }),
         _ if lo == 0 && hi == 14 => None,
@@ -912,79 +903,100 @@ fn infer_shift(me: &Side) -> Option<ShiftInterval> {
     }
 }
 
-/// Fewest consecutive growing ACKs for a growth run to bound a shift.
+/// Fewest consecutive growing ACKs for a growth run to tell a shift.
 const GROWTH_RUN_ACKS: u32 = 16;
 
-/// A run of a receiver's ACKs that each advanced and grew the window field:
-/// what it says about the receiver's shift under Linux's receive-window
-/// growth.
+/// A run of a receiver's ACKs that each acknowledged one more segment of
+/// the same size and grew the window field: the shift it shows under Linux's
+/// receive-window growth.
 ///
 /// A Linux receiver advertises `min(free space, rcv_ssthresh)` rounded up
-/// to a multiple of `1 << shift` (`__tcp_select_window`), and while the
-/// window opens it is `rcv_ssthresh` that limits it. `tcp_grow_window`
-/// raises it, for each segment of `len` bytes received, by nothing or by
-/// `max(2 * advmss or 2 * rcv_mss, 2 * len)`, never more than the room left
-/// below its clamp; while it grows it acknowledges every segment (it sets
-/// `quick`). So over a run acknowledging `da` bytes in which every ACK
-/// grew the field:
-///
-/// - the window in bytes grew by at most `2 * da` (with 1/32 of slack for
-///   `advmss` above the segment size): a field growth of `df` needs
-///   `(df - 1) << shift <= 2.0625 * da` (one unit for the rounding), which
-///   rules out the shifts above;
-/// - when every ACK of the run covered at most one segment, every segment
-///   grew the window, by at least `2 * len`: `(df + 1) << shift >= 2 * da`
-///   (with 1/32 of slack for a last step cut short by the room; the run's
-///   last ACK, where growth stops, is left out), which rules out the
-///   shifts below.
-///
-/// The lab's Linux receivers grow at exactly 2 bytes per byte (a run of
-/// 348 one-segment ACKs gave 2^10.00 at shift 10). It assumes a Linux
-/// receiver whose window opened by `rcv_ssthresh`, not by an application
-/// reading a full buffer (that opens it in jumps, not in steady runs of
-/// [`GROWTH_RUN_ACKS`] ACKs): `medium` confidence.
+/// to a multiple of `1 << shift` (`__tcp_select_window`). While the window
+/// opens by `rcv_ssthresh`, `tcp_grow_window` raises it for each segment of
+/// `len` bytes received by `max(2 * advmss or 2 * rcv_mss, 2 * len)` (full
+/// segments: `2 * len`), and the receiver acknowledges every segment (it
+/// sets `quick`): each ACK advances by `len` and the field by
+/// `2 * len >> shift`, rounded down or up, the two values one apart. A run
+/// of [`GROWTH_RUN_ACKS`] such ACKs, with the field's steps at most one
+/// apart and the window growing by 2 bytes per byte within 3.5 %
+/// (`log2(2 * acked / field growth)` within 0.05 of a whole number), shows
+/// the shift: that whole number. Growth by the free space instead (an
+/// application reading a full buffer, the receive buffer's autotuning)
+/// comes in jumps, not in such steps, and gives no run. The lab's Linux
+/// receivers grow so (a run of 348 ACKs gave 2^10.00 at shift 10). It
+/// assumes a Linux receiver: `medium` confidence.
 #[derive(Debug, Clone, Copy, Default)]
 struct GrowthRun {
-    /// Bytes acknowledged and field growth, the last ACK left out.
+    /// Bytes acknowledged and field growth, the last ACK left out (where
+    /// growth stops, cut short by the room left).
     da: u64,
     df: u32,
     acks: u32,
-    /// Every ACK counted covered at most one segment.
-    one_segment: bool,
+    /// The segment size every ACK advanced by, and the field steps' range.
+    len: u64,
+    step_min: u32,
+    step_max: u32,
+    /// Every ACK advanced by exactly `len`.
+    regular: bool,
     /// The last ACK's step, counted once the run goes on.
-    last: Option<(u64, u32, bool)>,
+    last: Option<(u64, u32)>,
+    /// Runs showing different shifts were seen (no claim then).
+    conflict: bool,
+}
+
+/// Of two runs, the longer that shows a shift; when both show one and the
+/// two differ, a run that shows none (conflicting evidence tells nothing).
+fn best_growth_run(a: GrowthRun, b: GrowthRun) -> GrowthRun {
+    match (a.shift(), b.shift()) {
+        (Some(x), Some(y)) if x != y => GrowthRun {
+            conflict: true,
+            ..GrowthRun::default()
+        },
+        _ if a.conflict || b.conflict => GrowthRun {
+            conflict: true,
+            ..GrowthRun::default()
+        },
+        (Some(_), Some(_)) if b.da > a.da => b,
+        (Some(_), _) => a,
+        (None, Some(_)) => b,
+        (None, None) => a,
+    }
 }
 
 impl GrowthRun {
-    fn push(&mut self, da: u64, df: u32, one_segment: bool) {
-        if let Some((a, f, one)) = self.last {
-            self.one_segment = if self.acks == 0 {
-                one
-            } else {
-                self.one_segment && one
-            };
+    fn push(&mut self, da: u64, df: u32) {
+        if let Some((a, f)) = self.last {
+            if self.acks == 0 {
+                *self = GrowthRun {
+                    len: a,
+                    step_min: f,
+                    step_max: f,
+                    regular: true,
+                    ..*self
+                };
+            }
+            self.regular &= a == self.len;
+            self.step_min = self.step_min.min(f);
+            self.step_max = self.step_max.max(f);
             self.da += a;
             self.df = self.df.saturating_add(f);
             self.acks += 1;
         }
-        self.last = Some((da, df, one_segment));
+        self.last = Some((da, df));
     }
 
-    /// The shifts the run rules out: (at least, at most).
-    fn bounds(&self) -> (Option<u8>, Option<u8>) {
-        if self.acks < GROWTH_RUN_ACKS || self.df < 8 {
-            return (None, None);
+    /// The shift the run shows (`None`: not a run of Linux growth steps).
+    fn shift(&self) -> Option<u8> {
+        if self.conflict
+            || self.acks < GROWTH_RUN_ACKS
+            || !self.regular
+            || self.step_max > self.step_min + 1
+        {
+            return None;
         }
-        let da = u128::from(self.da);
-        let df = u128::from(self.df);
-        // 2.0625 * da / (df - 1) >= 2^s: 33 * da >= 16 * (df - 1) << s.
-        let hi = (0u8..=14).rev().find(|s| ((df - 1) * 16) << s <= da * 33);
-        // 2^s >= (31/32) * 2 * da / (df + 1): (df + 1) << s * 16 >= 31 * da.
-        let lo = self
-            .one_segment
-            .then(|| (0u8..=14).find(|s| ((df + 1) * 16) << s >= da * 31))
-            .flatten();
-        (lo, hi)
+        let e = (2.0 * self.da as f64 / f64::from(self.df)).log2();
+        let s = e.round();
+        ((e - s).abs() <= 0.05 && (0.0..=14.0).contains(&s)).then_some(s as u8)
     }
 }
 
