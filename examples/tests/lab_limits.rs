@@ -191,7 +191,10 @@ fn lab_limit_window_field_rewritten() {
         l["receive_window_evidence"]["kind"], "advertised_window",
         "{l}"
     );
-    check_inferred_single("window-rewrite4", &dir, BOTH);
+    // The server's side sees only the rewritten field, 20, never changing:
+    // no growth to read the shift from; its flight bounds it from below
+    // (10) only. The client's side sees the client's own growing fields.
+    check_inferred_single("window-rewrite4", &dir, &["inside"]);
     let _ = std::fs::remove_dir_all(dir);
 }
 

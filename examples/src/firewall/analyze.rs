@@ -1522,7 +1522,12 @@ fn verdict(
                 if let Some(inf) = &r.negotiated.wscale_inferred {
                     let text = |who: &str, i: Option<ShiftInterval>| {
                         i.map(|i| {
-                            if i.min == i.max {
+                            if i.min == i.max && i.confidence == "medium" {
+                                format!(
+                                    "the {who}'s shift is {} (from how a Linux receiver opens its window: medium confidence)",
+                                    i.min
+                                )
+                            } else if i.min == i.max {
                                 format!("the {who}'s shift is {}", i.min)
                             } else {
                                 format!("the {who}'s shift is {} to {}", i.min, i.max)
