@@ -298,10 +298,7 @@ if [ "$DELAY_MS" != 0 ]; then
   # Real-time priority keeps the delay steady on a busy machine.
   RT="nice -n -10"
   if command -v chrt >/dev/null && chrt -f 10 true 2>/dev/null; then RT="chrt -f 10"; fi
-  # Started directly, not through the inM function: `$!` must be the
-  # delayer itself (a function runs in a subshell, and killing that left
-  # the delayer running, holding the lab lock it inherited, forever).
-  ip netns exec "$M" $RT python3 "$LAB_DIR/delay.py" 7 "$half" "$OUT/delay.ready" >"$OUT/delay.log" 2>&1 &
+  inM $RT python3 "$LAB_DIR/delay.py" 7 "$half" "$OUT/delay.ready" >"$OUT/delay.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do [ -e "$OUT/delay.ready" ] && break; sleep 0.05; done
   [ -e "$OUT/delay.ready" ] || die "delayer did not start: $(cat "$OUT/delay.log")"
