@@ -658,8 +658,11 @@ impl ConnState {
             if let Some((a1, f1)) = me.prev_ack_field {
                 let da = rec.ack.wrapping_sub(a1);
                 if rec.window > f1 && da > 0 && da < 1 << 30 {
-                    me.growth_run
-                        .push(u64::from(da), u32::from(rec.window - f1));
+                    me.growth_run.push(
+                        u64::from(da),
+                        u32::from(rec.window - f1),
+                        peer.largest_payload as u64,
+                    );
                 } else {
                     me.close_growth_run();
                 }
@@ -903,43 +906,46 @@ fn infer_shift(me: &Side) -> Option<ShiftInterval> {
     }
 }
 
-/// Fewest consecutive growing ACKs for a growth run to tell a shift.
+/// Fewest ACKs of one or two full segments for a growth run to tell a shift.
 const GROWTH_RUN_ACKS: u32 = 16;
 
-/// A run of a receiver's ACKs that each acknowledged one more segment of
-/// the same size and grew the window field: the shift it shows under Linux's
-/// receive-window growth.
+/// A run of a receiver's ACKs that each advanced and grew the window field:
+/// the shift it shows under Linux's receive-window growth.
 ///
 /// A Linux receiver advertises `min(free space, rcv_ssthresh)` rounded up
 /// to a multiple of `1 << shift` (`__tcp_select_window`). While the window
 /// opens by `rcv_ssthresh`, `tcp_grow_window` raises it for each segment of
-/// `len` bytes received by `max(2 * advmss or 2 * rcv_mss, 2 * len)` (full
-/// segments: `2 * len`), and the receiver acknowledges every segment (it
-/// sets `quick`): each ACK advances by `len` and the field by
-/// `2 * len >> shift`, rounded down or up, the two values one apart. A run
-/// of [`GROWTH_RUN_ACKS`] such ACKs, with the field's steps at most one
-/// apart and the window growing by 2 bytes per byte within 3.5 %
-/// (`log2(2 * acked / field growth)` within 0.05 of a whole number), shows
-/// the shift: that whole number. Growth by the free space instead (an
-/// application reading a full buffer, the receive buffer's autotuning)
-/// comes in jumps, not in such steps, and gives no run. The lab's Linux
-/// receivers grow so (a run of 348 ACKs gave 2^10.00 at shift 10). It
-/// assumes a Linux receiver: `medium` confidence.
+/// `len` bytes received by `max(2 * advmss or 2 * rcv_mss, 2 * len)`: for
+/// full segments, 2 bytes per byte; and the receiver acknowledges every
+/// segment or two. An ACK of one full segment moves the field by
+/// `2 * len >> shift`, rounded down or up. Over the run's ACKs of one or
+/// two full segments (ACKs covering a shorter segment, which grows the
+/// window by more than 2 bytes per byte, are left out, as is the run's
+/// last ACK, where growth stops short), the window grows by 2 bytes per
+/// byte acknowledged: `log2(2 * acked / field growth)` is the shift. A run
+/// shows it when it has [`GROWTH_RUN_ACKS`] such ACKs or more, at least
+/// half of its ACKs, the one-segment steps at most one apart, and the
+/// estimate within 0.05 of a whole number. Growth by the free space
+/// instead (an application reading a full buffer, the receive buffer's
+/// autotuning) comes in jumps, not in such steps. The lab's Linux
+/// receivers grow so (runs of hundreds of ACKs gave 2^9.995 to 2^10.005 at
+/// shift 10). It assumes a Linux receiver: `medium` confidence.
 #[derive(Debug, Clone, Copy, Default)]
 struct GrowthRun {
-    /// Bytes acknowledged and field growth, the last ACK left out (where
-    /// growth stops, cut short by the room left).
+    /// ACKs of the run, the last left out.
+    acks: u32,
+    /// Of those, the ACKs of one or two full segments: bytes acknowledged,
+    /// field growth, how many.
     da: u64,
     df: u32,
-    acks: u32,
-    /// The segment size every ACK advanced by, and the field steps' range.
-    len: u64,
+    clean: u32,
+    /// The one-segment ACKs' field steps: how many, smallest, largest.
+    ones: u32,
     step_min: u32,
     step_max: u32,
-    /// Every ACK advanced by exactly `len`.
-    regular: bool,
-    /// The last ACK's step, counted once the run goes on.
-    last: Option<(u64, u32)>,
+    /// The last ACK's step (bytes, field, segment size), counted once the
+    /// run goes on.
+    last: Option<(u64, u32, u64)>,
     /// Runs showing different shifts were seen (no claim then).
     conflict: bool,
 }
@@ -964,32 +970,34 @@ fn best_growth_run(a: GrowthRun, b: GrowthRun) -> GrowthRun {
 }
 
 impl GrowthRun {
-    fn push(&mut self, da: u64, df: u32) {
-        if let Some((a, f)) = self.last {
-            if self.acks == 0 {
-                *self = GrowthRun {
-                    len: a,
-                    step_min: f,
-                    step_max: f,
-                    regular: true,
-                    ..*self
-                };
-            }
-            self.regular &= a == self.len;
-            self.step_min = self.step_min.min(f);
-            self.step_max = self.step_max.max(f);
-            self.da += a;
-            self.df = self.df.saturating_add(f);
+    /// An ACK that advanced by `da` and grew the field by `df`, the
+    /// sender's largest segment so far being `seg` bytes.
+    fn push(&mut self, da: u64, df: u32, seg: u64) {
+        if let Some((a, f, l)) = self.last {
             self.acks += 1;
+            if l > 0 && (a == l || a == 2 * l) {
+                self.da += a;
+                self.df = self.df.saturating_add(f);
+                self.clean += 1;
+                if a == l {
+                    if self.ones == 0 {
+                        (self.step_min, self.step_max) = (f, f);
+                    }
+                    self.ones += 1;
+                    self.step_min = self.step_min.min(f);
+                    self.step_max = self.step_max.max(f);
+                }
+            }
         }
-        self.last = Some((da, df));
+        self.last = Some((da, df, seg));
     }
 
     /// The shift the run shows (`None`: not a run of Linux growth steps).
     fn shift(&self) -> Option<u8> {
         if self.conflict
-            || self.acks < GROWTH_RUN_ACKS
-            || !self.regular
+            || self.clean < GROWTH_RUN_ACKS
+            || self.clean * 2 < self.acks
+            || self.df == 0
             || self.step_max > self.step_min + 1
         {
             return None;
@@ -2118,5 +2126,48 @@ pub fn run(args: &AnalyzeArgs) -> Result<super::Outcome, super::Failure> {
         Ok(_) => Ok(super::Outcome::Clean),
         Err(AnalyzeError::Write(e)) if super::is_broken_pipe(&e) => Ok(super::Outcome::Clean),
         Err(e) => Err(format!("{}: {e}", args.capture.display()).into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Linux receiver at `shift` opening its window by 2 bytes per byte,
+    /// one ACK per segment of `len` bytes (`n` ACKs): the fields it sends.
+    fn growth(shift: u8, len: u64, n: u32, rate: f64) -> GrowthRun {
+        let mut run = GrowthRun::default();
+        let mut x = 64_000.0f64;
+        let field = |x: f64| (x as u64).div_ceil(1 << shift);
+        let mut prev = field(x);
+        for _ in 0..n {
+            x += rate * len as f64;
+            let f = field(x);
+            run.push(len, u32::try_from(f - prev).unwrap(), len);
+            prev = f;
+        }
+        run
+    }
+
+    #[test]
+    fn linux_window_growth_shows_the_shift() {
+        for shift in [5u8, 7, 8, 10] {
+            assert_eq!(growth(shift, 1448, 40, 2.0).shift(), Some(shift), "{shift}");
+        }
+    }
+
+    #[test]
+    fn growth_at_another_rate_or_too_short_shows_nothing() {
+        // 1.5 bytes per byte: log2 is 0.4 off a whole number.
+        assert_eq!(growth(10, 1448, 40, 1.5).shift(), None);
+        assert_eq!(growth(10, 1448, 10, 2.0).shift(), None);
+    }
+
+    #[test]
+    fn runs_showing_different_shifts_claim_nothing() {
+        let a = growth(9, 1448, 40, 2.0);
+        let b = growth(10, 1448, 40, 2.0);
+        assert_eq!(best_growth_run(a, b).shift(), None);
+        assert_eq!(best_growth_run(a, a).shift(), Some(9));
     }
 }
