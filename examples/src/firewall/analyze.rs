@@ -155,11 +155,6 @@ struct Side {
     growth_run: GrowthRun,
     /// The longest finished run that shows a shift ([`best_growth_run`]).
     growth_best: GrowthRun,
-    /// Per shift, the peer's data segments that left its flight within one
-    /// segment below this side's last field read with that shift (an edge
-    /// of four segments or more): a peer stopping at the edge of its
-    /// reading ([`infer_shift`]).
-    edge_hits: [u32; 15],
     /// Data segments no larger than the peer's last window field read as
     /// bytes (and below 536 bytes): what a sender sends when it reads a
     /// scaled window field unscaled.
@@ -724,22 +719,6 @@ impl ConnState {
                         .unwrap_or(14);
                     peer.infer_lo = peer.infer_lo.max(lo);
                 }
-                // The sender stopped within one segment below the edge of
-                // the last field read with some shift: count it per shift.
-                if let Some(w) = peer.last_window_field.filter(|w| *w > 0) {
-                    let seg = me.largest_payload.max(1) as u64;
-                    if in_flight > 0 && in_flight <= 1 << 30 {
-                        for sh in 0..15u8 {
-                            let edge = u64::from(w) << sh;
-                            // Four segments at least: a capture next to
-                            // the receiver sees a flight of a segment or
-                            // two, which says nothing about the edge.
-                            if in_flight <= edge && edge < in_flight + seg && edge >= 4 * seg {
-                                peer.edge_hits[usize::from(sh)] += 1;
-                            }
-                        }
-                    }
-                }
             }
             // In flight after this segment versus the peer's last window.
             if let (Some(acked), Some(win), Some(shift)) =
@@ -881,11 +860,13 @@ pub struct ShiftInterval {
     pub min: u8,
     /// Largest shift the capture allows.
     pub max: u8,
-    /// `high`: both ends follow from TCP's rules alone (the flight, the
-    /// right edge never moving left, the largest window); `medium`: the
-    /// interval relies on how a Linux receiver opens its window
-    /// ([`GrowthRun`]).
-    pub confidence: &'static str,
+    /// The shift the receiver *means*, read from how a Linux receiver opens
+    /// its window ([`GrowthRun`]; medium confidence, `null` without a run
+    /// that shows it). It equals the peer's reading unless the two ends
+    /// disagree about scaling (a SYN proxy's or a stripped handshake), which
+    /// a capture without the handshake cannot always tell: so it does not
+    /// narrow `min` and `max`.
+    pub linux_growth_shift: Option<u8>,
 }
 
 /// What the capture says about the shift of the side `me` (the receiver
@@ -896,7 +877,7 @@ pub struct ShiftInterval {
 /// It is the shift the *peer reads* the fields with: when the two ends
 /// disagree (a window-scale option removed on the way), the flight follows
 /// the peer's reading, not what the receiver meant.
-fn infer_shift(me: &Side, peer_segments: u64) -> Option<ShiftInterval> {
+fn infer_shift(me: &Side) -> Option<ShiftInterval> {
     let f = me.max_window_field?;
     let lo = me.infer_lo;
     // 65535 << 14 is the largest window: field << s stays within 2^30.
@@ -910,30 +891,15 @@ fn infer_shift(me: &Side, peer_segments: u64) -> Option<ShiftInterval> {
     let hi = if hi < lo { by_size.max(lo) } else { hi };
     // The Linux receiver's window growth, from its longest steady run
     // (the one still open at the end of the capture included).
-    let run = best_growth_run(me.growth_best, me.growth_run);
-    // The growth shows the shift the receiver means; the peer may read
-    // another (a handshake changed on the way): a peer that stopped at the
-    // edge of a smaller reading in a quarter of its segments or more reads
-    // that one, and the growth claims nothing.
-    let read_lower = |g: u8| {
-        me.edge_hits[..usize::from(g)]
-            .iter()
-            .any(|h| *h >= 16 && u64::from(*h) * 4 >= peer_segments)
-    };
-    match run.shift().filter(|g| !read_lower(*g)) {
-        // Used only where it agrees with TCP's own bounds and narrows them.
-        Some(g) if (lo..=hi).contains(&g) && lo < hi => Some(ShiftInterval {
-            min: g,
-            max: g,
-            confidence: "medium",
-        }),
-        _ if lo == 0 && hi == 14 => None,
-        _ => Some(ShiftInterval {
-            min: lo,
-            max: hi,
-            confidence: "high",
-        }),
+    let growth = best_growth_run(me.growth_best, me.growth_run).shift();
+    if lo == 0 && hi == 14 && growth.is_none() {
+        return None;
     }
+    Some(ShiftInterval {
+        min: lo,
+        max: hi,
+        linux_growth_shift: growth,
+    })
 }
 
 /// Fewest ACKs of one or two full segments for a growth run to tell a shift.
@@ -1365,8 +1331,8 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         ecn,
         linux_drops,
         wscale_inferred: (!handshake_seen).then(|| PerEndpoint {
-            client: infer_shift(&st.c2s, st.s2c.data_segments),
-            server: infer_shift(&st.s2c, st.c2s.data_segments),
+            client: infer_shift(&st.c2s),
+            server: infer_shift(&st.s2c),
         }),
     };
 
@@ -1560,16 +1526,17 @@ fn verdict(
                 if let Some(inf) = &r.negotiated.wscale_inferred {
                     let text = |who: &str, i: Option<ShiftInterval>| {
                         i.map(|i| {
-                            if i.min == i.max && i.confidence == "medium" {
-                                format!(
-                                    "the {who}'s shift is {} (from how a Linux receiver opens its window: medium confidence)",
-                                    i.min
-                                )
-                            } else if i.min == i.max {
+                            let mut t = if i.min == i.max {
                                 format!("the {who}'s shift is {}", i.min)
                             } else {
                                 format!("the {who}'s shift is {} to {}", i.min, i.max)
+                            };
+                            if let Some(g) = i.linux_growth_shift {
+                                t.push_str(&format!(
+                                    " (its window grows as a Linux receiver's at shift {g}: medium confidence)"
+                                ));
                             }
+                            t
                         })
                     };
                     let found: Vec<String> = [text("client", inf.client), text("server", inf.server)]
