@@ -920,7 +920,8 @@ const GROWTH_RUN_ACKS: u32 = 16;
 /// last ACK, where growth stops short), the window grows by 2 bytes per
 /// byte acknowledged: `log2(2 * acked / field growth)` is the shift. A run
 /// shows it when it has [`GROWTH_RUN_ACKS`] such ACKs or more, at least
-/// half of its ACKs, the one-segment steps at most one apart, and the
+/// half of its ACKs, the one-segment steps at most two apart (one apart by
+/// the rounding, one more for a step cut short), and the
 /// estimate within 0.05 of a whole number. Growth by the free space
 /// instead (an application reading a full buffer, the receive buffer's
 /// autotuning) comes in jumps, not in such steps. The lab's Linux
@@ -994,7 +995,7 @@ impl GrowthRun {
             || self.clean < GROWTH_RUN_ACKS
             || self.clean * 2 < self.acks
             || self.df == 0
-            || self.step_max > self.step_min + 1
+            || self.step_max > self.step_min + 2
         {
             return None;
         }
