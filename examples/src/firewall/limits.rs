@@ -83,9 +83,10 @@
 //! a Linux sender at the right edge sends full segments up to it, so with
 //! the ACKs advancing by whole segments its flight tops out at the same
 //! byte every round. When the rounds' flights are equal to the byte in
-//! [`PLATEAU_ROUNDS`] consecutive rounds with no retransmission and ACKs
-//! arriving (a path delay that varies, as the lab's delayer's does on a
-//! loaded host, leaves an edge where it is: it is not checked), and the
+//! [`PLATEAU_ROUNDS`] consecutive rounds with no retransmission, ACKs
+//! arriving and no queue of half an RTT building between the sender and
+//! here (a bottleneck's queue; a smaller jitter, as the lab's delayer's on
+//! a loaded host, leaves an edge where it is), and the
 //! receiver advertised at least twice that flight throughout, the sender
 //! read a window of that flight (less one segment at most) that it was not
 //! sent: those rounds' time counts as receive-window time, reported as
@@ -419,9 +420,15 @@ impl LimitTracker {
     /// timestamps say by more than a fifth of the RTT (at least 2 ms) over
     /// the smallest such delay: a queue between the sender and here.
     fn queue_delay(&self) -> bool {
+        self.queue_delay_over(self.round_ns / 5)
+    }
+
+    /// The round's largest delay from the sender to here exceeds the
+    /// smallest by more than `over` (at least 2 ms).
+    fn queue_delay_over(&self, over: u64) -> bool {
         match (self.round.owd_max, self.owd_min) {
             (Some(max), Some(min)) => {
-                max - min > i64::try_from((self.round_ns / 5).max(2_000_000)).unwrap_or(i64::MAX)
+                max - min > i64::try_from(over.max(2_000_000)).unwrap_or(i64::MAX)
             }
             _ => false,
         }
@@ -459,7 +466,11 @@ impl LimitTracker {
         // byte round after round stops at an edge.
         // (A queue's delay is not checked here: a delay that varies leaves
         // an edge where it is, and a bottleneck's flight is not flat.)
-        let flat = r.retrans == 0 && r.other_ns > 0 && r.acked > 0 && flight > 0;
+        let flat = r.retrans == 0
+            && !self.queue_delay_over(self.round_ns / 2)
+            && r.other_ns > 0
+            && r.acked > 0
+            && flight > 0;
         let (sender_ns, network_ns) = if network {
             (0, r.other_ns)
         } else {
@@ -737,7 +748,7 @@ impl LimitTracker {
                     kind: "flight_plateau",
                     confidence: "medium",
                     detail: format!(
-                        "the sender stopped at {} bytes in flight, the same byte for {} round trips or more at a time, with no loss and ACKs arriving, while the receiver advertised at least twice that: it read a window of {} to {} bytes, smaller than the one advertised (a window field rewritten on the way, or a clamp at the sender)",
+                        "the sender stopped at {} bytes in flight, the same byte for {} round trips or more at a time, with no loss, ACKs arriving and no queue, while the receiver advertised at least twice that: it read a window of {} to {} bytes, smaller than the one advertised (a window field rewritten on the way, or a clamp at the sender)",
                         self.plateau_flight,
                         PLATEAU_ROUNDS,
                         self.plateau_flight,
