@@ -151,7 +151,7 @@ struct Side {
     /// This side's previous ACK number and window field.
     prev_ack_field: Option<(u32, u16)>,
     /// The current run of ACKs that each advanced and grew the window
-    /// field ([`GrowthRun`]).
+    /// field (`GrowthRun`).
     growth_run: GrowthRun,
     /// The longest finished run that shows a shift ([`best_growth_run`]).
     growth_best: GrowthRun,
@@ -861,7 +861,7 @@ pub struct ShiftInterval {
     /// Largest shift the capture allows.
     pub max: u8,
     /// The shift the receiver *means*, read from how a Linux receiver opens
-    /// its window ([`GrowthRun`]; medium confidence, `null` without a run
+    /// its window (a run of growing ACKs; medium confidence, `null` without a run
     /// that shows it). It equals the peer's reading unless the two ends
     /// disagree about scaling (a SYN proxy's or a stripped handshake), which
     /// a capture without the handshake cannot always tell: so it does not

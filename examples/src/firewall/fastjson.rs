@@ -11,7 +11,7 @@
 //! keeps `serde_json`'s own formatting: integers through `itoa` (as
 //! `serde_json` does), strings and floats through `serde_json` itself.
 //! Shapes the documents do not use (maps, tuple structs and variants,
-//! struct variants, byte strings) are refused and [`write`] falls back to
+//! struct variants, byte strings) are refused and [`write()`] falls back to
 //! `serde_json` for the whole value, so the output is the same either way
 //! (a test compares the two on every capture the tests ship).
 

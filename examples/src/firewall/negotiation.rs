@@ -215,7 +215,7 @@ pub struct Held<'a> {
     pub syn: Option<LinuxRepr<'a>>,
     /// The server's SYN-ACK as the client's kernel records it.
     pub synack: Option<LinuxRepr<'a>>,
-    /// What each side believes ([`Handshake::observed`]).
+    /// What each side believes ([`tcp_options::Negotiation::observed`]).
     pub negotiation: Negotiation<'a>,
 }
 
