@@ -63,7 +63,7 @@ use std::time::Duration;
 
 use bdp::{BitsPerSecond, Bytes, DurationDisplay};
 use serde::Serialize;
-use tcp_options::{Flags, LinuxOptions, TcpOption, Timestamps};
+use tcp_options::{kind::MAX_WINDOW_SCALE, Flags, LinuxOptions, TcpOption, Timestamps};
 
 use super::flow::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
 use super::limits::{Limit, LimitKind, LimitTracker};
@@ -287,7 +287,8 @@ impl LimitPair {
     fn reading(&self, shift: Option<u8>) -> &LimitTracker {
         match (shift, self.alt.as_ref()) {
             (Some(s), Some(a))
-                if a.read_shift() == s.min(14) && self.main.read_shift() != a.read_shift() =>
+                if a.read_shift() == s.min(MAX_WINDOW_SCALE)
+                    && self.main.read_shift() != a.read_shift() =>
             {
                 a
             }
@@ -452,11 +453,11 @@ impl ConnState {
             seq_end: rel(nxt),
             ack: rel(ack),
             window_bytes: match field {
-                Some(f) => meant_shift.map(|s| u64::from(f) << s.min(14)),
+                Some(f) => meant_shift.map(|s| u64::from(f) << s.min(MAX_WINDOW_SCALE)),
                 None => handshake_window,
             },
             window_read_bytes: match field {
-                Some(f) => read_shift.map(|s| u64::from(f) << s.min(14)),
+                Some(f) => read_shift.map(|s| u64::from(f) << s.min(MAX_WINDOW_SCALE)),
                 None => handshake_window,
             },
             in_flight_bytes: in_flight,
@@ -651,7 +652,9 @@ impl ConnState {
                 let da = rec.ack.wrapping_sub(a1);
                 if f1 > rec.window && !seq_lt(rec.ack, h) && da > 0 && da < 1 << 30 {
                     let df = u32::from(f1 - rec.window);
-                    let bound = (da / df).checked_ilog2().map_or(0, |b| b.min(14) as u8);
+                    let bound = (da / df)
+                        .checked_ilog2()
+                        .map_or(0, |b| b.min(u32::from(MAX_WINDOW_SCALE)) as u8);
                     me.infer_hi = Some(me.infer_hi.map_or(bound, |h| h.min(bound)));
                 }
             }
@@ -714,9 +717,9 @@ impl ConnState {
                 };
                 let in_flight = u64::from(top.wrapping_sub(acked));
                 if f > 0 && in_flight <= 1 << 30 && in_flight > u64::from(f) {
-                    let lo = (0u8..=14)
+                    let lo = (0u8..=MAX_WINDOW_SCALE)
                         .find(|s| u64::from(f) << s >= in_flight)
-                        .unwrap_or(14);
+                        .unwrap_or(MAX_WINDOW_SCALE);
                     peer.infer_lo = peer.infer_lo.max(lo);
                 }
             }
@@ -729,7 +732,7 @@ impl ConnState {
                     _ => end,
                 };
                 let in_flight = u64::from(top.wrapping_sub(acked));
-                let window = u64::from(win) << shift.min(14);
+                let window = u64::from(win) << shift.min(MAX_WINDOW_SCALE);
 
                 if in_flight <= 1 << 31 && in_flight + me.largest_payload as u64 > window {
                     me.window_full += 1;
@@ -881,7 +884,7 @@ fn infer_shift(me: &Side) -> Option<ShiftInterval> {
     let f = me.max_window_field?;
     let lo = me.infer_lo;
     // 65535 << 14 is the largest window: field << s stays within 2^30.
-    let by_size = (0u8..=14)
+    let by_size = (0u8..=MAX_WINDOW_SCALE)
         .rev()
         .find(|s| u64::from(f) << s <= 1 << 30)
         .unwrap_or(0);
@@ -892,7 +895,7 @@ fn infer_shift(me: &Side) -> Option<ShiftInterval> {
     // The Linux receiver's window growth, from its longest steady run
     // (the one still open at the end of the capture included).
     let growth = best_growth_run(me.growth_best, me.growth_run).shift();
-    if lo == 0 && hi == 14 && growth.is_none() {
+    if lo == 0 && hi == MAX_WINDOW_SCALE && growth.is_none() {
         return None;
     }
     Some(ShiftInterval {
@@ -1001,7 +1004,8 @@ impl GrowthRun {
         }
         let e = (2.0 * self.da as f64 / f64::from(self.df)).log2();
         let s = e.round();
-        ((e - s).abs() <= 0.05 && (0.0..=14.0).contains(&s)).then_some(s as u8)
+        ((e - s).abs() <= 0.05 && (0.0..=f64::from(MAX_WINDOW_SCALE)).contains(&s))
+            .then_some(s as u8)
     }
 }
 
@@ -1150,7 +1154,7 @@ fn client_unscaled_evidence(
         first,
         max,
         syn_window,
-        Thousands(u64::from(max) << shift.min(14))
+        Thousands(u64::from(max) << shift.min(MAX_WINDOW_SCALE))
     );
     if st.c2s.window_sized_segments >= 3 {
         detail.push_str(&format!(
@@ -1390,7 +1394,7 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
             (s, _) => s,
         };
         let max_window_bytes = match (peer.max_window_field, usable_shift) {
-            (Some(w), Some(s)) => Some(u64::from(w) << s.min(14)),
+            (Some(w), Some(s)) => Some(u64::from(w) << s.min(MAX_WINDOW_SCALE)),
             _ => None,
         };
         let ceiling_bps = max_window_bytes.and_then(|w| ceiling_of(w, rtt));
@@ -1621,7 +1625,7 @@ fn verdict(
                     }
                     line.push(')');
                     if let (Some(shift), Some(field)) = (n.wscale_offered.client, s2c.max_window_field) {
-                        let bytes = u64::from(field) << shift.min(14);
+                        let bytes = u64::from(field) << shift.min(MAX_WINDOW_SCALE);
                         line.push_str(&format!(
                             ", while the server reads the client's unscaled fields with shift {shift} (up to {} bytes, more than the client offers)",
                             Thousands(bytes)
@@ -1667,7 +1671,7 @@ fn verdict(
                 }
                 line.push_str(&format!(
                     "), and the server reads the client's unscaled fields with shift {c}, believing it offers up to {} bytes",
-                    Thousands(u64::from(r.directions.server_to_client.max_window_field.unwrap_or(0)) << c.min(14))
+                    Thousands(u64::from(r.directions.server_to_client.max_window_field.unwrap_or(0)) << c.min(MAX_WINDOW_SCALE))
                 ));
                 parts.push(line);
             }
@@ -2078,7 +2082,7 @@ pub struct AnalyzeArgs {
     #[arg(long, value_parser = parse_rate, default_value = "1Gbit/s")]
     pub target_rate: BitsPerSecond,
     /// For connections whose handshake is not in the capture, read window fields with this shift (0-14).
-    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=14))]
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=i64::from(MAX_WINDOW_SCALE)))]
     pub assume_wscale: Option<u8>,
     /// Most connections held open at once (closed ones are evicted first).
     #[arg(long, default_value_t = DEFAULT_CAPACITY)]

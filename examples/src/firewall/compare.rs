@@ -58,6 +58,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
+use tcp_options::kind::MAX_WINDOW_SCALE;
 use thiserror::Error;
 
 use crate::capture::CaptureError;
@@ -536,8 +537,8 @@ fn impact_of(
         ),
         Kind::WscaleChanged => match (num(&acc.before), num(&acc.after)) {
             (Some(b), Some(a)) => impact::wscale_changed(
-                u8::try_from(b).unwrap_or(14),
-                u8::try_from(a).unwrap_or(14),
+                u8::try_from(b).unwrap_or(MAX_WINDOW_SCALE),
+                u8::try_from(a).unwrap_or(MAX_WINDOW_SCALE),
                 if dir == Direction::ClientToServer {
                     ctx.client_max_window_field
                 } else {

@@ -112,6 +112,7 @@
 //! ring lookup.
 
 use serde::Serialize;
+use tcp_options::kind::MAX_WINDOW_SCALE;
 
 /// Fewest data segments for a verdict.
 pub const MIN_DATA_SEGMENTS: u64 = 20;
@@ -243,7 +244,7 @@ impl LimitTracker {
     /// A tracker reading the receiver's window fields with `read_shift`.
     pub fn new(read_shift: u8) -> Self {
         LimitTracker {
-            read_shift: read_shift.min(14),
+            read_shift: read_shift.min(MAX_WINDOW_SCALE),
             loop_ns: 0,
             round_ns: 0,
             ring: [AckSample::default(); RING],
