@@ -26,7 +26,6 @@
 mod lab_support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -44,17 +43,7 @@ fn run(tag: &str, case: &str, extra: &[&str]) -> Option<PathBuf> {
 
 /// `analyze --json --target-rate TARGET` of one capture: the download direction.
 fn download(capture: &Path) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_firewall-check"))
-        .args(["analyze", "--json", "--target-rate", TARGET])
-        .arg(capture)
-        .output()
-        .expect("run firewall-check");
-    assert!(
-        matches!(out.status.code(), Some(0 | 3)),
-        "analyze failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let v = lab_support::analyze_json(&["--target-rate", TARGET], capture);
     let conns = v["connections"].as_array().expect("connections");
     assert_eq!(conns.len(), 1, "{v}");
     conns[0]["directions"]["server_to_client"].clone()

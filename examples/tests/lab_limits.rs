@@ -20,7 +20,6 @@
 mod lab_support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -31,17 +30,7 @@ fn run_lab(case: &str, extra: &[&str]) -> Option<PathBuf> {
 }
 
 fn analyze(capture: &Path) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_firewall-check"))
-        .args(["analyze", "--json"])
-        .arg(capture)
-        .output()
-        .expect("run firewall-check");
-    assert!(
-        matches!(out.status.code(), Some(0 | 3)),
-        "analyze failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    lab_support::analyze_json(&[], capture)
 }
 
 /// The kernel's shares of the busy time: (rwnd, sndbuf, neither).

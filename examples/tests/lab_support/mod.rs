@@ -118,3 +118,20 @@ pub fn drop_first_records(file: &[u8], n: usize) -> Vec<u8> {
     }
     out
 }
+
+/// `firewall-check analyze --json ARGS CAPTURE`, which must exit 0 (nothing
+/// found) or 3 (findings); its JSON document.
+pub fn analyze_json(args: &[&str], capture: &std::path::Path) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_firewall-check"))
+        .args(["analyze", "--json"])
+        .args(args)
+        .arg(capture)
+        .output()
+        .expect("run firewall-check");
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "analyze failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
