@@ -87,7 +87,9 @@
 //! arriving and no queue of half an RTT building between the sender and
 //! here (a bottleneck's queue; a smaller jitter, as the lab's delayer's on
 //! a loaded host, leaves an edge where it is), and the
-//! receiver advertised at least twice that flight throughout, the sender
+//! receiver advertised at least twice that flight throughout, and such
+//! rounds cover more than half the busy time (a rewrite holds for the whole
+//! transfer; a send buffer refilled in step can hold a flight for a while), the sender
 //! read a window of that flight (less one segment at most) that it was not
 //! sent: those rounds' time counts as receive-window time, reported as
 //! `window_read_inferred_bytes` with `medium` confidence (a sender clamped
@@ -118,8 +120,10 @@ use tcp_options::kind::MAX_WINDOW_SCALE;
 pub const MIN_DATA_SEGMENTS: u64 = 20;
 /// Fewest round trips of transfer time for a verdict.
 pub const MIN_ROUNDS: u64 = 3;
-/// Fewest consecutive flat rounds for a plateau (module docs).
-pub const PLATEAU_ROUNDS: u64 = 8;
+/// Fewest consecutive flat rounds for a plateau (module docs). 8 was too
+/// few: a BBR sender held by an 8 KB send buffer (lab case sndbuf-small4)
+/// once kept its flight at 8,688 bytes for 8 rounds and read as a plateau.
+pub const PLATEAU_ROUNDS: u64 = 16;
 /// Samples of the receiver's ACKs kept.
 const RING: usize = 16;
 /// Receiver TSval ticks kept with the highest ACK sent under each.
@@ -223,6 +227,8 @@ pub struct LimitTracker {
     /// Sender time of finished plateaus: the sender read a window smaller
     /// than the one advertised, ns.
     plateau_ns: u64,
+    /// The part of `plateau_ns` first booked to the sender (the rest: the network).
+    plateau_sender_ns: u64,
     /// The largest plateau flight found, bytes.
     plateau_flight: u64,
 }
@@ -273,6 +279,7 @@ impl LimitTracker {
             ts_next: 0,
             plateau: Plateau::default(),
             plateau_ns: 0,
+            plateau_sender_ns: 0,
             plateau_flight: 0,
         }
     }
@@ -509,6 +516,7 @@ impl LimitTracker {
             let moved = s + n;
             self.times.rwnd += moved;
             self.plateau_ns += moved;
+            self.plateau_sender_ns += s;
             self.plateau_flight = self.plateau_flight.max(p.flight);
         }
     }
@@ -715,7 +723,7 @@ impl LimitTracker {
         if self.round_ns == 0 {
             return none("the RTT is unknown (pass --rtt)".to_string());
         }
-        let Some((t, rounds, _)) = self.done else {
+        let Some((mut t, rounds, _)) = self.done else {
             return none("the receiver never acknowledged all the data in the capture".to_string());
         };
         if rounds < MIN_ROUNDS {
@@ -724,6 +732,20 @@ impl LimitTracker {
             ));
         }
         let busy = t.rwnd + t.network + t.sender;
+        // A window rewritten on the way holds the flight at its edge for the
+        // whole transfer. Flat rounds covering less than half the busy time
+        // have another cause (a send buffer refilled in step held a BBR
+        // sender at one flight for 16 rounds in lab case sndbuf-small4): their
+        // time goes back where it was booked.
+        let mut plateau = self.plateau_ns.min(t.rwnd);
+        if plateau > 0 && plateau * 2 <= busy {
+            let to_sender = (u128::from(plateau) * u128::from(self.plateau_sender_ns)
+                / u128::from(self.plateau_ns.max(1))) as u64;
+            t.rwnd -= plateau;
+            t.sender += to_sender;
+            t.network += plateau - to_sender;
+            plateau = 0;
+        }
         let total = busy + t.idle;
         if busy == 0 {
             return none("the sender was never busy".to_string());
@@ -742,7 +764,6 @@ impl LimitTracker {
         // How the receive-window time was found: the flight's plateau (a
         // window the sender read that the capture does not show) or the
         // advertised window, whichever gave more of it.
-        let plateau = self.plateau_ns.min(t.rwnd);
         let receive_window_evidence = (t.rwnd > 0).then(|| {
             if plateau * 2 > t.rwnd {
                 WindowEvidence {
