@@ -65,6 +65,12 @@
 //! application that sets `SO_SNDBUF` gets twice its value capped at twice
 //! `net.core.wmem_max`, and no autotuning.
 //!
+//! # The receiver's window growth
+//!
+//! [`WindowGrowth`] reads the window-scale shift a Linux receiver means from
+//! how it opens its window (`tcp_grow_window()`: 2 bytes of window per byte
+//! received), for a capture that missed the handshake.
+//!
 //! # What is not modelled
 //!
 //! The global memory-pressure limits (`net.ipv4.tcp_mem`, in pages), cgroup
@@ -88,6 +94,11 @@
 //! assert_eq!(p.rcv_wscale, 7); // from max(tcp_rmem max, rmem_max) = the 6 MiB default
 //! # Ok::<(), bdp::CalcError>(())
 //! ```
+
+mod growth;
+pub use growth::{
+    WindowGrowth, GROWTH_MAX_STALL, GROWTH_MIN_ACKS, GROWTH_MIN_UNITS, GROWTH_TOLERANCE_PER_MILLE,
+};
 
 use crate::error::CalcError;
 use crate::rate::BitsPerSecond;

@@ -521,3 +521,118 @@ proptest! {
         }
     }
 }
+
+// ---- The receiver's window growth (tcp_grow_window, __tcp_select_window) ----
+
+/// A Linux-like receiver at `shift`: `rcv_ssthresh` grows by twice each
+/// full segment received (`tcp_grow_window`), capped at `clamp` bytes; the
+/// field is the window rounded up to the shift's unit and shifted
+/// (`__tcp_select_window`, `tcp_select_window`), at most 65,535.
+struct LinuxReceiver {
+    shift: u8,
+    mss: u32,
+    window: u64,
+    clamp: u64,
+}
+
+impl LinuxReceiver {
+    fn field(&self) -> u16 {
+        (self.window.min(self.clamp).div_ceil(1 << self.shift)).min(65_535) as u16
+    }
+    /// Receives `segments` full segments and acknowledges them.
+    fn ack(&mut self, g: &mut bdp::linux::WindowGrowth, segments: u32) {
+        let before = self.field();
+        self.window = (self.window + 2 * u64::from(segments * self.mss)).min(self.clamp);
+        g.ack(segments * self.mss, before, self.field(), self.mss);
+    }
+}
+
+/// The largest MSS that still lets a window at `shift` grow over enough
+/// ACKs of two segments before reaching 65,535 units.
+fn mss_range(shift: u8) -> core::ops::RangeInclusive<u32> {
+    536..=((65_535u64 << shift) / 90).clamp(536, 9000) as u32
+}
+
+fn receiver() -> impl Strategy<Value = (u8, u32, u64, Vec<u32>)> {
+    (0u8..=14).prop_flat_map(|shift| {
+        (
+            Just(shift),
+            mss_range(shift),
+            2u64..=10,
+            proptest::collection::vec(1u32..=2, 1500..1600),
+        )
+            .prop_map(|(s, mss, iw, acks)| (s, mss, iw * u64::from(mss), acks))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A Linux-like receiver at any shift, acknowledging one or two full
+    /// segments at a time, is read back exactly.
+    #[test]
+    fn window_growth_reads_a_linux_receiver_back((shift, mss, start, acks) in receiver()) {
+        let mut g = bdp::linux::WindowGrowth::new();
+        let mut r = LinuxReceiver { shift, mss, window: start, clamp: 65_535u64 << shift };
+        for n in acks {
+            r.ack(&mut g, n);
+        }
+        prop_assert_eq!(g.shift(), Some(shift));
+    }
+
+    /// With noise between its ACKs (duplicate ACKs, a lowered field, a
+    /// jump of the field as a drained buffer gives, a short segment), it is
+    /// read back exactly or not at all: never as another shift.
+    #[test]
+    fn window_growth_with_noise_is_right_or_silent(
+        (shift, mss, start, acks) in receiver(),
+        noise in proptest::collection::vec((0usize..1600, 0u8..4, 1u16..2000), 0..40),
+    ) {
+        let mut g = bdp::linux::WindowGrowth::new();
+        let mut r = LinuxReceiver { shift, mss, window: start, clamp: 65_535u64 << shift };
+        for (i, n) in acks.into_iter().enumerate() {
+            for &(_, kind, size) in noise.iter().filter(|(at, _, _)| *at == i) {
+                let f = r.field();
+                match kind {
+                    0 => g.ack(0, f, f, mss),
+                    1 => g.ack(mss, f, f.saturating_sub(size), mss),
+                    2 => {
+                        // Autotuning or a drained buffer: the window jumps.
+                        r.window = (r.window + (u64::from(size) << shift)).min(r.clamp);
+                        g.ack(mss * (1 + u32::from(size % 2)), f, r.field(), mss);
+                    }
+                    _ => {
+                        // A short segment grows the window by 2 * advmss.
+                        let len = 1 + u32::from(size) % (mss - 1);
+                        r.window = (r.window + 2 * u64::from(mss)).min(r.clamp);
+                        g.ack(len, f, r.field(), mss);
+                    }
+                }
+            }
+            r.ack(&mut g, n);
+        }
+        let read = g.shift();
+        prop_assert!(read.is_none() || read == Some(shift), "read {:?} at shift {}", read, shift);
+    }
+
+    /// Steady steps whose rate is not 2 bytes per byte at any shift (its
+    /// log2 at least 0.1 from a whole number) never read as a shift.
+    #[test]
+    fn window_growth_at_another_rate_reads_none(
+        mss in 536u32..=9000,
+        step in 1u16..=400,
+        acks in 20usize..400,
+    ) {
+        let ratio = 2.0 * f64::from(mss) / f64::from(step);
+        let frac = ratio.log2() - ratio.log2().floor();
+        prop_assume!((0.1..=0.9).contains(&frac));
+        let mut g = bdp::linux::WindowGrowth::new();
+        let mut f: u16 = 10;
+        for _ in 0..acks {
+            let Some(next) = f.checked_add(step) else { break };
+            g.ack(mss, f, next, mss);
+            f = next;
+        }
+        prop_assert_eq!(g.shift(), None);
+    }
+}

@@ -570,3 +570,289 @@ fn shipped_campus_sample_shows_the_broken_state_from_either_side() {
         "{verdict}"
     );
 }
+
+/// A capture that starts mid-transfer, next to the server, of a bulk
+/// download: the client, a Linux-like receiver, opens its window by 2 bytes
+/// per byte received (`tcp_grow_window`) from `start` up to `cap` bytes and
+/// sends its field rounded up to shift `meant` (`__tcp_select_window`), one
+/// ACK per segment; the server reads the fields with shift `read` and sends
+/// 1448-byte segments while its congestion window (`cwnd` segments, growing
+/// by one per ACK up to `cwnd_max`) and the window as it reads it allow.
+struct Download {
+    meant: u8,
+    read: u8,
+    start: u64,
+    cap: u64,
+    cwnd: u64,
+    cwnd_max: u64,
+    acks: u32,
+}
+
+fn mid_stream_download(d: &Download) -> Vec<Pkt> {
+    let Download {
+        meant,
+        read,
+        start,
+        cap,
+        cwnd_max,
+        acks,
+        ..
+    } = *d;
+    let c = |seq: u32, ack: u32| Seg::new(C, 40000, S, 443).seq(seq).ack(ack).flags(ACK);
+    let s = |seq: u32, ack: u32| Seg::new(S, 443, C, 40000).seq(seq).ack(ack).flags(ACK);
+    let (mut una, mut next) = (1_000_000u32, 1_000_000u32);
+    let mut window: u64 = start.min(cap);
+    let field = |w: u64| w.div_ceil(1 << meant).min(65_535) as u16;
+    let mut cwnd: u64 = d.cwnd;
+    let mut t = T0;
+    let mut pkts = vec![Pkt::new(t, c(500, una).win(field(window)).ipv4())];
+    for _ in 0..acks {
+        let edge = u64::from(una) + (u64::from(field(window)) << read);
+        while u64::from(next - una) + 1448 <= cwnd * 1448 && u64::from(next) + 1448 <= edge {
+            t += 10_000;
+            pkts.push(Pkt::new(t, s(next, 500).win(1000).payload(1448).ipv4()));
+            next += 1448;
+        }
+        if una == next {
+            break;
+        }
+        una += 1448;
+        window = (window + 2 * 1448).min(cap);
+        cwnd = (cwnd + 1).min(cwnd_max);
+        t += 10_000;
+        pkts.push(Pkt::new(t, c(500, una).win(field(window)).ipv4()));
+    }
+    pkts
+}
+
+fn inferred_client(pkts: &[Pkt]) -> (Value, Value) {
+    let v = run(pkts, &Settings::default());
+    let c = &v["connections"][0];
+    assert_eq!(c["handshake_seen"], false, "{c}");
+    (
+        c["negotiated"]["wscale_inferred"]["client"].clone(),
+        c["negotiated"].clone(),
+    )
+}
+
+/// A sender held by its congestion window never shows the window's size:
+/// the bounds stay wide, and the receiver's Linux growth names the shift,
+/// on the stated assumption that the ends agree.
+#[test]
+fn mid_stream_growth_names_the_shift_a_cwnd_limited_sender_never_shows() {
+    let pkts = mid_stream_download(&Download {
+        meant: 7,
+        read: 7,
+        start: 60 * 1448,
+        cap: 4 << 20,
+        cwnd: 10,
+        cwnd_max: 30,
+        acks: 600,
+    });
+    let (inf, n) = inferred_client(&pkts);
+    assert_eq!(inf["linux_growth_shift"], 7, "{inf}");
+    assert!(inf["sender_edge_shift"].is_null(), "{inf}");
+    let (lo, hi) = (
+        inf["bounds"]["min"].as_u64().unwrap(),
+        inf["bounds"]["max"].as_u64().unwrap(),
+    );
+    assert!(lo < 7 && 7 <= hi, "the flight alone does not pin it: {inf}");
+    assert_eq!(
+        (inf["min"].as_u64(), inf["max"].as_u64()),
+        (Some(7), Some(7)),
+        "{inf}"
+    );
+    assert_eq!(inf["basis"], "linux_growth", "{inf}");
+    assert_eq!(inf["confidence"], "medium", "{inf}");
+    assert_eq!(n["wscale_mismatch"], false, "{n}");
+    // The text says the shift and what it rests on; --assume-wscale still
+    // decides how the windows are read.
+    let file = pcap(101, true, &pkts);
+    for assume in [None, Some(5u8)] {
+        let settings = Settings {
+            assume_wscale: assume,
+            ..Settings::default()
+        };
+        let mut out = Vec::new();
+        analyze(&file[..], &mut out, AnalyzeFormat::Text, &settings).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(
+                "the client's shift is 7 (its window grows as a Linux receiver's at shift 7"
+            ) && text.contains("assuming both ends agree about scaling: medium confidence"),
+            "{text}"
+        );
+        assert_eq!(
+            text.contains("windows read with the assumed shift 5 (--assume-wscale)"),
+            assume.is_some(),
+            "{text}"
+        );
+        let v = run(&pkts, &settings);
+        let s2c = &v["connections"][0]["directions"]["server_to_client"];
+        let field = s2c["max_window_field"].as_u64().unwrap();
+        assert_eq!(
+            s2c["max_window_bytes"].as_u64(),
+            assume.map(|a| field << a),
+            "{s2c}"
+        );
+    }
+}
+
+/// A sender held by the window sends up to the edge it reads: the edge
+/// names the shift it reads, whatever the receiver's growth (here none: a
+/// fixed window of 20 segments).
+#[test]
+fn mid_stream_window_limited_sender_stops_at_the_edge_it_reads() {
+    let (inf, n) = inferred_client(&mid_stream_download(&Download {
+        meant: 7,
+        read: 7,
+        start: 20 * 1448,
+        cap: 20 * 1448,
+        cwnd: 10,
+        cwnd_max: 1000,
+        acks: 400,
+    }));
+    assert!(inf["linux_growth_shift"].is_null(), "{inf}");
+    assert_eq!(inf["sender_edge_shift"], 7, "{inf}");
+    assert_eq!(inf["bounds"]["min"], 7, "{inf}");
+    assert_eq!(
+        (inf["min"].as_u64(), inf["max"].as_u64()),
+        (Some(7), Some(7)),
+        "{inf}"
+    );
+    assert_eq!(inf["basis"], "sender_edge", "{inf}");
+    assert_eq!(n["wscale_mismatch"], false, "{n}");
+}
+
+/// The ends disagree (a SYN proxy told the server another shift than the
+/// client offered): the server stops at the edge of the shift it reads (3),
+/// the client grows at the one it means (7). The interval is the reading,
+/// and the disagreement is reported.
+#[test]
+fn mid_stream_edge_and_growth_disagreeing_is_a_mismatch() {
+    let (inf, n) = inferred_client(&mid_stream_download(&Download {
+        meant: 7,
+        read: 3,
+        start: 60 * 1448,
+        cap: 4 << 20,
+        cwnd: 10,
+        cwnd_max: 1000,
+        acks: 1500,
+    }));
+    assert_eq!(inf["linux_growth_shift"], 7, "{inf}");
+    assert_eq!(inf["sender_edge_shift"], 3, "{inf}");
+    assert_eq!(
+        (inf["min"].as_u64(), inf["max"].as_u64()),
+        (Some(3), Some(3)),
+        "{inf}"
+    );
+    assert_eq!(n["wscale_mismatch"], true, "{n}");
+    assert_eq!(
+        n["wscale_mismatch_evidence"]["kind"], "sender_edge_differs",
+        "{n}"
+    );
+}
+
+/// The server reads a larger shift (7) than the client means (3): its data
+/// goes past every edge the growth shift gives. No interval is pinned, and
+/// the disagreement is reported.
+#[test]
+fn mid_stream_flight_beyond_the_growth_shift_is_a_mismatch() {
+    let (inf, n) = inferred_client(&mid_stream_download(&Download {
+        meant: 3,
+        read: 7,
+        start: 10 * 1448,
+        cap: 200_000,
+        cwnd: 40,
+        cwnd_max: 40,
+        acks: 600,
+    }));
+    assert_eq!(inf["linux_growth_shift"], 3, "{inf}");
+    assert!(inf["bounds"]["min"].as_u64().unwrap() > 3, "{inf}");
+    assert_eq!(inf["basis"], "bounds", "{inf}");
+    assert_eq!(n["wscale_mismatch"], true, "{n}");
+    assert_eq!(
+        n["wscale_mismatch_evidence"]["kind"], "flight_beyond_growth",
+        "{n}"
+    );
+}
+
+/// A classic pcap without its first `n` records.
+fn drop_first_records(file: &[u8], n: usize) -> Vec<u8> {
+    let mut out = file[..24].to_vec();
+    let (mut pos, mut i) = (24, 0);
+    while pos + 16 <= file.len() {
+        let incl = u32::from_le_bytes(file[pos + 8..pos + 12].try_into().unwrap()) as usize;
+        let end = (pos + 16 + incl).min(file.len());
+        if i >= n {
+            out.extend_from_slice(&file[pos..end]);
+        }
+        (pos, i) = (end, i + 1);
+    }
+    out
+}
+
+/// The shipped captures cut after their handshake (the first three
+/// records: SYN, SYN-ACK, ACK). The shift each side's peer really reads is
+/// the client's offer in the full capture's SYN for the client's fields
+/// (10 in every sample) and, for the server's, the SYN-ACK's offer the
+/// client saw (10; 7 behind the SYN proxy, `--wscale 7` in data/README.md).
+/// Every inferred interval contains it. The 600,000-byte download at 10 ms
+/// (`bulk-*`, about 10 round trips of busy time) pins the client's shift to
+/// one value from either side; the 40,000-byte samples at 0.1 ms (three
+/// round trips, fewer than 16 ACKs of window growth) keep the bounds.
+#[test]
+fn shipped_samples_cut_after_the_handshake_contain_the_shift() {
+    let data = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data");
+    let report = |bytes: &[u8]| -> Value {
+        let mut out = Vec::new();
+        analyze(bytes, &mut out, AnalyzeFormat::Json, &Settings::default()).expect("analyze");
+        serde_json::from_slice(&out).unwrap()
+    };
+    for (name, client, server, bulk) in [
+        ("bulk-inside.pcap", 10, 10, true),
+        ("bulk-outside.pcap", 10, 10, true),
+        ("clean6-inside.pcap", 10, 10, false),
+        ("clean6-outside.pcap", 10, 10, false),
+        ("nat-inside.pcap", 10, 10, false),
+        ("nat-outside.pcap", 10, 10, false),
+        ("synproxy-inside.pcap", 10, 7, false),
+        ("synproxy-outside.pcap", 10, 7, false),
+    ] {
+        let full = std::fs::read(data.join(name)).expect("shipped sample capture");
+        let n = &report(&full)["connections"][0]["negotiated"];
+        assert_eq!(n["wscale_offered"]["client"], client, "{name}: {n}");
+        let cut = report(&drop_first_records(&full, 3));
+        let c = &cut["connections"][0];
+        assert_eq!(c["handshake_seen"], false, "{name}");
+        let inf = &c["negotiated"]["wscale_inferred"];
+        for (who, truth) in [("client", client), ("server", server)] {
+            let i = &inf[who];
+            if i.is_null() {
+                // No evidence (the server's fields when the client sent
+                // only 2,000 bytes): claims nothing.
+                continue;
+            }
+            let (min, max) = (i["min"].as_u64().unwrap(), i["max"].as_u64().unwrap());
+            let (bmin, bmax) = (
+                i["bounds"]["min"].as_u64().unwrap(),
+                i["bounds"]["max"].as_u64().unwrap(),
+            );
+            assert!((min..=max).contains(&truth), "{name} {who}: {i}");
+            assert!((bmin..=bmax).contains(&truth), "{name} {who}: {i}");
+            assert!(bmin <= min && max <= bmax, "{name} {who}: {i}");
+        }
+        let ci = &inf["client"];
+        if bulk {
+            assert_eq!(
+                (ci["min"].as_u64(), ci["max"].as_u64()),
+                (Some(10), Some(10)),
+                "{name}: {ci}"
+            );
+            assert_eq!(ci["linux_growth_shift"], 10, "{name}: {ci}");
+            assert_eq!(c["negotiated"]["wscale_mismatch"], false, "{name}");
+        } else {
+            assert_eq!(ci["basis"], "bounds", "{name}: {ci}");
+        }
+    }
+}

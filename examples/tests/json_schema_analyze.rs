@@ -41,27 +41,56 @@ fn assert_valid(doc: &Value, what: &str) {
 fn shipped_captures_validate() {
     let dir = root().join("examples/data");
     let mut n = 0;
+    let mut bases = BTreeSet::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("pcap") {
             continue;
         }
-        let bytes = std::fs::read(&path).unwrap();
-        for settings in [
-            Settings::default(),
-            Settings {
-                rtt: Some(std::time::Duration::from_millis(10)),
-                assume_wscale: Some(7),
-                ..Settings::default()
-            },
-        ] {
-            let doc = analyze_json(&bytes, &settings);
+        let full = std::fs::read(&path).unwrap();
+        // Cut after the handshake (its first three records): the inferred
+        // shifts are reported instead.
+        let mut cut = full[..24].to_vec();
+        let (mut pos, mut i) = (24, 0);
+        while pos + 16 <= full.len() {
+            let incl = u32::from_le_bytes(full[pos + 8..pos + 12].try_into().unwrap()) as usize;
+            let end = (pos + 16 + incl).min(full.len());
+            if i >= 3 {
+                cut.extend_from_slice(&full[pos..end]);
+            }
+            (pos, i) = (end, i + 1);
+        }
+        for (bytes, settings) in [&full, &cut].into_iter().flat_map(|b| {
+            [
+                Settings::default(),
+                Settings {
+                    rtt: Some(std::time::Duration::from_millis(10)),
+                    assume_wscale: Some(7),
+                    ..Settings::default()
+                },
+            ]
+            .map(|s| (b, s))
+        }) {
+            let doc = analyze_json(bytes, &settings);
             assert_eq!(doc["schema_version"], 2);
             assert_valid(&doc, &path.display().to_string());
+            for c in doc["connections"].as_array().unwrap() {
+                for who in ["client", "server"] {
+                    if let Some(b) = c["negotiated"]["wscale_inferred"][who]["basis"].as_str() {
+                        bases.insert(b.to_string());
+                    }
+                }
+            }
             n += 1;
         }
     }
     assert!(n >= 8, "only {n} captures checked");
+    // The inferred shifts' fields were validated, on both bases the
+    // samples give.
+    assert!(
+        bases.contains("bounds") && bases.contains("linux_growth"),
+        "{bases:?}"
+    );
 }
 
 #[test]

@@ -150,11 +150,10 @@ struct Side {
     infer_hi: Option<u8>,
     /// This side's previous ACK number and window field.
     prev_ack_field: Option<(u32, u16)>,
-    /// The current run of ACKs that each advanced and grew the window
-    /// field (`GrowthRun`).
-    growth_run: GrowthRun,
-    /// The longest finished run that shows a shift ([`best_growth_run`]).
-    growth_best: GrowthRun,
+    /// What this side's ACKs and its peer's data say about this side's
+    /// shift, for a capture without the handshake (allocated once this
+    /// side acknowledges something while the handshake is unseen).
+    edges: Option<Box<EdgeEvidence>>,
     /// Data segments no larger than the peer's last window field read as
     /// bytes (and below 536 bytes): what a sender sends when it reads a
     /// scaled window field unscaled.
@@ -178,12 +177,6 @@ struct TsRing {
 }
 
 impl Side {
-    /// Ends the current growth run, keeping the longest one that shows a
-    /// shift and noting runs that show another.
-    fn close_growth_run(&mut self) {
-        let run = std::mem::take(&mut self.growth_run);
-        self.growth_best = best_growth_run(self.growth_best, run);
-    }
     fn remember_tsval(&mut self, tsval: u32, at: Timestamp) {
         let r = self.ts.get_or_insert_with(|| {
             Box::new(TsRing {
@@ -636,6 +629,7 @@ impl ConnState {
         // Timestamps: remember ours, match the peer's echo (once the
         // connection carries data: the limit trackers exist then).
         let carries_data = self.lim.is_some();
+        let handshake = self.syn.is_some() && self.synack.is_some();
         let (me, peer) = self.side(dir);
         me.packets += 1;
         if let (Some(ts), Some(t), true) = (rec.ts, timestamps, carries_data) {
@@ -658,17 +652,16 @@ impl ConnState {
                     me.infer_hi = Some(me.infer_hi.map_or(bound, |h| h.min(bound)));
                 }
             }
-            if let Some((a1, f1)) = me.prev_ack_field {
-                let da = rec.ack.wrapping_sub(a1);
-                if rec.window > f1 && da > 0 && da < 1 << 30 {
-                    me.growth_run.push(
-                        u64::from(da),
-                        u32::from(rec.window - f1),
-                        peer.largest_payload as u64,
-                    );
-                } else {
-                    me.close_growth_run();
+            if me.edges.is_none() && !handshake {
+                me.edges = Some(Box::default());
+            }
+            if let Some(e) = me.edges.as_mut() {
+                if let Some((a1, f1)) = me.prev_ack_field {
+                    let segment = u32::try_from(peer.largest_payload).unwrap_or(0);
+                    e.growth
+                        .ack(rec.ack.wrapping_sub(a1), f1, rec.window, segment);
                 }
+                e.on_ack(rec.ack, rec.window);
             }
             me.prev_ack_field = Some((rec.ack, rec.window));
         }
@@ -707,6 +700,14 @@ impl ConnState {
             if retransmitted {
                 me.retransmissions += 1;
                 me.retransmitted_bytes += rec.payload_len as u64;
+            }
+            // New data past the right edge a shift gives rules that shift
+            // out; ending just below it, a segment or less, is a hit.
+            if !retransmitted {
+                if let Some(e) = peer.edges.as_mut() {
+                    let lo = e.on_data(end, me.largest_payload as u64);
+                    peer.infer_lo = peer.infer_lo.max(lo);
+                }
             }
             // More in flight than the receiver's largest field: its shift
             // is at least the smallest s with field << s >= flight.
@@ -859,29 +860,136 @@ pub struct Negotiated {
 /// An interval of window-scale shifts, both ends included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ShiftInterval {
-    /// Smallest shift the capture allows.
+    /// Smallest shift the capture allows, on `basis`.
     pub min: u8,
-    /// Largest shift the capture allows.
+    /// Largest shift the capture allows, on `basis`.
     pub max: u8,
     /// The shift the receiver *means*, read from how a Linux receiver opens
-    /// its window (a run of growing ACKs; medium confidence, `null` without a run
-    /// that shows it). It equals the peer's reading unless the two ends
-    /// disagree about scaling (a SYN proxy's or a stripped handshake), which
-    /// a capture without the handshake cannot always tell: so it does not
-    /// narrow `min` and `max`.
+    /// its window (`bdp::linux::WindowGrowth`; medium confidence, `null`
+    /// without a run that shows it).
     pub linux_growth_shift: Option<u8>,
+    /// The shift at whose right edge the peer's new data kept stopping (a
+    /// segment or less below it): the window the sender read, when it was
+    /// window-limited (`null`: no such edge).
+    pub sender_edge_shift: Option<u8>,
+    /// What `min` and `max` rest on: `bounds` (the flight and the window
+    /// edges alone), `sender_edge` (the sender stopped at the edge of one
+    /// shift), or `linux_growth` (the Linux growth shift, inside the
+    /// bounds, assuming the two ends agree about scaling).
+    pub basis: &'static str,
+    /// `high` for `bounds` and `sender_edge`, `medium` for `linux_growth`.
+    pub confidence: &'static str,
+    /// The interval from the flight and the window edges alone.
+    pub bounds: ShiftBounds,
 }
 
-/// What the capture says about the shift of the side `me` (the receiver
-/// whose window fields `me.max_window_field` are): the flight its peer had
-/// bounds it from below, its right edge never moving left and the 1 GiB
-/// largest window (RFC 7323) from above; `None` without any evidence.
+/// An interval of shifts from the flight and the window edges alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ShiftBounds {
+    /// Smallest shift.
+    pub min: u8,
+    /// Largest shift.
+    pub max: u8,
+}
+
+/// Shifts 0 to 14.
+const SHIFTS: usize = MAX_WINDOW_SCALE as usize + 1;
+/// Fewest new-data segments ending at one shift's right edge to name it.
+const EDGE_HITS: u32 = 16;
+
+/// What one receiver's ACKs and its peer's new data say about the shift
+/// the peer reads the receiver's window fields with (a capture without
+/// the handshake).
 ///
-/// It is the shift the *peer reads* the fields with: when the two ends
-/// disagree (a window-scale option removed on the way), the flight follows
-/// the peer's reading, not what the receiver meant.
-fn infer_shift(me: &Side) -> Option<ShiftInterval> {
-    let f = me.max_window_field?;
+/// For each shift `s` the furthest right edge (ACK + field << s) the
+/// receiver advertised so far: a sender never sends past the edge it
+/// read, and every ACK it read passed the capture point before its data
+/// did (from either side of the path), so new data ending beyond the
+/// furthest edge of `s` rules `s` out (sound: it needs no assumption about
+/// the receiver). A window-limited sender sends up to its edge in whole
+/// segments, so its new data keeps ending within a segment below the edge
+/// of the shift it reads (`sender_edge`): with the capture next to the
+/// sender (or with the window fixed) that is exact; next to the receiver
+/// the ACKs seen run ahead of what the sender knew and the hits scatter,
+/// which gives no edge rather than a wrong one.
+#[derive(Debug, Clone, Copy, Default)]
+struct EdgeEvidence {
+    edge: [u32; SHIFTS],
+    seen: bool,
+    hits: [u32; SHIFTS],
+    /// New-data segments checked against the edges.
+    segments: u32,
+    /// The receiver's window growth (`bdp::linux::WindowGrowth`).
+    growth: bdp::linux::WindowGrowth,
+}
+
+impl EdgeEvidence {
+    fn on_ack(&mut self, ack: u32, field: u16) {
+        for (s, e) in self.edge.iter_mut().enumerate() {
+            let edge = ack.wrapping_add(u32::from(field) << s);
+            if !self.seen || seq_lt(*e, edge) {
+                *e = edge;
+            }
+        }
+        self.seen = true;
+    }
+
+    /// New data ending at `end` (segments up to `segment` bytes): the
+    /// smallest shift whose furthest edge it does not pass.
+    fn on_data(&mut self, end: u32, segment: u64) -> u8 {
+        if !self.seen {
+            return 0;
+        }
+        self.segments = self.segments.saturating_add(1);
+        let mut lo = 0;
+        for s in 0..SHIFTS {
+            let e = self.edge[s];
+            if seq_lt(e, end) {
+                lo = s + 1;
+            } else if u64::from(e.wrapping_sub(end)) < segment {
+                self.hits[s] = self.hits[s].saturating_add(1);
+            }
+        }
+        lo.min(SHIFTS - 1) as u8
+    }
+
+    /// The shift whose edge the new data kept stopping at: at least
+    /// [`EDGE_HITS`] hits and a quarter of the segments, and no other shift
+    /// with half as many.
+    fn edge_shift(&self, lo: u8) -> Option<u8> {
+        let (best, n) = self
+            .hits
+            .iter()
+            .enumerate()
+            .skip(usize::from(lo))
+            .max_by_key(|(_, n)| **n)?;
+        let clear = self
+            .hits
+            .iter()
+            .enumerate()
+            .skip(usize::from(lo))
+            .all(|(s, m)| s == best || m * 2 <= *n);
+        (*n >= EDGE_HITS && n * 4 >= self.segments && clear).then_some(best as u8)
+    }
+}
+
+/// What the capture says about the shift the peer reads the window fields
+/// of side `me` with, and whether it shows the two ends disagree.
+///
+/// The bounds: the peer's new data past the furthest right edge of a shift
+/// (and its flight above `me`'s largest field) rules it out from below;
+/// `me`'s right edge never moving left and the 1 GiB largest window (RFC
+/// 7323) bound it from above. Within them, the shift at whose edge the
+/// sender's data kept stopping is the one it reads (`sender_edge`);
+/// without one, a Linux receiver's growth shift is the one it means, and
+/// the one the peer reads when the two ends agree (`linux_growth`). The
+/// growth shift below the bounds (the sender read a larger window than the
+/// receiver meant) or a sender edge at another shift is evidence that they
+/// do not (returned as the second value).
+fn infer_shift(me: &Side, who: &str) -> (Option<ShiftInterval>, Option<MismatchEvidence>) {
+    let Some(f) = me.max_window_field else {
+        return (None, None);
+    };
     let lo = me.infer_lo;
     // 65535 << 14 is the largest window: field << s stays within 2^30.
     let by_size = (0u8..=MAX_WINDOW_SCALE)
@@ -892,120 +1000,53 @@ fn infer_shift(me: &Side) -> Option<ShiftInterval> {
     // Conflicting evidence (a receiver that shrank its window): keep the
     // flight's bound, which needs no assumption about the receiver.
     let hi = if hi < lo { by_size.max(lo) } else { hi };
-    // The Linux receiver's window growth, from its longest steady run
-    // (the one still open at the end of the capture included).
-    let growth = best_growth_run(me.growth_best, me.growth_run).shift();
-    if lo == 0 && hi == MAX_WINDOW_SCALE && growth.is_none() {
-        return None;
+    let growth = me.edges.as_ref().and_then(|e| e.growth.shift());
+    let edge = me
+        .edges
+        .as_ref()
+        .and_then(|e| e.edge_shift(lo))
+        .filter(|e| *e <= hi);
+    if lo == 0 && hi == MAX_WINDOW_SCALE && growth.is_none() && edge.is_none() {
+        return (None, None);
     }
-    Some(ShiftInterval {
-        min: lo,
-        max: hi,
-        linux_growth_shift: growth,
-    })
-}
-
-/// Fewest ACKs of one or two full segments for a growth run to tell a shift.
-const GROWTH_RUN_ACKS: u32 = 16;
-
-/// A run of a receiver's ACKs that each advanced and grew the window field:
-/// the shift it shows under Linux's receive-window growth.
-///
-/// A Linux receiver advertises `min(free space, rcv_ssthresh)` rounded up
-/// to a multiple of `1 << shift` (`__tcp_select_window`). While the window
-/// opens by `rcv_ssthresh`, `tcp_grow_window` raises it for each segment of
-/// `len` bytes received by `max(2 * advmss or 2 * rcv_mss, 2 * len)`: for
-/// full segments, 2 bytes per byte; and the receiver acknowledges every
-/// segment or two. An ACK of one full segment moves the field by
-/// `2 * len >> shift`, rounded down or up. Over the run's ACKs of one or
-/// two full segments (ACKs covering a shorter segment, which grows the
-/// window by more than 2 bytes per byte, are left out, as is the run's
-/// last ACK, where growth stops short), the window grows by 2 bytes per
-/// byte acknowledged: `log2(2 * acked / field growth)` is the shift. A run
-/// shows it when it has [`GROWTH_RUN_ACKS`] such ACKs or more, at least
-/// half of its ACKs, the one-segment steps at most two apart (one apart by
-/// the rounding, one more for a step cut short), and the
-/// estimate within 0.05 of a whole number. Growth by the free space
-/// instead (an application reading a full buffer, the receive buffer's
-/// autotuning) comes in jumps, not in such steps. The lab's Linux
-/// receivers grow so (runs of hundreds of ACKs gave 2^9.995 to 2^10.005 at
-/// shift 10). It assumes a Linux receiver: `medium` confidence.
-#[derive(Debug, Clone, Copy, Default)]
-struct GrowthRun {
-    /// ACKs of the run, the last left out.
-    acks: u32,
-    /// Of those, the ACKs of one or two full segments: bytes acknowledged,
-    /// field growth, how many.
-    da: u64,
-    df: u32,
-    clean: u32,
-    /// The one-segment ACKs' field steps: how many, smallest, largest.
-    ones: u32,
-    step_min: u32,
-    step_max: u32,
-    /// The last ACK's step (bytes, field, segment size), counted once the
-    /// run goes on.
-    last: Option<(u64, u32, u64)>,
-    /// Runs showing different shifts were seen (no claim then).
-    conflict: bool,
-}
-
-/// Of two runs, the longer that shows a shift; when both show one and the
-/// two differ, a run that shows none (conflicting evidence tells nothing).
-fn best_growth_run(a: GrowthRun, b: GrowthRun) -> GrowthRun {
-    match (a.shift(), b.shift()) {
-        (Some(x), Some(y)) if x != y => GrowthRun {
-            conflict: true,
-            ..GrowthRun::default()
-        },
-        _ if a.conflict || b.conflict => GrowthRun {
-            conflict: true,
-            ..GrowthRun::default()
-        },
-        (Some(_), Some(_)) if b.da > a.da => b,
-        (Some(_), _) => a,
-        (None, Some(_)) => b,
-        (None, None) => a,
-    }
-}
-
-impl GrowthRun {
-    /// An ACK that advanced by `da` and grew the field by `df`, the
-    /// sender's largest segment so far being `seg` bytes.
-    fn push(&mut self, da: u64, df: u32, seg: u64) {
-        if let Some((a, f, l)) = self.last {
-            self.acks += 1;
-            if l > 0 && (a == l || a == 2 * l) {
-                self.da += a;
-                self.df = self.df.saturating_add(f);
-                self.clean += 1;
-                if a == l {
-                    if self.ones == 0 {
-                        (self.step_min, self.step_max) = (f, f);
-                    }
-                    self.ones += 1;
-                    self.step_min = self.step_min.min(f);
-                    self.step_max = self.step_max.max(f);
-                }
-            }
+    let bounds = ShiftBounds { min: lo, max: hi };
+    let interval =
+        |min: u8, max: u8, basis: &'static str, confidence: &'static str| ShiftInterval {
+            min,
+            max,
+            linux_growth_shift: growth,
+            sender_edge_shift: edge,
+            basis,
+            confidence,
+            bounds,
+        };
+    let peer = if who == "client" { "server" } else { "client" };
+    match (edge, growth) {
+        (Some(e), Some(g)) if e != g => (
+            Some(interval(e, e, "sender_edge", "high")),
+            Some(MismatchEvidence {
+                kind: "sender_edge_differs",
+                confidence: "medium",
+                detail: format!(
+                    "no handshake seen: the {peer}'s new data kept stopping at the right edge of the {who}'s windows read with shift {e}, while the {who}'s window grows as a Linux receiver's at shift {g}: the {peer} reads the {who}'s window fields with another shift than the {who} means"
+                ),
+            }),
+        ),
+        (Some(e), _) => (Some(interval(e, e, "sender_edge", "high")), None),
+        (None, Some(g)) if (lo..=hi).contains(&g) => {
+            (Some(interval(g, g, "linux_growth", "medium")), None)
         }
-        self.last = Some((da, df, seg));
-    }
-
-    /// The shift the run shows (`None`: not a run of Linux growth steps).
-    fn shift(&self) -> Option<u8> {
-        if self.conflict
-            || self.clean < GROWTH_RUN_ACKS
-            || self.clean * 2 < self.acks
-            || self.df == 0
-            || self.step_max > self.step_min + 2
-        {
-            return None;
-        }
-        let e = (2.0 * self.da as f64 / f64::from(self.df)).log2();
-        let s = e.round();
-        ((e - s).abs() <= 0.05 && (0.0..=f64::from(MAX_WINDOW_SCALE)).contains(&s))
-            .then_some(s as u8)
+        (None, Some(g)) if g < lo => (
+            Some(interval(lo, hi, "bounds", "high")),
+            Some(MismatchEvidence {
+                kind: "flight_beyond_growth",
+                confidence: "medium",
+                detail: format!(
+                    "no handshake seen: the {who}'s window grows as a Linux receiver's at shift {g}, yet the {peer}'s data went past the right edge that shift gives (it needs shift {lo} or more): the {peer} reads the {who}'s window fields with a larger shift than the {who} means"
+                ),
+            }),
+        ),
+        _ => (Some(interval(lo, hi, "bounds", "high")), None),
     }
 }
 
@@ -1276,7 +1317,17 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
     let server_on = st
         .synack
         .map(|_| syn_ws.is_some() && (synack_ws.is_some() || server_scales_anyway));
-    let wscale_mismatch = matches!((client_on, server_on), (Some(a), Some(b)) if a != b);
+    // Without the handshake: each endpoint's shift from the capture, and
+    // what shows the two ends disagree.
+    let (inferred, inferred_mismatch) = if handshake_seen {
+        (None, None)
+    } else {
+        let (client, c_ev) = infer_shift(&st.c2s, "client");
+        let (server, s_ev) = infer_shift(&st.s2c, "server");
+        (Some(PerEndpoint { client, server }), c_ev.or(s_ev))
+    };
+    let wscale_mismatch = matches!((client_on, server_on), (Some(a), Some(b)) if a != b)
+        || inferred_mismatch.is_some();
     let wscale = match (syn_ws, synack_ws) {
         (Some(c), Some(s)) if handshake_seen && !wscale_mismatch => Some(PerEndpoint {
             client: c,
@@ -1287,7 +1338,7 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
     let wscale_evidence = if server_scales_anyway {
         Some(server_scaled_evidence(st))
     } else {
-        client_unscaled
+        client_unscaled.or(inferred_mismatch)
     };
     let ecn = match (st.syn, st.synack) {
         (Some(a), Some(b)) => negotiation::ecn_mode(a.flags, b.flags),
@@ -1335,10 +1386,7 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
             && h.synack.is_some_and(|r| r.timestamps.is_some()),
         ecn,
         linux_drops,
-        wscale_inferred: (!handshake_seen).then(|| PerEndpoint {
-            client: infer_shift(&st.c2s),
-            server: infer_shift(&st.s2c),
-        }),
+        wscale_inferred: inferred,
     };
 
     let (rtt, rtt_source) = if let Some(r) = settings.rtt {
@@ -1531,16 +1579,27 @@ fn verdict(
                 if let Some(inf) = &r.negotiated.wscale_inferred {
                     let text = |who: &str, i: Option<ShiftInterval>| {
                         i.map(|i| {
+                            let peer = if who == "client" { "server" } else { "client" };
                             let mut t = if i.min == i.max {
                                 format!("the {who}'s shift is {}", i.min)
                             } else {
                                 format!("the {who}'s shift is {} to {}", i.min, i.max)
                             };
-                            if let Some(g) = i.linux_growth_shift {
-                                t.push_str(&format!(
-                                    " (its window grows as a Linux receiver's at shift {g}: medium confidence)"
-                                ));
-                            }
+                            t.push_str(&match i.basis {
+                                "sender_edge" => format!(
+                                    " (the {peer}'s data kept stopping at the right edge of that shift's window: high confidence)"
+                                ),
+                                "linux_growth" => format!(
+                                    " (its window grows as a Linux receiver's at shift {}, inside {} to {} from the bytes in flight and the window edges, assuming both ends agree about scaling: medium confidence)",
+                                    i.min, i.bounds.min, i.bounds.max
+                                ),
+                                _ => match i.linux_growth_shift {
+                                    Some(g) => format!(
+                                        " (from the bytes in flight and the window edges; its window grows as a Linux receiver's at shift {g})"
+                                    ),
+                                    None => " (from the bytes in flight and the window edges)".to_string(),
+                                },
+                            });
                             t
                         })
                     };
@@ -1549,9 +1608,12 @@ fn verdict(
                         .flatten()
                         .collect();
                     if !found.is_empty() {
+                        s.push_str(&format!("; {}", found.join(", ")));
+                    }
+                    if let Some(e) = &r.negotiated.wscale_mismatch_evidence {
                         s.push_str(&format!(
-                            "; from the bytes in flight and the window edges, {}",
-                            found.join(", ")
+                            "; the endpoints seem to disagree about window scaling ({} confidence): {}",
+                            e.confidence, e.detail
                         ));
                     }
                 }
@@ -2128,48 +2190,5 @@ pub fn run(args: &AnalyzeArgs) -> Result<super::Outcome, super::Failure> {
         Ok(_) => Ok(super::Outcome::Clean),
         Err(AnalyzeError::Write(e)) if super::is_broken_pipe(&e) => Ok(super::Outcome::Clean),
         Err(e) => Err(format!("{}: {e}", args.capture.display()).into()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A Linux receiver at `shift` opening its window by 2 bytes per byte,
-    /// one ACK per segment of `len` bytes (`n` ACKs): the fields it sends.
-    fn growth(shift: u8, len: u64, n: u32, rate: f64) -> GrowthRun {
-        let mut run = GrowthRun::default();
-        let mut x = 64_000.0f64;
-        let field = |x: f64| (x as u64).div_ceil(1 << shift);
-        let mut prev = field(x);
-        for _ in 0..n {
-            x += rate * len as f64;
-            let f = field(x);
-            run.push(len, u32::try_from(f - prev).unwrap(), len);
-            prev = f;
-        }
-        run
-    }
-
-    #[test]
-    fn linux_window_growth_shows_the_shift() {
-        for shift in [5u8, 7, 8, 10] {
-            assert_eq!(growth(shift, 1448, 40, 2.0).shift(), Some(shift), "{shift}");
-        }
-    }
-
-    #[test]
-    fn growth_at_another_rate_or_too_short_shows_nothing() {
-        // 1.5 bytes per byte: log2 is 0.4 off a whole number.
-        assert_eq!(growth(10, 1448, 40, 1.5).shift(), None);
-        assert_eq!(growth(10, 1448, 10, 2.0).shift(), None);
-    }
-
-    #[test]
-    fn runs_showing_different_shifts_claim_nothing() {
-        let a = growth(9, 1448, 40, 2.0);
-        let b = growth(10, 1448, 40, 2.0);
-        assert_eq!(best_growth_run(a, b).shift(), None);
-        assert_eq!(best_growth_run(a, a).shift(), Some(9));
     }
 }
