@@ -254,10 +254,12 @@ impl AckedRing {
 
 /// One direction's limit trackers: under the shift the handshake seen here
 /// suggests, and (when it could be wrong) under the other reading.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct LimitPair {
     main: LimitTracker,
-    alt: Option<LimitTracker>,
+    /// Boxed: a tracker is most of a connection's size, and many
+    /// connections have no other reading.
+    alt: Option<Box<LimitTracker>>,
 }
 
 impl Default for LimitPair {
@@ -278,7 +280,7 @@ impl LimitPair {
     }
     /// The tracker reading with `shift`, else the main one.
     fn reading(&self, shift: Option<u8>) -> &LimitTracker {
-        match (shift, self.alt.as_ref()) {
+        match (shift, self.alt.as_deref()) {
             (Some(s), Some(a))
                 if a.read_shift() == s.min(MAX_WINDOW_SCALE)
                     && self.main.read_shift() != a.read_shift() =>
@@ -293,7 +295,7 @@ impl LimitPair {
         if self.main.read_shift() == shift {
             Some(&self.main)
         } else {
-            self.alt.as_ref().filter(|a| a.read_shift() == shift)
+            self.alt.as_deref().filter(|a| a.read_shift() == shift)
         }
     }
 }
@@ -507,7 +509,9 @@ impl ConnState {
             let pair = &mut self.lim.get_or_insert_with(Box::default)
                 [usize::from(dir == Direction::ServerToClient)];
             pair.main = LimitTracker::new(main);
-            pair.alt = alt.filter(|a| *a != main).map(LimitTracker::new);
+            pair.alt = alt
+                .filter(|a| *a != main)
+                .map(|a| Box::new(LimitTracker::new(a)));
             pair.each(|t| t.configure(rtt_ns, loop_ns.unwrap_or(0), initial));
         }
     }

@@ -139,8 +139,10 @@ fn seq_lt(a: u32, b: u32) -> bool {
 struct AckSample {
     at_ns: u64,
     ack: u32,
-    /// Window in bytes as the sender reads it.
-    window: u64,
+    /// Window in bytes as the sender reads it: a field of at most 65,535
+    /// shifted by at most 14 fits 32 bits (16-byte samples, not 24: the
+    /// ring is most of a tracker's size).
+    window: u32,
 }
 
 /// The phase of the sender between two segments.
@@ -309,7 +311,7 @@ impl LimitTracker {
     /// The receive window as the sender could know it at capture time `t`:
     /// its right edge (ACK plus window), for time series.
     pub fn known_edge(&self, t_ns: u64) -> Option<(u32, u64)> {
-        self.known_at(t_ns).map(|k| (k.ack, k.window))
+        self.known_at(t_ns).map(|k| (k.ack, u64::from(k.window)))
     }
 
     /// Sets the round length (RTT) and the capture point's loop delay to
@@ -333,7 +335,7 @@ impl LimitTracker {
             self.push_sample(AckSample {
                 at_ns,
                 ack,
-                window: u64::from(window),
+                window: u32::from(window),
             });
         }
     }
@@ -552,13 +554,13 @@ impl LimitTracker {
         self.round.min_window = Some(
             self.round
                 .min_window
-                .map_or(known.window, |w| w.min(known.window)),
+                .map_or(u64::from(known.window), |w| w.min(u64::from(known.window))),
         );
         self.max_flight = self.max_flight.max(flight);
         // The next full segment does not fit: window-limited, even with
         // nothing outstanding (a window below one segment: the sender waits
         // for it to open, sending only window probes).
-        self.phase = if flight + self.mss > known.window {
+        self.phase = if flight + self.mss > u64::from(known.window) {
             Phase::ReceiveWindow
         } else if outstanding <= 0 {
             Phase::Idle
@@ -620,10 +622,7 @@ impl LimitTracker {
         let slack = self.loop_ns / 4;
         let known_edge = self
             .sample_at(t_ns.saturating_sub(self.loop_ns - slack))
-            .map(|k| {
-                k.ack
-                    .wrapping_add(u32::try_from(k.window).unwrap_or(u32::MAX >> 1))
-            });
+            .map(|k| k.ack.wrapping_add(k.window));
         if let Some(edge) = known_edge {
             if seq_lt(edge, end) {
                 let start = if seq_lt(seq, edge) { edge } else { seq };
@@ -664,7 +663,7 @@ impl LimitTracker {
             }
         }
         self.advance(t_ns);
-        let window = u64::from(window_field) << self.read_shift;
+        let window = u32::from(window_field) << self.read_shift;
         if let Some(prev) = self.seen_ack {
             if seq_lt(prev, ack) && self.first_data_ns.is_some() {
                 self.round.acked += u64::from(ack.wrapping_sub(prev));
