@@ -721,6 +721,30 @@ fn mid_stream_window_limited_sender_stops_at_the_edge_it_reads() {
         "{inf}"
     );
     assert_eq!(inf["basis"], "sender_edge", "{inf}");
+    // The edge never changed size: a sender holding its flight at that
+    // size for another reason would look the same.
+    assert_eq!(inf["confidence"], "medium", "{inf}");
+    assert_eq!(n["wscale_mismatch"], false, "{n}");
+    // A window that grows while the sender keeps stopping at its edge: the
+    // stops follow the window.
+    let (inf, n) = inferred_client(&mid_stream_download(&Download {
+        meant: 7,
+        read: 7,
+        start: 20 * 1448,
+        cap: 4 << 20,
+        cwnd: 1000,
+        cwnd_max: 1000,
+        acks: 400,
+    }));
+    assert_eq!(inf["sender_edge_shift"], 7, "{inf}");
+    assert_eq!(inf["linux_growth_shift"], 7, "{inf}");
+    assert_eq!(
+        (inf["min"].as_u64(), inf["max"].as_u64()),
+        (Some(7), Some(7)),
+        "{inf}"
+    );
+    assert_eq!(inf["basis"], "sender_edge", "{inf}");
+    assert_eq!(inf["confidence"], "high", "{inf}");
     assert_eq!(n["wscale_mismatch"], false, "{n}");
 }
 
@@ -741,6 +765,7 @@ fn mid_stream_edge_and_growth_disagreeing_is_a_mismatch() {
     }));
     assert_eq!(inf["linux_growth_shift"], 7, "{inf}");
     assert_eq!(inf["sender_edge_shift"], 3, "{inf}");
+    assert_eq!(inf["confidence"], "high", "{inf}");
     assert_eq!(
         (inf["min"].as_u64(), inf["max"].as_u64()),
         (Some(3), Some(3)),

@@ -656,7 +656,13 @@ impl ConnState {
                     me.infer_hi = Some(me.infer_hi.map_or(bound, |h| h.min(bound)));
                 }
             }
-            if me.edges.is_none() && !handshake {
+            // Only for a connection without its handshake that carries
+            // data the other way (a scan's RSTs allocate nothing).
+            if me.edges.is_none()
+                && !handshake
+                && peer.data_segments > 0
+                && !rec.flags.contains(Flags::RST)
+            {
                 me.edges = Some(Box::default());
             }
             if let Some(e) = me.edges.as_mut() {
@@ -881,7 +887,10 @@ pub struct ShiftInterval {
     /// shift), or `linux_growth` (the Linux growth shift, inside the
     /// bounds, assuming the two ends agree about scaling).
     pub basis: &'static str,
-    /// `high` for `bounds` and `sender_edge`, `medium` for `linux_growth`.
+    /// `high` for `bounds`, `medium` for `linux_growth`; for `sender_edge`
+    /// `high` when the edge's size moved by two segments or more while the
+    /// sender kept stopping at it, `medium` when it did not (a sender that
+    /// holds its flight at one size for another reason would look the same).
     pub confidence: &'static str,
     /// The interval from the flight and the window edges alone.
     pub bounds: ShiftBounds,
@@ -919,8 +928,14 @@ const EDGE_HITS: u32 = 16;
 #[derive(Debug, Clone, Copy, Default)]
 struct EdgeEvidence {
     edge: [u32; SHIFTS],
+    /// The window field of the ACK that set each furthest edge.
+    edge_field: [u16; SHIFTS],
     seen: bool,
     hits: [u32; SHIFTS],
+    /// Smallest and largest field behind each shift's hits.
+    hit_fields: [(u16, u16); SHIFTS],
+    /// The sender's largest segment.
+    segment: u64,
     /// New-data segments checked against the edges.
     segments: u32,
     /// The receiver's window growth (`bdp::linux::WindowGrowth`).
@@ -929,10 +944,15 @@ struct EdgeEvidence {
 
 impl EdgeEvidence {
     fn on_ack(&mut self, ack: u32, field: u16) {
-        for (s, e) in self.edge.iter_mut().enumerate() {
+        for (s, (e, f)) in self
+            .edge
+            .iter_mut()
+            .zip(self.edge_field.iter_mut())
+            .enumerate()
+        {
             let edge = ack.wrapping_add(u32::from(field) << s);
             if !self.seen || seq_lt(*e, edge) {
-                *e = edge;
+                (*e, *f) = (edge, field);
             }
         }
         self.seen = true;
@@ -945,12 +965,19 @@ impl EdgeEvidence {
             return 0;
         }
         self.segments = self.segments.saturating_add(1);
+        self.segment = self.segment.max(segment);
         let mut lo = 0;
         for s in 0..SHIFTS {
             let e = self.edge[s];
             if seq_lt(e, end) {
                 lo = s + 1;
             } else if u64::from(e.wrapping_sub(end)) < segment {
+                let f = self.edge_field[s];
+                self.hit_fields[s] = if self.hits[s] == 0 {
+                    (f, f)
+                } else {
+                    (self.hit_fields[s].0.min(f), self.hit_fields[s].1.max(f))
+                };
                 self.hits[s] = self.hits[s].saturating_add(1);
             }
         }
@@ -959,8 +986,11 @@ impl EdgeEvidence {
 
     /// The shift whose edge the new data kept stopping at: at least
     /// [`EDGE_HITS`] hits and a quarter of the segments, and no other shift
-    /// with half as many.
-    fn edge_shift(&self, lo: u8) -> Option<u8> {
+    /// with half as many; with `true` when the edge's size moved by two
+    /// segments or more among the hits (the stops followed the window, not
+    /// a flight the sender holds for another reason, as a send buffer's
+    /// that happens to lie within a segment of one shift's edge).
+    fn edge_shift(&self, lo: u8) -> Option<(u8, bool)> {
         let (best, n) = self
             .hits
             .iter()
@@ -973,7 +1003,9 @@ impl EdgeEvidence {
             .enumerate()
             .skip(usize::from(lo))
             .all(|(s, m)| s == best || m * 2 <= *n);
-        (*n >= EDGE_HITS && n * 4 >= self.segments && clear).then_some(best as u8)
+        let (fmin, fmax) = self.hit_fields[best];
+        let followed = u64::from(fmax - fmin) << best >= 2 * self.segment;
+        (*n >= EDGE_HITS && n * 4 >= self.segments && clear).then_some((best as u8, followed))
     }
 }
 
@@ -1009,7 +1041,7 @@ fn infer_shift(me: &Side, who: &str) -> (Option<ShiftInterval>, Option<MismatchE
         .edges
         .as_ref()
         .and_then(|e| e.edge_shift(lo))
-        .filter(|e| *e <= hi);
+        .filter(|(e, _)| *e <= hi);
     if lo == 0 && hi == MAX_WINDOW_SCALE && growth.is_none() && edge.is_none() {
         return (None, None);
     }
@@ -1019,14 +1051,14 @@ fn infer_shift(me: &Side, who: &str) -> (Option<ShiftInterval>, Option<MismatchE
             min,
             max,
             linux_growth_shift: growth,
-            sender_edge_shift: edge,
+            sender_edge_shift: edge.map(|e| e.0),
             basis,
             confidence,
             bounds,
         };
     let peer = if who == "client" { "server" } else { "client" };
     match (edge, growth) {
-        (Some(e), Some(g)) if e != g => (
+        (Some((e, true)), Some(g)) if e != g => (
             Some(interval(e, e, "sender_edge", "high")),
             Some(MismatchEvidence {
                 kind: "sender_edge_differs",
@@ -1036,7 +1068,18 @@ fn infer_shift(me: &Side, who: &str) -> (Option<ShiftInterval>, Option<MismatchE
                 ),
             }),
         ),
-        (Some(e), _) => (Some(interval(e, e, "sender_edge", "high")), None),
+        // An edge that never moved and a growth shift that disagree:
+        // nothing sure either way.
+        (Some((e, false)), Some(g)) if e != g => (Some(interval(lo, hi, "bounds", "high")), None),
+        (Some((e, followed)), _) => (
+            Some(interval(
+                e,
+                e,
+                "sender_edge",
+                if followed { "high" } else { "medium" },
+            )),
+            None,
+        ),
         (None, Some(g)) if (lo..=hi).contains(&g) => {
             (Some(interval(g, g, "linux_growth", "medium")), None)
         }
@@ -1591,7 +1634,8 @@ fn verdict(
                             };
                             t.push_str(&match i.basis {
                                 "sender_edge" => format!(
-                                    " (the {peer}'s data kept stopping at the right edge of that shift's window: high confidence)"
+                                    " (the {peer}'s data kept stopping at the right edge of that shift's window: {} confidence)",
+                                    i.confidence
                                 ),
                                 "linux_growth" => format!(
                                     " (its window grows as a Linux receiver's at shift {}, inside {} to {} from the bytes in flight and the window edges, assuming both ends agree about scaling: medium confidence)",
