@@ -8,10 +8,10 @@
 //! that it won't get scaled away") and `tcp_select_window()` sends it
 //! shifted right by `rcv_wscale`. While the window opens,
 //! `tcp_grow_window()` (`net/ipv4/tcp_input.c`, called from
-//! `tcp_event_data_recv()` for each segment received) raises
-//! `rcv_ssthresh` by `max(incr, 2 * skb->len)` with `incr` at most twice
-//! the advertised MSS: for full segments, 2 bytes of window per byte
-//! received. The receiver acknowledges every segment or two, so each such
+//! `tcp_event_data_recv()` for each segment of 128 bytes or more received)
+//! raises `rcv_ssthresh` by `max(incr, 2 * skb->len)` with `incr` at most
+//! twice the advertised MSS: for full segments (or GRO's coalesced ones),
+//! 2 bytes of window per byte received. The receiver acknowledges every segment or two, so each such
 //! ACK that advances by `acked` bytes moves the window field by about
 //! `2 * acked >> shift` (rounded up at each step: the field is the ceiling
 //! of the window over `1 << shift`).

@@ -34,10 +34,18 @@
 //!
 //! # Mid-stream captures
 //!
-//! Without the handshake the shifts are unknown: the report bounds each
-//! endpoint's shift from what the capture shows (`wscale_inferred`) and
-//! leaves windows unscaled rather than guess, unless `--assume-wscale S`
-//! asks to read every window field with shift S.
+//! Without the handshake the shifts are unknown: the report infers, for
+//! each endpoint, the shift its peer reads its window fields with
+//! (`wscale_inferred`, see `infer_shift`): bounds that need no
+//! assumption (data past the furthest right edge of a shift rules it out;
+//! the right edge never moving left and the 1 GiB window bound it from
+//! above, as a receiver that never shrinks its window, Linux's default,
+//! guarantees), then one value where the capture shows it: the edge a
+//! window-limited sender keeps stopping at, or else the shift a Linux
+//! receiver's window growth shows (`bdp::linux::WindowGrowth`), on the
+//! stated assumption that both ends agree. Windows stay unscaled rather
+//! than guessed, unless `--assume-wscale S` asks to read every window field
+//! with shift S.
 //!
 //! # The broken state
 //!
