@@ -900,7 +900,10 @@ pub struct ShiftInterval {
     /// sender kept stopping at it, `medium` when it did not (a sender that
     /// holds its flight at one size for another reason would look the same).
     pub confidence: &'static str,
-    /// The interval from the flight and the window edges alone.
+    /// The interval from the flight and the window edges alone (its lower
+    /// end bounds the shift the peer reads; its upper end, from the right
+    /// edge never moving left, the one the endpoint means: the same when
+    /// the ends agree).
     pub bounds: ShiftBounds,
 }
 
