@@ -176,10 +176,13 @@ struct Side {
     min_echo_ns: Option<u64>,
 }
 
-/// Recent TSvals of one side and when they passed the capture point.
+/// Recent TSvals of one side and when they passed the capture point. The
+/// TSvals apart from the times: matching an echo reads one cache line of
+/// them (the rings of hundreds of open connections do not stay cached).
 #[derive(Debug, Clone, Copy)]
 struct TsRing {
-    items: [(u32, Timestamp); TS_RING],
+    tsvals: [u32; TS_RING],
+    times: [Timestamp; TS_RING],
     len: usize,
     next: usize,
 }
@@ -188,16 +191,18 @@ impl Side {
     fn remember_tsval(&mut self, tsval: u32, at: Timestamp) {
         let r = self.ts.get_or_insert_with(|| {
             Box::new(TsRing {
-                items: [(0, at); TS_RING],
+                tsvals: [0; TS_RING],
+                times: [at; TS_RING],
                 len: 0,
                 next: 0,
             })
         });
         let newest = (r.next + TS_RING - 1) % TS_RING;
-        if r.len > 0 && r.items[newest].0 == tsval {
+        if r.len > 0 && r.tsvals[newest] == tsval {
             return;
         }
-        r.items[r.next] = (tsval, at);
+        r.tsvals[r.next] = tsval;
+        r.times[r.next] = at;
         r.next = (r.next + 1) % TS_RING;
         r.len = (r.len + 1).min(TS_RING);
     }
@@ -205,10 +210,10 @@ impl Side {
         let Some(r) = self.ts.as_ref() else {
             return;
         };
-        let found = r.items[..r.len]
+        let found = r.tsvals[..r.len]
             .iter()
-            .find(|(v, _)| *v == tsecr)
-            .map(|(_, t)| *t);
+            .position(|v| *v == tsecr)
+            .map(|i| r.times[i]);
         if let Some(sample) = found.and_then(|t| at.nanos_since(&t)) {
             self.min_echo_ns = Some(self.min_echo_ns.map_or(sample, |m| m.min(sample)));
         }
