@@ -51,7 +51,7 @@ impl Coverage {
     /// Whether a field with this key was visible.
     pub fn shows(self, key: &str) -> bool {
         match key {
-            "dscp" | "ecn" | "address" | "port" | "seq" => true,
+            "dscp" | "ecn" | "address" | "seq" => true,
             "ecn_flags" | "window" | "ack" => self >= Coverage::FixedHeader,
             _ => self == Coverage::Full,
         }
@@ -155,27 +155,19 @@ pub fn diff(sent: &Seen, seen: &Seen) -> Vec<Change> {
             ecn_value(seen.tos),
         );
     }
-    if sent.src != seen.src || sent.dst != seen.dst {
-        push(
-            "address",
-            Kind::Nat,
-            None,
-            json!(format!("{} > {}", sent.src, sent.dst)),
-            json!(format!("{} > {}", seen.src, seen.dst)),
-        );
-    }
-    if let (Some(a), Some(b), Some(c), Some(d)) =
-        (sent.sport(), sent.dport(), seen.sport(), seen.dport())
-    {
-        if (a, b) != (c, d) {
-            push(
-                "port",
-                Kind::Nat,
-                None,
-                json!(format!("{a} > {b}")),
-                json!(format!("{c} > {d}")),
-            );
-        }
+    // Addresses and ports: one translation, one change (both ends, with
+    // their ports when the segments show them).
+    let ports = |s: &Seen| s.sport().zip(s.dport());
+    if sent.src != seen.src || sent.dst != seen.dst || ports(sent) != ports(seen) {
+        let ends = |s: &Seen| match ports(s) {
+            Some((sp, dp)) => format!(
+                "{} > {}",
+                std::net::SocketAddr::new(s.src, sp),
+                std::net::SocketAddr::new(s.dst, dp)
+            ),
+            None => format!("{} > {}", s.src, s.dst),
+        };
+        push("address", Kind::Nat, None, json!(ends(sent)), json!(ends(seen)));
     }
     if let (Some(a), Some(b)) = (sent.seq(), seen.seq()) {
         if a != b {

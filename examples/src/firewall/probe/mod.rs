@@ -503,6 +503,23 @@ pub struct TestRun {
     pub oow: Option<OowEvidence>,
 }
 
+impl TestRun {
+    /// A run whose probe is the IP packet `sent`, nothing seen yet.
+    fn new(sent: &[u8], direction: &'static str) -> Result<TestRun, Failure> {
+        Ok(TestRun {
+            sent: Seen::from_ip(sent)
+                .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?,
+            quotes: Vec::new(),
+            answer: None,
+            unreachable: None,
+            direction,
+            at_end: None,
+            note: None,
+            oow: None,
+        })
+    }
+}
+
 /// What the out-of-window test saw before its segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OowEvidence {
@@ -597,18 +614,7 @@ impl Prober<'_> {
         };
         let ident = |ttl: u8| (u16::from(index) << 8) | u16::from(ttl);
         let sent_packet = build_ip(self.src, self.dst, spec.tos, 64, ident(0), &seg)?;
-        let sent = Seen::from_ip(&sent_packet)
-            .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
-        let mut run = TestRun {
-            sent,
-            quotes: Vec::new(),
-            answer: None,
-            unreachable: None,
-            direction: "client_to_server",
-            at_end: None,
-            note: None,
-            oow: None,
-        };
+        let mut run = TestRun::new(&sent_packet, "client_to_server")?;
         // TTLs to try: up to the hop before the target when the path is
         // known, then the target itself; otherwise in batches of 4.
         let mut sent_at: Vec<(u8, Instant)> = Vec::new();
@@ -884,58 +890,11 @@ impl Prober<'_> {
         control: Option<&mut reflect::Control>,
     ) -> Result<TestRun, Failure> {
         let len = self.path_len.unwrap_or(1);
-        let seq = random_u32();
-        let mut seg = Segment {
-            sport,
-            dport: self.dport,
-            seq,
-            ack: 0,
-            flags: Flags::SYN,
-            window: 64240,
-            options: OptionsBuilder::new()
-                .mss(1460)
-                .sack_permitted()
-                .window_scale(7)
-                .build()
-                .map(|v| v.to_vec())
-                .unwrap_or_default(),
-            payload: vec![],
-        };
         let ident = |ttl: u8| (u16::from(index) << 8) | u16::from(ttl);
-        let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
-        let mut run = TestRun {
-            sent: Seen::from_ip(&p)
-                .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?,
-            quotes: Vec::new(),
-            answer: None,
-            unreachable: None,
-            direction: "client_to_server",
-            at_end: None,
-            note: None,
-            oow: None,
-        };
-        if self.path_len.is_none() {
-            run.note = Some("no path to the target".into());
-            return Ok(run);
-        }
-        self.raw.send(self.dst, &p)?;
-        let Some(synack) = self.wait_for(sport, |s| {
-            s.flags()
-                .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
-                && s.ack() == Some(seq.wrapping_add(1))
-        }) else {
-            run.note = Some("the handshake got no SYN-ACK".into());
-            // Without a handshake the data test says nothing: unknown.
-            run.oow = None;
-            return Ok(run);
-        };
-        seg.flags = Flags::ACK;
-        seg.seq = seq.wrapping_add(1);
-        seg.ack = synack.seq().unwrap_or(0).wrapping_add(1);
-        seg.window = 502;
-        seg.options = vec![];
-        let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
-        self.raw.send(self.dst, &p)?;
+        let (mut run, hs) = self.handshake(sport, ident(0), "client_to_server", SYN_OPTIONS, 502)?;
+        let Some(hs) = hs else { return Ok(run) };
+        let seq = hs.isn;
+        let mut seg = hs.ack;
         seg.flags = Flags::PSH | Flags::ACK;
         seg.payload = vec![b'E'];
         let full = build_ip(self.src, self.dst, tos, 64, ident(0), &seg)?;
@@ -993,7 +952,7 @@ impl Prober<'_> {
         if let Some(c) = control {
             let until = Instant::now() + Duration::from_secs(1);
             loop {
-                let rep = c.report(sport)?;
+                let rep = c.report(sport, None)?;
                 let seen = rep
                     .into_iter()
                     .filter(|(d, _)| d == "in")
@@ -1048,17 +1007,9 @@ impl Prober<'_> {
         };
         let p = build_ip(self.src, self.dst, 0, 64, u16::from(index) << 8, &request)?;
         let not_run = |note: &str| -> Result<TestRun, Failure> {
-            Ok(TestRun {
-                sent: Seen::from_ip(&p)
-                    .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?,
-                quotes: Vec::new(),
-                answer: None,
-                unreachable: None,
-                direction: "client_to_server",
-                at_end: None,
-                note: Some(note.to_string()),
-                oow: None,
-            })
+            let mut run = TestRun::new(&p, "client_to_server")?;
+            run.note = Some(note.to_string());
+            Ok(run)
         };
         if self.path_len.is_none() {
             return not_run("no path to the target");
@@ -1111,50 +1062,16 @@ impl Prober<'_> {
         control: Option<&mut reflect::Control>,
     ) -> Result<TestRun, Failure> {
         let len = self.path_len.unwrap_or(1);
-        let seq = random_u32();
-        let mut seg = Segment {
-            sport,
-            dport: self.dport,
-            seq,
-            ack: 0,
-            flags: Flags::SYN,
-            window: 64240,
-            options: OptionsBuilder::new()
-                .mss(1460)
-                .sack_permitted()
-                .window_scale(7)
-                .build()
-                .map(|v| v.to_vec())
-                .unwrap_or_default(),
-            payload: vec![],
-        };
         let ident = |ttl: u8| (u16::from(index) << 8) | u16::from(ttl);
-        let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
-        let mut run = TestRun {
-            sent: Seen::from_ip(&p)
-                .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?,
-            quotes: Vec::new(),
-            answer: None,
-            unreachable: None,
-            direction: "client_to_server",
-            at_end: None,
-            note: None,
-            oow: None,
-        };
-        if self.path_len.is_none() {
-            run.note = Some("no path to the target".into());
-            return Ok(run);
-        }
-        self.raw.send(self.dst, &p)?;
-        let Some(synack) = self.wait_for(sport, |s| {
-            s.flags()
-                .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
-                && s.ack() == Some(seq.wrapping_add(1))
-        }) else {
-            run.note = Some("the handshake got no SYN-ACK".into());
+        let (mut run, hs) = self.handshake(sport, ident(0), "client_to_server", SYN_OPTIONS, 502)?;
+        let Some(Handshake {
+            isn: seq,
+            synack,
+            ack: mut seg,
+        }) = hs
+        else {
             return Ok(run);
         };
-        let isn = synack.seq().unwrap_or(0);
         let synack_shift = window_shift(&synack);
         // With SACK, the duplicate ACK for the byte names it: a window
         // update cannot pass for it.
@@ -1163,13 +1080,6 @@ impl Prober<'_> {
                 .filter_map(Result::ok)
                 .any(|x| x.kind == tcp_options::kind::SACK_PERMITTED)
         });
-        seg.flags = Flags::ACK;
-        seg.seq = seq.wrapping_add(1);
-        seg.ack = isn.wrapping_add(1);
-        seg.window = 502;
-        seg.options = vec![];
-        let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
-        self.raw.send(self.dst, &p)?;
         seg.flags = Flags::PSH | Flags::ACK;
         seg.payload = vec![b'A'];
         let p = build_ip(self.src, self.dst, 0, 64, ident(0), &seg)?;
@@ -1188,7 +1098,7 @@ impl Prober<'_> {
         // initial window divided by the shift's power of two).
         let reflected_shift = match control {
             Some(c) => c
-                .report(sport)?
+                .report(sport, None)?
                 .into_iter()
                 .filter(|(d, _)| d == "out")
                 .filter_map(|(_, ip)| Seen::from_ip(&ip))
@@ -1360,14 +1270,15 @@ impl Prober<'_> {
     }
 }
 
-/// Why a reverse test could not run, from the reflector's refusal: without
-/// a SYN-ACK of the server's to the prober's own address (a SYN proxy
-/// answered, or a NAT: the server answers the translated address, which
-/// the reflector does not watch) there is nothing to copy.
+/// Why a reverse test could not run, from the reflector's refusal.
 fn reverse_note(e: &str) -> String {
     if e.contains("no SYN-ACK from the server") {
         format!(
-            "{e}: the reflector has no SYN-ACK of the server's to this prober's address to send from (a SYN proxy answered, or a NAT translated the prober's address); not tested"
+            "{e}: the server sent no SYN-ACK acknowledging the prober's SYN (to any address, even once the prober had acknowledged the SYN-ACK it got), so the reflector has none to send from; not tested"
+        )
+    } else if e.contains("not to this control connection's peer") {
+        format!(
+            "{e}: the server's SYN-ACK went to a translated address other than the control connection's source (a NAT that translates the probes and the control connection differently); not tested"
         )
     } else {
         e.to_string()
@@ -1433,7 +1344,7 @@ impl Prober<'_> {
         let until = Instant::now() + Duration::from_secs(1);
         let seen = loop {
             let seen = c
-                .report(sport)?
+                .report(sport, None)?
                 .into_iter()
                 .filter(|(d, _)| d == "in")
                 .filter_map(|(_, ip)| Seen::from_ip(&ip))
@@ -1486,45 +1397,6 @@ impl Prober<'_> {
     ) -> Result<TestRun, Failure> {
         let len = self.path_len.unwrap_or(1);
         let oow = spec.name == "reverse_out_of_window";
-        let seq = random_u32();
-        let mut seg = Segment {
-            sport,
-            dport: self.dport,
-            seq,
-            ack: 0,
-            flags: Flags::SYN,
-            window: 64240,
-            options: OptionsBuilder::new()
-                .mss(1460)
-                .sack_permitted()
-                .window_scale(7)
-                .build()
-                .map(|v| v.to_vec())
-                .unwrap_or_default(),
-            payload: vec![],
-        };
-        let p = build_ip(self.src, self.dst, 0, 64, 0x4000, &seg)?;
-        let mut run = TestRun {
-            sent: Seen::from_ip(&p)
-                .ok_or_else(|| Failure::Runtime("probe does not decode".into()))?,
-            quotes: Vec::new(),
-            answer: None,
-            unreachable: None,
-            direction: "server_to_client",
-            at_end: None,
-            note: None,
-            oow: None,
-        };
-        self.raw.send(self.dst, &p)?;
-        let Some(synack) = self.wait_for(sport, |s| {
-            s.flags()
-                .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
-                && s.ack() == Some(seq.wrapping_add(1))
-        }) else {
-            run.note =
-                Some("the handshake got no SYN-ACK: nothing for the reflector to send".into());
-            return Ok(run);
-        };
         // The prober's window as a tracker that missed the scaling reads
         // it (the field) and as the server means it (shifted by 7). The
         // tracker's slack is the largest window it saw from the prober:
@@ -1533,13 +1405,29 @@ impl Prober<'_> {
         let field: u16 = if oow { 4000 } else { 502 };
         let (limit, scaled) = (2 * 64240u32, u32::from(field) << 7);
         let offset = if oow { limit + (scaled - limit) / 2 } else { 0 };
-        seg.flags = Flags::ACK;
-        seg.seq = seq.wrapping_add(1);
-        seg.ack = synack.seq().unwrap_or(0).wrapping_add(1);
-        seg.window = field;
-        seg.options = vec![];
-        let p = build_ip(self.src, self.dst, 0, 64, 0x4000, &seg)?;
-        self.raw.send(self.dst, &p)?;
+        // Timestamps as Linux sends them: a SYN proxy (Linux SYNPROXY)
+        // keeps window scaling and SACK only with them (it encodes them in
+        // its timestamp cookie, RFC 7323 TSval, echoed by the prober's ACK).
+        let (mut run, hs) = self.handshake(
+            sport,
+            0x4000,
+            "server_to_client",
+            SYN_OPTIONS.timestamps(TSVAL, 0),
+            field,
+        )?;
+        let Some(hs) = hs else {
+            run.note =
+                Some("the handshake got no SYN-ACK: nothing for the reflector to send".into());
+            return Ok(run);
+        };
+        let seq = hs.isn;
+        if oow && window_shift(&hs.synack).is_none() {
+            run.note = Some(
+                "the SYN-ACK here carried no window scale: the connection is unscaled, no byte past the unscaled window is inside the window; not tested".into(),
+            );
+            self.send_rst(sport, seq.wrapping_add(1))?;
+            return Ok(run);
+        }
         if oow {
             run.oow = Some(OowEvidence {
                 synack_window: 64240,
@@ -1555,7 +1443,7 @@ impl Prober<'_> {
         let ident = 0x8000 | (u16::from(index) << 8);
         let mut ttls: Vec<u8> = (1..len).collect();
         ttls.push(64);
-        let mut req = json!({"op": "send_data", "port": sport, "ident": ident, "ttls": ttls, "tos": spec.tos, "offset": offset});
+        let mut req = json!({"op": "send_data", "port": sport, "ack": seq.wrapping_add(1), "ident": ident, "ttls": ttls, "tos": spec.tos, "offset": offset});
         let is_answer = |s: &Seen| {
             s.src == self.dst
                 && s.sport() == Some(self.dport)
@@ -1604,33 +1492,7 @@ impl Prober<'_> {
             }
             req["ttls"] = json!([64]);
         }
-        // The routers' quotes reach the reflector; give them time.
-        let want = usize::from(len.saturating_sub(1));
-        let deadline = Instant::now() + self.timeout;
-        loop {
-            run.quotes = c
-                .report(sport)?
-                .into_iter()
-                .filter(|(d, _)| d == "icmp")
-                .filter_map(|(_, ip)| match parse_ip_answer(&ip) {
-                    Some(Answer::Icmp(e)) if e.icmp_type == wire::ICMP_TIME_EXCEEDED => Some(e),
-                    _ => None,
-                })
-                .filter_map(|e| {
-                    let ttl = (e.quote.ident & 0xff) as u8;
-                    (e.quote.ident & 0xff00 == ident
-                        && ttl > 0
-                        && e.quote.payload().is_none_or(|d| !d.is_empty()))
-                    .then_some((ttl, e))
-                })
-                .collect();
-            run.quotes.sort_by_key(|(t, _)| *t);
-            run.quotes.dedup_by_key(|(t, _)| *t);
-            if run.quotes.len() >= want || Instant::now() >= deadline {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        run.quotes = self.reverse_quotes(c, sport, seq.wrapping_add(1), ident, true)?;
         if let Some((_, s)) = &run.answer {
             run.at_end = Some(Observation {
                 ttl: len,
@@ -1645,6 +1507,16 @@ impl Prober<'_> {
     /// One reverse test: open a half connection, have the reflector send
     /// SYN-ACK copies (TTL-limited and one full), read what arrives here
     /// and what the routers quoted to the reflector.
+    ///
+    /// The reflector finds the server's SYN-ACK by its acknowledgment (the
+    /// SYN's sequence number + 1), wherever it went: behind a NAT the
+    /// server answers the translated address and port, the copies go
+    /// there and the NAT translates them back. Behind a SYN proxy the
+    /// server sees nothing until the prober's ACK completes the proxy's
+    /// handshake; the proxy then opens its own to the server (with the
+    /// prober's sequence number, Linux SYNPROXY) and keeps the server's
+    /// SYN-ACK: the copies are sent after it, through the proxy's
+    /// sequence translation.
     fn run_reverse(
         &mut self,
         c: &mut reflect::Control,
@@ -1661,29 +1533,11 @@ impl Prober<'_> {
             ack: 0,
             flags: Flags::SYN,
             window: 64240,
-            options: OptionsBuilder::new()
-                .mss(1460)
-                .sack_permitted()
-                .timestamps(0x1234_5678, 0)
-                .window_scale(7)
-                .build()
-                .map(|v| v.to_vec())
-                .unwrap_or_default(),
+            options: options(SYN_OPTIONS.timestamps(TSVAL, 0)),
             payload: vec![],
         };
         let p = build_ip(self.src, self.dst, 0, 64, 0x4000, &syn)?;
-        let sent_syn =
-            Seen::from_ip(&p).ok_or_else(|| Failure::Runtime("probe does not decode".into()))?;
-        let mut run = TestRun {
-            sent: sent_syn,
-            quotes: Vec::new(),
-            answer: None,
-            unreachable: None,
-            direction: "server_to_client",
-            at_end: None,
-            note: None,
-            oow: None,
-        };
+        let mut run = TestRun::new(&p, "server_to_client")?;
         self.raw.send(self.dst, &p)?;
         let is_answer = |s: &Seen| {
             s.src == self.dst
@@ -1693,22 +1547,13 @@ impl Prober<'_> {
                     .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
                 && s.ack() == Some(seq.wrapping_add(1))
         };
-        let deadline = Instant::now() + self.timeout;
-        let mut server_synack = None;
-        while let Some(r) = self.raw.recv_until(deadline) {
-            if let Some(Answer::Tcp(s)) = parse_ip_answer(&r.bytes) {
-                if is_answer(&s) {
-                    server_synack = Some(s);
-                    break;
-                }
-            }
-        }
-        let Some(server_synack) = server_synack else {
+        let Some(first_synack) = self.wait_for(sport, |s| is_answer(s)) else {
             // No handshake: nothing to reflect.
             return Ok(run);
         };
+        let ack = seq.wrapping_add(1);
         let ident = 0x8000 | (u16::from(index) << 8);
-        let mut req = json!({"op": "send_synack", "port": sport, "ident": ident});
+        let mut req = json!({"op": "send_synack", "port": sport, "ack": ack, "ident": ident});
         let own = spec.name == "synack";
         let mut ttls: Vec<u8> = (1..len).collect();
         if !own {
@@ -1718,25 +1563,43 @@ impl Prober<'_> {
             req["options"] = json!(reflect::hex(&spec.options));
         }
         req["ttls"] = json!(ttls);
+        let mut proxied = false;
         let reply = match c.call(&req) {
             Ok(r) => r,
+            Err(e) if e.contains("no SYN-ACK from the server") => {
+                // The server has not answered: something on the path did
+                // (a SYN proxy). Complete that handshake: a proxy then
+                // opens its own to the server.
+                self.send_ack(sport, ack, &first_synack, 0x4000, 502)?;
+                match c.call(&req) {
+                    Ok(r) => {
+                        proxied = true;
+                        r
+                    }
+                    Err(e) => {
+                        run.note = Some(reverse_note(&e));
+                        self.send_rst(sport, ack)?;
+                        return Ok(run);
+                    }
+                }
+            }
             Err(e) => {
-                // E.g. a SYN proxy answered: the server sent no SYN-ACK.
                 run.note = Some(reverse_note(&e));
-                self.send_rst(sport, seq.wrapping_add(1))?;
+                self.send_rst(sport, ack)?;
                 return Ok(run);
             }
         };
         let sent = if own {
             // What the server sent, as the reflector captured it (the
             // reflector found it for send_synack: it is there).
-            c.report(sport)?
+            c.report(sport, Some(ack))?
                 .into_iter()
-                .filter(|(d, _)| d == "out")
+                .filter(|(d, _)| d == "out" || d == "synack")
                 .filter_map(|(_, ip)| Seen::from_ip(&ip))
                 .find(|s| {
                     s.flags()
                         .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                        && s.ack() == Some(ack)
                 })
         } else {
             reply["sent"]
@@ -1750,8 +1613,22 @@ impl Prober<'_> {
             )));
         };
         run.sent = sent;
+        if own && proxied {
+            run.note = Some(format!(
+                "a SYN proxy on the path answered the handshake (its SYN-ACK, sequence number {}, came before the server had seen anything; the server answered only after the prober's ACK, sequence number {}, to the proxy, which keeps it): the server's own SYN-ACK never reaches the client; not tested",
+                first_synack.seq().unwrap_or(0),
+                run.sent.seq().unwrap_or(0)
+            ));
+            self.send_rst(sport, ack)?;
+            return Ok(run);
+        }
+        if proxied {
+            run.note = Some(
+                "sent after the handshake a SYN proxy on the path completed (the server answered the proxy only after the prober's ACK)".into(),
+            );
+        }
         if own {
-            run.answer = Some((len, server_synack));
+            run.answer = Some((len, first_synack));
         } else {
             // The crafted full copy, by its identification.
             let deadline = Instant::now() + self.timeout;
@@ -1764,30 +1641,7 @@ impl Prober<'_> {
                 }
             }
         }
-        // The routers' quotes reach the reflector; give them time.
-        let want = ttls.iter().filter(|t| **t < 64).count();
-        let deadline = Instant::now() + self.timeout;
-        loop {
-            run.quotes = c
-                .report(sport)?
-                .into_iter()
-                .filter(|(d, _)| d == "icmp")
-                .filter_map(|(_, ip)| match parse_ip_answer(&ip) {
-                    Some(Answer::Icmp(e)) if e.icmp_type == wire::ICMP_TIME_EXCEEDED => Some(e),
-                    _ => None,
-                })
-                .filter_map(|e| {
-                    let ttl = (e.quote.ident & 0xff) as u8;
-                    (e.quote.ident & 0xff00 == ident && ttl > 0).then_some((ttl, e))
-                })
-                .collect();
-            run.quotes.sort_by_key(|(t, _)| *t);
-            run.quotes.dedup_by_key(|(t, _)| *t);
-            if run.quotes.len() >= want || Instant::now() >= deadline {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        run.quotes = self.reverse_quotes(c, sport, ack, ident, false)?;
         if let Some((_, s)) = &run.answer {
             run.at_end = Some(Observation {
                 ttl: len,
@@ -1796,20 +1650,151 @@ impl Prober<'_> {
             });
         }
         // Close the server's half-open connection.
-        let rst = Segment {
-            sport,
-            dport: self.dport,
-            seq: seq.wrapping_add(1),
-            ack: 0,
-            flags: Flags::RST,
-            window: 0,
-            options: vec![],
-            payload: vec![],
-        };
-        let p = build_ip(self.src, self.dst, 0, 64, 0x40ff, &rst)?;
-        self.raw.send(self.dst, &p)?;
+        self.send_rst(sport, ack)?;
         Ok(run)
     }
+
+    /// The routers' quotes of the reflector's copies `ident` (they reach
+    /// the reflector, also from beyond a NAT: by the copies' `ack`), one
+    /// per TTL; waits up to the timeout for one from each hop before the
+    /// target. `data`: only quotes of data segments.
+    fn reverse_quotes(
+        &self,
+        c: &mut reflect::Control,
+        sport: u16,
+        ack: u32,
+        ident: u16,
+        data: bool,
+    ) -> Result<Vec<(u8, wire::IcmpError)>, Failure> {
+        let want = usize::from(self.path_len.unwrap_or(1).saturating_sub(1));
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let mut quotes: Vec<(u8, wire::IcmpError)> = c
+                .report(sport, Some(ack))?
+                .into_iter()
+                .filter(|(d, _)| d == "icmp")
+                .filter_map(|(_, ip)| match parse_ip_answer(&ip) {
+                    Some(Answer::Icmp(e)) if e.icmp_type == wire::ICMP_TIME_EXCEEDED => Some(e),
+                    _ => None,
+                })
+                .filter_map(|e| {
+                    let ttl = (e.quote.ident & 0xff) as u8;
+                    (e.quote.ident & 0xff00 == ident
+                        && ttl > 0
+                        && (!data || e.quote.payload().is_none_or(|d| !d.is_empty())))
+                    .then_some((ttl, e))
+                })
+                .collect();
+            quotes.sort_by_key(|(t, _)| *t);
+            quotes.dedup_by_key(|(t, _)| *t);
+            if quotes.len() >= want || Instant::now() >= deadline {
+                return Ok(quotes);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The prober's ACK of `synack` (its sequence `seq`, the ISN + 1),
+    /// echoing the SYN-ACK's timestamp when it has one.
+    fn send_ack(
+        &self,
+        sport: u16,
+        seq: u32,
+        synack: &Seen,
+        ident: u16,
+        window: u16,
+    ) -> Result<Segment, Failure> {
+        let echo = synack.options().and_then(|o| {
+            tcp_options::RawOptions::new(o)
+                .filter_map(Result::ok)
+                .find(|x| x.kind == tcp_options::kind::TIMESTAMPS)
+                .and_then(|x| x.data.get(..4).map(|v| u32::from_be_bytes([v[0], v[1], v[2], v[3]])))
+        });
+        let seg = Segment {
+            sport,
+            dport: self.dport,
+            seq,
+            ack: synack.seq().unwrap_or(0).wrapping_add(1),
+            flags: Flags::ACK,
+            window,
+            options: echo.map_or_else(Vec::new, |e| {
+                options(OptionsBuilder::new().timestamps(TSVAL.wrapping_add(1), e))
+            }),
+            payload: vec![],
+        };
+        let p = build_ip(self.src, self.dst, 0, 64, ident, &seg)?;
+        self.raw.send(self.dst, &p)?;
+        Ok(seg)
+    }
+
+    /// A handshake for the tests that need a connection: a SYN from
+    /// `sport` with `opts`, the target's SYN-ACK, the prober's ACK with the
+    /// window field `window` (its timestamp echoed: a SYN proxy reads the
+    /// options it agreed on from it). The run's `sent` is the SYN; its
+    /// note says why there is no [`Handshake`].
+    fn handshake(
+        &mut self,
+        sport: u16,
+        ident: u16,
+        direction: &'static str,
+        opts: OptionsBuilder<'_>,
+        window: u16,
+    ) -> Result<(TestRun, Option<Handshake>), Failure> {
+        let isn = random_u32();
+        let syn = Segment {
+            sport,
+            dport: self.dport,
+            seq: isn,
+            ack: 0,
+            flags: Flags::SYN,
+            window: 64240,
+            options: options(opts),
+            payload: vec![],
+        };
+        let p = build_ip(self.src, self.dst, 0, 64, ident, &syn)?;
+        let mut run = TestRun::new(&p, direction)?;
+        if self.path_len.is_none() {
+            run.note = Some("no path to the target".into());
+            return Ok((run, None));
+        }
+        self.raw.send(self.dst, &p)?;
+        let Some(synack) = self.wait_for(sport, |s| {
+            s.flags()
+                .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                && s.ack() == Some(isn.wrapping_add(1))
+        }) else {
+            run.note = Some("the handshake got no SYN-ACK".into());
+            return Ok((run, None));
+        };
+        let ack = self.send_ack(sport, isn.wrapping_add(1), &synack, ident, window)?;
+        Ok((run, Some(Handshake { isn, synack, ack })))
+    }
+}
+
+/// The SYN of the handshakes the data tests open: MSS, SACK-permitted,
+/// window scale 7.
+const SYN_OPTIONS: OptionsBuilder<'static> = OptionsBuilder::new()
+    .mss(1460)
+    .sack_permitted()
+    .window_scale(7);
+
+/// The prober's TSval in the SYNs that carry timestamps.
+const TSVAL: u32 = 0x1234_5678;
+
+/// An option block from the builder (empty if it cannot be written).
+fn options(b: OptionsBuilder<'_>) -> Vec<u8> {
+    b.build().map(|v| v.to_vec()).unwrap_or_default()
+}
+
+/// What [`Prober::handshake`] opened.
+struct Handshake {
+    /// The prober's initial sequence number.
+    isn: u32,
+    /// The SYN-ACK as received.
+    synack: Seen,
+    /// The prober's ACK as sent (sequence number ISN + 1): the template of
+    /// the data segments.
+    ack: Segment,
 }
 
 /// The changed entries of a DSCP map, runs of consecutive values with the
@@ -1913,8 +1898,24 @@ fn evaluate(
             .filter(|(_, e)| diff::coverage(&e.quote) != diff::Coverage::Full)
             .map(|(t, _)| *t)
             .collect();
-        let located = locate(&run.sent, &obs);
+        let mut located = locate(&run.sent, &obs);
         let mut detail: Vec<String> = run.note.iter().cloned().collect();
+        // Server to client behind a NAT: the reflector's copies go to the
+        // translated address and port, and the NAT translates them back.
+        // That is the client-to-server translation undone (reported
+        // there, once), not a change of its own.
+        if reverse {
+            located.retain(|l| {
+                let undone = l.change.kind == crate::firewall::finding::Kind::Nat;
+                if undone {
+                    detail.push(format!(
+                        "translated back by the NAT ({} -> {}): the client-to-server translation undone, not a finding",
+                        l.change.before, l.change.after
+                    ));
+                }
+                !undone
+            });
+        }
         let result;
         if matches!(spec.name, "out_of_window" | "reverse_out_of_window")
             && run.oow.as_ref().is_none_or(|o| o.offset == 0)

@@ -203,14 +203,26 @@ fn classify(w: &Watch, ip: &[u8]) -> Option<(&'static str, u16)> {
                 // Any other SYN: a probe that a NAT translated arrives
                 // from another address or port (found by its sequence).
                 Some(("syn", 0))
+            } else if flags.contains(Flags::SYN | Flags::ACK) {
+                // Any other SYN-ACK: the server's to a translated address
+                // and port (a NAT, which may also have translated the
+                // server's port), found by its acknowledgment, the probe's
+                // sequence number + 1, which a NAT leaves as it is.
+                Some(("synack", 0))
             } else {
                 None
             }
         }
         Answer::Icmp(e) => {
             let q = &e.quote;
-            (q.dst == w.client && q.sport()? == w.server_port && in_range(q.dport()?))
-                .then(|| ("icmp", q.dport().unwrap_or(0)))
+            let (sp, dp) = (q.sport()?, q.dport()?);
+            if q.dst == w.client && sp == w.server_port && in_range(dp) {
+                Some(("icmp", dp))
+            } else {
+                // A quote of a copy sent to a translated address and port:
+                // found by the copy's acknowledgment number.
+                Some(("icmp", 0))
+            }
         }
     }
 }
@@ -383,6 +395,25 @@ fn num(v: &Value, what: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{what}: a number is needed"))
 }
 
+/// An optional 32-bit number of a request (`None` when absent).
+fn optional_u32(req: &Value, what: &str) -> Result<Option<u32>, String> {
+    req.get(what)
+        .map(|v| u32::try_from(num(v, what)?).map_err(|_| format!("{what}: 32 bits")))
+        .transpose()
+}
+
+/// Whether a packet kept for no watched port (a SYN-ACK to a translated
+/// address, a router's quote of a copy sent there) acknowledges `ack`.
+fn acks(c: &Captured, ack: Option<u32>) -> bool {
+    let Some(a) = ack else { return false };
+    let tcp = match parse_ip_answer(&c.ip) {
+        Some(Answer::Tcp(s)) => s,
+        Some(Answer::Icmp(e)) => e.quote,
+        None => return false,
+    };
+    tcp.ack() == Some(a) && tcp.flags().is_some_and(|f| f.contains(Flags::ACK))
+}
+
 fn handle(
     req: &Value,
     shared: &Mutex<Shared>,
@@ -427,11 +458,12 @@ fn handle(
         }
         "report" => {
             let port = port16(&req["port"], "port")?;
+            let ack = optional_u32(req, "ack")?;
             let g = shared.lock().map_err(|_| "lock")?;
             let packets: Vec<Value> = g
                 .packets
                 .iter()
-                .filter(|c| c.client_port == port)
+                .filter(|c| c.client_port == port || (c.client_port == 0 && acks(c, ack)))
                 .map(|c| json!({"dir": c.dir, "ip": hex(&c.ip)}))
                 .collect();
             Ok(json!({"ok": true, "packets": packets}))
@@ -455,6 +487,11 @@ fn handle(
             if ttls.len() > MAX_SENT_PER_REQUEST {
                 return Err(format!("at most {MAX_SENT_PER_REQUEST} copies per request"));
             }
+            // The server's SYN-ACK to the client's port, or, with `ack`,
+            // the one acknowledging that number wherever it went (a NAT's
+            // translated address and port, a SYN proxy's handshake with the
+            // server).
+            let ack = optional_u32(req, "ack")?;
             // The capture thread may not have read the SYN-ACK yet (its
             // socket is read while this request is served): wait up to 1 s.
             let find = || -> Option<Seen> {
@@ -462,11 +499,15 @@ fn handle(
                 g.packets
                     .iter()
                     .rev()
-                    .filter(|c| c.dir == "out" && c.client_port == port)
+                    .filter(|c| {
+                        (c.dir == "out" && c.client_port == port)
+                            || (c.dir == "synack" && ack.is_some())
+                    })
                     .filter_map(|c| Seen::from_ip(&c.ip))
                     .find(|s| {
                         s.flags()
                             .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                            && ack.is_none_or(|a| s.ack() == Some(a))
                     })
             };
             let until = std::time::Instant::now() + Duration::from_secs(1);
@@ -511,7 +552,7 @@ fn handle(
             };
             let seg = Segment {
                 sport: original.sport().unwrap_or(0),
-                dport: port,
+                dport: original.dport().unwrap_or(port),
                 seq: if data {
                     isn.wrapping_add(1).wrapping_add(offset)
                 } else {
@@ -589,9 +630,16 @@ impl Control {
         }
     }
 
-    /// The packets captured for client port `port`: (dir, IP bytes).
-    pub fn report(&mut self, port: u16) -> Result<Vec<(String, Vec<u8>)>, String> {
-        let r = self.call(&json!({"op": "report", "port": port}))?;
+    /// The packets captured for client port `port`: (dir, IP bytes); with
+    /// `ack`, also those sent to a translated address or port (a NAT) that
+    /// acknowledge it: the server's SYN-ACK and the routers' quotes of the
+    /// reflector's copies.
+    pub fn report(&mut self, port: u16, ack: Option<u32>) -> Result<Vec<(String, Vec<u8>)>, String> {
+        let mut req = json!({"op": "report", "port": port});
+        if let Some(a) = ack {
+            req["ack"] = json!(a);
+        }
+        let r = self.call(&req)?;
         Ok(r["packets"]
             .as_array()
             .map(|a| {
