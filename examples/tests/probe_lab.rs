@@ -16,31 +16,18 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod lab_support;
+
 /// r2, the middlebox: its address towards the client and its TTL.
 const R2: (&str, u64) = ("198.18.42.2", 2);
 
-fn script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("lab")
-        .join("probe-lab.sh")
-}
+/// The lab script.
+const SCRIPT: &str = "probe-lab.sh";
 
-/// Whether the lab can run here; panics under TCP_PERF_LAB_REQUIRED=1.
+/// Whether the lab can run here (skips with a message, or fails under
+/// TCP_PERF_LAB_REQUIRED=1).
 fn available() -> bool {
-    let out = Command::new("bash")
-        .arg(script())
-        .arg("--check")
-        .output()
-        .expect("run bash");
-    if out.status.success() {
-        return true;
-    }
-    let why = String::from_utf8_lossy(&out.stderr).trim().to_string();
-    if std::env::var("TCP_PERF_LAB_REQUIRED").as_deref() == Ok("1") {
-        panic!("TCP_PERF_LAB_REQUIRED=1 but the probe lab cannot run: {why}");
-    }
-    eprintln!("skipping the probe lab: {why}");
-    false
+    lab_support::ready(SCRIPT, "the probe lab")
 }
 
 struct CaseRun {
@@ -66,7 +53,7 @@ fn run_lab(
     let out = Command::new("bash")
         .env("PROBE_LAB_REFLECT", if reflect { "1" } else { "0" })
         .env("PROBE_LAB_FAMILY", if v6 { "6" } else { "4" })
-        .arg(script())
+        .arg(lab_support::script(SCRIPT))
         .arg(dir)
         .arg(env!("CARGO_BIN_EXE_firewall-check"))
         .arg(cases.join(","))
@@ -640,7 +627,33 @@ fn located_reverse(r: &CaseRun, f: &Value, hop: u64) {
     assert_eq!(f["after_hop"]["address"], addr(hop - 1), "{}: {f}", r.name);
 }
 
-const REFLECT_CASES: [&str; 10] = [
+/// The one server-to-client finding of `kind`, located at `hop` from the
+/// server (panics listing the findings otherwise).
+fn one_reverse<'a>(r: &'a CaseRun, kind: &str, hop: u64) -> &'a Value {
+    let f = findings_dir(r, kind, "server_to_client");
+    assert_eq!(
+        f.len(),
+        1,
+        "{}: expected one server_to_client {kind} finding, got {}",
+        r.name,
+        serde_json::to_string_pretty(&r.json["findings"]).unwrap()
+    );
+    located_reverse(r, f[0], hop);
+    f[0]
+}
+
+/// Every server-to-client test ran (none `unknown`) except `except`.
+fn reverse_all_ran(r: &CaseRun, except: &[&str]) {
+    for t in r.json["tests"].as_array().expect("tests") {
+        if t["direction"] == "server_to_client"
+            && !except.contains(&t["name"].as_str().unwrap_or(""))
+        {
+            assert_ne!(t["result"], "unknown", "{}: {t}", r.name);
+        }
+    }
+}
+
+const REFLECT_CASES: [&str; 11] = [
     "clean",
     "wscale_syn_fwd",
     "wscale_synack_fwd",
@@ -651,6 +664,7 @@ const REFLECT_CASES: [&str; 10] = [
     "ecn_setup_drop_fwd",
     "campus",
     "nat",
+    "synproxy_fwd",
 ];
 
 /// With `reflect` on the server: the forward findings as without it, the
@@ -678,7 +692,14 @@ fn probe_lab_ipv6_with_reflector() {
     }
     let dir = std::env::temp_dir().join(format!("probe-lab-reflect-v6-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let cases = ["clean", "wscale_synack_fwd", "dscp_bleach_pre", "campus"];
+    let cases = [
+        "clean",
+        "wscale_synack_fwd",
+        "dscp_bleach_pre",
+        "campus",
+        "nat",
+        "synproxy_fwd",
+    ];
     let runs = run_lab(&dir, &cases, &["--timeout-ms", "600"], true, true);
     check_reflect_cases(&runs);
     let _ = std::fs::remove_dir_all(&dir);
@@ -694,18 +715,24 @@ fn check_reflect_cases(runs: &[CaseRun]) {
             .filter(|t| t["direction"] == "server_to_client")
             .collect();
         assert!(reverse.len() >= 10, "{}: reverse tests {reverse:?}", r.name);
-        // (Behind the NAT the reflector finds SYNs by their sequence
-        // number, not the data segments of the data tests.)
+        // Behind the NAT the reflector finds SYNs by their sequence
+        // number, not the data segments of the data tests; behind the SYN
+        // proxy no SYN reaches the server.
         for t in tests.iter().filter(|t| {
-            t["result"] == "unchanged"
-                && t["name"] != "dscp_all"
-                && t["name"] != "out_of_window"
-                && !(r.name == "nat" && t["name"].as_str().unwrap_or("").ends_with("_data"))
+            t["result"] == "unchanged" && t["name"] != "dscp_all" && t["name"] != "out_of_window"
         }) {
             let d = t["detail"].as_str().unwrap_or("");
+            let unseen = (r.name == "nat"
+                && t["direction"] == "client_to_server"
+                && t["name"].as_str().unwrap_or("").ends_with("_data"))
+                || (r.name == "synproxy_fwd" && t["direction"] == "client_to_server");
             assert!(
-                d.contains("captured unchanged at the target")
-                    || d.contains("received unchanged here"),
+                if unseen {
+                    d.contains("the reflector did not capture it at the target")
+                } else {
+                    d.contains("captured unchanged at the target")
+                        || d.contains("received unchanged here")
+                },
                 "{}: {t}",
                 r.name
             );
@@ -752,38 +779,24 @@ fn check_reflect_cases(runs: &[CaseRun]) {
             "wscale_synack_fwd" => {
                 // Now the reflector shows the server sent window scale.
                 assert!(fwd.is_empty(), "{fwd:?}");
-                let f = findings_dir(r, "wscale_stripped", "server_to_client");
-                assert_eq!(f.len(), 1, "{rev:?}");
-                assert!(
-                    f[0]["before"].as_u64().is_some(),
-                    "the server's shift: {}",
-                    f[0]
-                );
-                located_reverse(r, f[0], 3);
+                let f = one_reverse(r, "wscale_stripped", 3);
+                assert!(f["before"].as_u64().is_some(), "the server's shift: {f}");
                 assert_eq!(r.status, 3);
             }
             "sack_ts_fwd" => {
                 for k in ["sackperm_stripped", "timestamps_stripped"] {
                     located(r, one(r, k), 3);
-                    let f = findings_dir(r, k, "server_to_client");
-                    assert_eq!(f.len(), 1, "{k}: {rev:?}");
-                    located_reverse(r, f[0], 3);
+                    one_reverse(r, k, 3);
                 }
             }
             "mss_pre" => {
                 // TCPMSS matches SYN-ACKs too (SYN set, RST clear).
                 located(r, one(r, "mss_clamped"), 2);
-                let f = findings_dir(r, "mss_clamped", "server_to_client");
-                assert_eq!(f.len(), 1, "{rev:?}");
-                assert_eq!(f[0]["after"], 1200);
-                located_reverse(r, f[0], 2);
+                assert_eq!(one_reverse(r, "mss_clamped", 2)["after"], 1200);
             }
             "dscp_remark_fwd" => {
                 located(r, one(r, "dscp_changed"), 3);
-                let f = findings_dir(r, "dscp_changed", "server_to_client");
-                assert_eq!(f.len(), 1, "{rev:?}");
-                assert_eq!(f[0]["after"]["value"], 8);
-                located_reverse(r, f[0], 3);
+                assert_eq!(one_reverse(r, "dscp_changed", 3)["after"]["value"], 8);
             }
             "ecn_bleach_fwd" => {
                 let f = findings_dir(r, "ecn_changed", "server_to_client");
@@ -804,15 +817,12 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 // before r2's own TTL check: located at r2 from the server.
                 // And the tracker drops the server's byte beyond the
                 // prober's unscaled window (inside its scaled one) in
-                // FORWARD: r2 (TTL 2 from the server) quoted it last; the
-                // hop after it is not known from the server's side.
+                // FORWARD: r2 (TTL 2 from the server) quoted it last, r1
+                // (TTL 3, named by the other reverse tests' quotes) never.
                 assert_eq!(rev, ["wscale_stripped", "out_of_window_dropped"]);
-                let w = findings_dir(r, "wscale_stripped", "server_to_client");
-                located_reverse(r, w[0], 2);
-                let o = findings_dir(r, "out_of_window_dropped", "server_to_client");
-                assert_eq!(o[0]["after_hop"]["ttl"], 2, "{}", o[0]);
-                assert_eq!(o[0]["after_hop"]["address"], addr(r, "198.18.43.1"));
-                assert_eq!(o[0]["before"]["shift_from"], "prober", "{}", o[0]);
+                one_reverse(r, "wscale_stripped", 2);
+                let o = one_reverse(r, "out_of_window_dropped", 3);
+                assert_eq!(o["before"]["shift_from"], "prober", "{o}");
                 assert_eq!(test_result_dir(r, "reverse_out_of_window"), "dropped");
                 assert_eq!(test_result_dir(r, "reverse_ce_data"), "unchanged");
                 assert_eq!(r.status, 3);
@@ -827,41 +837,86 @@ fn check_reflect_cases(runs: &[CaseRun]) {
             }
             "nat" => {
                 // The reflector finds the probe by its sequence number:
-                // translated source and destination, address and port.
-                assert_eq!(fwd, ["nat", "nat"], "{}", r.json["findings"]);
-                let f = findings(r, "nat");
+                // translated source and destination, address and port, one
+                // finding.
+                assert_eq!(fwd, ["nat"], "{}", r.json["findings"]);
+                let f = one(r, "nat");
+                let after = f["after"].as_str().unwrap_or("");
+                let server = if r.v6 {
+                    "[2001:db8:44::2]:5201"
+                } else {
+                    "198.18.44.2:5201"
+                };
+                let masq = if r.v6 {
+                    "[2001:db8:43::1]:40"
+                } else {
+                    "198.18.43.1:40"
+                };
                 assert!(
-                    f.iter().any(|f| f["after"] == "198.18.43.1 > 198.18.44.2"),
-                    "{f:?}"
+                    after.starts_with(masq) && after.ends_with(&format!(" > {server}")),
+                    "{f}"
                 );
-                assert!(
-                    f.iter()
-                        .any(|f| f["after"].as_str().unwrap_or("").ends_with(" > 5201")),
-                    "{f:?}"
+                assert_eq!(
+                    (f["after_hop"]["ttl"].as_u64(), f["hop"]["ttl"].as_u64()),
+                    (Some(1), Some(2)),
+                    "{f}"
                 );
-                for f in f {
-                    assert_eq!(
-                        (f["after_hop"]["ttl"].as_u64(), f["hop"]["ttl"].as_u64()),
-                        (Some(1), Some(2)),
-                        "{f}"
-                    );
-                }
-                // The server's SYN-ACKs go to r2's address: nothing to
-                // copy back, every reverse test unknown, none a finding.
+                // The server answers the translated address and port; the
+                // reflector finds its SYN-ACK by the acknowledgment and
+                // sends its copies there, and the NAT translates them back:
+                // every reverse test runs, none sees a change of its own
+                // (the translation back is the forward one, undone).
                 assert!(rev.is_empty(), "{rev:?}");
+                reverse_all_ran(r, &[]);
                 for t in tests
                     .iter()
                     .filter(|t| t["direction"] == "server_to_client")
                 {
-                    assert_eq!(t["result"], "unknown", "{t}");
+                    assert_eq!(t["result"], "unchanged", "{t}");
+                    let d = t["detail"].as_str().unwrap_or("");
+                    assert!(d.contains("translated back by the NAT"), "{t}");
                 }
+                assert!(
+                    test_detail(r, "reverse_out_of_window").contains("arrived here"),
+                    "{}",
+                    test_detail(r, "reverse_out_of_window")
+                );
+            }
+            "synproxy_fwd" => {
+                // r2 answers the SYN itself (its SYN-ACK's TTL) and, once
+                // the prober's ACK completes that handshake, opens its own
+                // to the server with the prober's sequence number, then
+                // translates the server's sequence numbers (and TSval) and
+                // the prober's acknowledgments: true changes, at r2.
+                let mut kinds = fwd.clone();
+                kinds.sort();
+                assert_eq!(kinds, ["ack_rewritten", "handshake_proxied"], "{fwd:?}");
+                assert_eq!(one(r, "handshake_proxied")["hop"]["ttl"], 2);
+                located(r, one(r, "ack_rewritten"), 3);
+                let mut kinds = rev.clone();
+                kinds.sort();
+                assert_eq!(kinds, ["seq_rewritten", "timestamps_changed"], "{rev:?}");
+                // The server's own SYN-ACK goes to the proxy only: that one
+                // test cannot run, and says why.
+                reverse_all_ran(r, &["synack"]);
+                assert_eq!(test_result_dir(r, "synack"), "unknown");
+                assert!(
+                    test_detail(r, "synack").contains("a SYN proxy on the path answered"),
+                    "{}",
+                    test_detail(r, "synack")
+                );
+                // The server-side byte past the prober's unscaled window
+                // arrives: the proxy's conntrack saw the scaling.
+                assert!(
+                    test_detail(r, "reverse_out_of_window").contains("arrived here"),
+                    "{}",
+                    test_detail(r, "reverse_out_of_window")
+                );
+                assert!(findings_dir(r, "out_of_window_dropped", "server_to_client").is_empty());
             }
             "dscp_bleach_pre" => {
                 located(r, one(r, "dscp_changed"), 2);
-                let f = findings_dir(r, "dscp_changed", "server_to_client");
-                assert_eq!(f.len(), 1, "{rev:?}");
-                assert_eq!(f[0]["after"]["value"], 0);
-                located_reverse(r, f[0], 2);
+                assert_eq!(one_reverse(r, "dscp_changed", 2)["after"]["value"], 0);
             }
             other => panic!("case {other} without assertions"),
         }

@@ -13,6 +13,7 @@
 //! | Window Scale | `01 03 03 <shift>` |
 //! | SACK blocks | `01 01 05 <len>` + 8 bytes per block |
 //! | Fast Open | `22 <len> <cookie>` (+ `01 01` when the length is 2 mod 4) |
+//! | AccECN (the builder's layout, last) | NOPs to a word boundary, then `ac <len> <counters>` or `ae <len> <counters>` |
 //!
 //! so a Linux SYN reads `02 04 05 b4 04 02 08 0a <TSval> <TSecr> 01 03 03 07`.
 //!
@@ -20,7 +21,9 @@
 //! MD5 slot instead of MD5 (never both), and after Fast Open the SMC, MPTCP
 //! and BPF options; since 6.18 an AccECN option follows Timestamps and may
 //! take the place of the NOPs before SACK-Permitted or Window Scale. The
-//! builder writes none of those. Linux omits an MSS of 0; the builder writes
+//! builder writes none of those but AccECN, and that one last, after as many
+//! NOPs as bring the block to a whole number of words (RFC 9768 section
+//! 3.2.3 lets the option go anywhere; a receiver reads it wherever it is). Linux omits an MSS of 0; the builder writes
 //! the value it is given. Linux fits as many SACK blocks as space allows
 //! (`tcp_established_options`: 4, or 3 next to Timestamps); the builder
 //! refuses more than fit.
@@ -30,6 +33,52 @@
 use crate::error::BuildError;
 use crate::kind;
 use crate::option::{SackBlock, Timestamps};
+
+/// An Accurate ECN option to write (RFC 9768 section 3.2.3): kind 172
+/// (AccECN0) carries the 24-bit byte counters EE0B, ECEB, EE1B in that
+/// order, kind 174 (AccECN1) EE1B, ECEB, EE0B; `fields` says how many of
+/// them, in the kind's order (length 2, 5, 8 or 11 bytes).
+///
+/// ```
+/// use tcp_options::{AccEcnCounters, OptionsBuilder};
+/// let c = AccEcnCounters { order1: false, ee0b: 1, eceb: 2, ee1b: 3, fields: 2 };
+/// let opts = OptionsBuilder::new().accecn(c).build().unwrap();
+/// assert_eq!(&opts[..], &[172, 8, 0, 0, 1, 0, 0, 2]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AccEcnCounters {
+    /// Kind 174 (order 1) instead of 172 (order 0).
+    pub order1: bool,
+    /// Bytes received with ECT(0); only the low 24 bits are written (the
+    /// counters wrap at 2^24).
+    pub ee0b: u32,
+    /// Bytes received with CE (low 24 bits).
+    pub eceb: u32,
+    /// Bytes received with ECT(1) (low 24 bits).
+    pub ee1b: u32,
+    /// Counter fields written, 0 to 3.
+    pub fields: u8,
+}
+
+impl AccEcnCounters {
+    /// The kind byte: 172 or 174.
+    pub const fn kind(&self) -> u8 {
+        if self.order1 {
+            kind::ACCECN1
+        } else {
+            kind::ACCECN0
+        }
+    }
+
+    /// The counters in the kind's wire order.
+    pub const fn in_order(&self) -> [u32; 3] {
+        if self.order1 {
+            [self.ee1b, self.eceb, self.ee0b]
+        } else {
+            [self.ee0b, self.eceb, self.ee1b]
+        }
+    }
+}
 
 /// Options to write; set fields directly or with the chained setters.
 ///
@@ -61,6 +110,8 @@ pub struct OptionsBuilder<'a> {
     pub sack_blocks: &'a [SackBlock],
     /// Fast Open (kind 34): `Some(&[])` is a cookie request.
     pub fast_open: Option<&'a [u8]>,
+    /// Accurate ECN (kind 172 or 174), written last.
+    pub accecn: Option<AccEcnCounters>,
 }
 
 impl<'a> OptionsBuilder<'a> {
@@ -74,6 +125,7 @@ impl<'a> OptionsBuilder<'a> {
             window_scale: None,
             sack_blocks: &[],
             fast_open: None,
+            accecn: None,
         }
     }
     /// Add an MSS option.
@@ -112,6 +164,12 @@ impl<'a> OptionsBuilder<'a> {
         self
     }
 
+    /// Add an Accurate ECN option (RFC 9768).
+    pub const fn accecn(mut self, counters: AccEcnCounters) -> Self {
+        self.accecn = Some(counters);
+        self
+    }
+
     /// Bytes the options take (a multiple of 4), or why they cannot be written.
     pub fn len(&self) -> Result<usize, BuildError> {
         if self.sack_blocks.len() > kind::SACK_MAX_BLOCKS {
@@ -146,6 +204,12 @@ impl<'a> OptionsBuilder<'a> {
                 return Err(BuildError::InvalidFastOpenCookie { len: l });
             }
             n += (2 + l + 3) & !3;
+        }
+        if let Some(a) = self.accecn {
+            if a.fields > 3 {
+                return Err(BuildError::TooManyAccEcnFields { fields: a.fields });
+            }
+            n += (usize::from(kind::ACCECN_BASE_LEN + kind::ACCECN_FIELD_LEN * a.fields) + 3) & !3;
         }
         if n > kind::MAX_OPTIONS_LEN {
             return Err(BuildError::TooLong { needed: n });
@@ -219,6 +283,17 @@ impl<'a> OptionsBuilder<'a> {
             w.put(cookie);
             if len & 3 == 2 {
                 w.put(&[kind::NOP, kind::NOP]);
+            }
+        }
+        if let Some(a) = self.accecn {
+            // At most 3 fields (checked in len): 2 + 9 fits in a byte.
+            let len = kind::ACCECN_BASE_LEN + kind::ACCECN_FIELD_LEN * a.fields;
+            for _ in 0..(4 - len % 4) % 4 {
+                w.put(&[kind::NOP]);
+            }
+            w.put(&[a.kind(), len]);
+            for c in a.in_order().iter().take(usize::from(a.fields)) {
+                w.put(&c.to_be_bytes()[1..]);
             }
         }
         Ok(w.pos)

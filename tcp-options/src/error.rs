@@ -195,6 +195,12 @@ pub enum BuildError {
         /// Blocks asked for.
         count: usize,
     },
+    /// An AccECN option has at most 3 counter fields (RFC 9768 section 3.2.3).
+    #[error("an AccECN option with {fields} counter fields (at most 3)")]
+    TooManyAccEcnFields {
+        /// Fields asked for.
+        fields: u8,
+    },
 }
 
 /// An in-place rewrite could not be done; the segment is left unchanged.

@@ -288,3 +288,102 @@ fn rewrite_rejects_bad_headers_without_change() {
     ));
     assert_eq!(short, [0; 19]);
 }
+
+/// AccECN options (RFC 9768 section 3.2.3, the option's two layouts): kind 172 carries
+/// EE0B, ECEB, EE1B and kind 174 EE1B, ECEB, EE0B, each a 24-bit field; the
+/// length is 2, 5, 8 or 11 for 0 to 3 fields. Golden bytes written from
+/// that section; each block round trips through the strict and the Linux
+/// parsers to the same counters.
+#[test]
+fn builder_accecn_golden_and_round_trip() {
+    use tcp_options::{AccEcnCounters, LinuxOptions, StrictOptions, TcpOption};
+    let c = |order1, fields| AccEcnCounters {
+        order1,
+        ee0b: 0x0a_0b0c,
+        eceb: 0x01_0203,
+        // Counters wrap at 2^24: only the low 24 bits go on the wire.
+        ee1b: 0x7f_aabbcc,
+        fields,
+    };
+    let golden: [(bool, u8, &[u8]); 8] = [
+        (false, 0, &[0x01, 0x01, 172, 2]),
+        (false, 1, &[0x01, 0x01, 0x01, 172, 5, 0x0a, 0x0b, 0x0c]),
+        (false, 2, &[172, 8, 0x0a, 0x0b, 0x0c, 0x01, 0x02, 0x03]),
+        (
+            false,
+            3,
+            &[
+                0x01, 172, 11, 0x0a, 0x0b, 0x0c, 0x01, 0x02, 0x03, 0xaa, 0xbb, 0xcc,
+            ],
+        ),
+        (true, 0, &[0x01, 0x01, 174, 2]),
+        (true, 1, &[0x01, 0x01, 0x01, 174, 5, 0xaa, 0xbb, 0xcc]),
+        (true, 2, &[174, 8, 0xaa, 0xbb, 0xcc, 0x01, 0x02, 0x03]),
+        (
+            true,
+            3,
+            &[
+                0x01, 174, 11, 0xaa, 0xbb, 0xcc, 0x01, 0x02, 0x03, 0x0a, 0x0b, 0x0c,
+            ],
+        ),
+    ];
+    for (order1, fields, want) in golden {
+        let b = OptionsBuilder::new()
+            .accecn(c(order1, fields))
+            .build()
+            .unwrap();
+        assert_eq!(&b[..], want, "order1 {order1} fields {fields}");
+        let seen = |o: TcpOption<'_>| match o {
+            TcpOption::AccEcn(a) => Some((a.kind(), a.field_count(), a.ee0b(), a.eceb(), a.ee1b())),
+            _ => None,
+        };
+        let strict: Vec<_> = StrictOptions::new(&b)
+            .map(|r| r.expect("well formed").option)
+            .filter_map(seen)
+            .collect();
+        let linux: Vec<_> = LinuxOptions::new(&b)
+            .map(|p| p.option)
+            .filter_map(seen)
+            .collect();
+        let f = usize::from(fields);
+        let field = |i: usize, v: u32| (i < f).then_some(v & 0xff_ffff);
+        let (ee0b, ee1b) = if order1 {
+            (field(2, 0x0a_0b0c), field(0, 0x7f_aabbcc))
+        } else {
+            (field(0, 0x0a_0b0c), field(2, 0x7f_aabbcc))
+        };
+        let expect = (
+            if order1 { 174 } else { 172 },
+            f,
+            ee0b,
+            field(1, 0x01_0203),
+            ee1b,
+        );
+        assert_eq!(strict, [expect], "strict, order1 {order1} fields {fields}");
+        assert_eq!(linux, [expect], "linux, order1 {order1} fields {fields}");
+    }
+    // Behind the other options, as the last one.
+    let b = OptionsBuilder::new()
+        .mss(1460)
+        .window_scale(7)
+        .accecn(c(false, 2))
+        .build()
+        .unwrap();
+    assert_eq!(
+        &b[..],
+        &[2, 4, 0x05, 0xb4, 1, 3, 3, 7, 172, 8, 0x0a, 0x0b, 0x0c, 0x01, 0x02, 0x03]
+    );
+    assert_eq!(
+        OptionsBuilder::new().accecn(c(true, 4)).build(),
+        Err(BuildError::TooManyAccEcnFields { fields: 4 })
+    );
+    // 40 bytes at most: MD5 (20) + timestamps (12) + AccECN of 11 (12) = 44.
+    assert_eq!(
+        OptionsBuilder::new()
+            .md5([0; 16])
+            .timestamps(1, 2)
+            .accecn(c(false, 3))
+            .len(),
+        Err(BuildError::TooLong { needed: 44 })
+    );
+}

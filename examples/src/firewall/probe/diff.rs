@@ -167,7 +167,13 @@ pub fn diff(sent: &Seen, seen: &Seen) -> Vec<Change> {
             ),
             None => format!("{} > {}", s.src, s.dst),
         };
-        push("address", Kind::Nat, None, json!(ends(sent)), json!(ends(seen)));
+        push(
+            "address",
+            Kind::Nat,
+            None,
+            json!(ends(sent)),
+            json!(ends(seen)),
+        );
     }
     if let (Some(a), Some(b)) = (sent.seq(), seen.seq()) {
         if a != b {

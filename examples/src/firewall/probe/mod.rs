@@ -42,7 +42,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use serde_json::json;
-use tcp_options::{Flags, OptionsBuilder};
+use tcp_options::{AccEcnCounters, Flags, OptionsBuilder};
 
 use self::diff::{locate, Observation, ProbeKind};
 use self::net::{RawIp, RstGuard};
@@ -202,10 +202,13 @@ pub fn catalogue() -> Vec<TestSpec> {
             "a SYN with an AccECN option, kind 172 (two 24-bit counters, RFC 9768)",
             0,
             Flags::empty(),
-            // The builder writes no AccECN option (Linux adds one only after
-            // the handshake); the crate's strict parser checks these bytes
-            // (unit test `accecn_options_parse_as_rfc_9768_options`).
-            vec![tcp_options::kind::ACCECN0, 8, 0, 0, 1, 0, 0, 2],
+            opts(OptionsBuilder::new().accecn(AccEcnCounters {
+                order1: false,
+                ee0b: 1,
+                eceb: 2,
+                ee1b: 0,
+                fields: 2,
+            })),
             ProbeKind::ProbeDropped,
         ),
         t(
@@ -213,7 +216,13 @@ pub fn catalogue() -> Vec<TestSpec> {
             "a SYN with an AccECN option, kind 174 (two 24-bit counters, RFC 9768)",
             0,
             Flags::empty(),
-            vec![tcp_options::kind::ACCECN1, 8, 0, 0, 3, 0, 0, 4],
+            opts(OptionsBuilder::new().accecn(AccEcnCounters {
+                order1: true,
+                ee0b: 0,
+                eceb: 4,
+                ee1b: 3,
+                fields: 2,
+            })),
             ProbeKind::ProbeDropped,
         ),
         t(
@@ -891,7 +900,8 @@ impl Prober<'_> {
     ) -> Result<TestRun, Failure> {
         let len = self.path_len.unwrap_or(1);
         let ident = |ttl: u8| (u16::from(index) << 8) | u16::from(ttl);
-        let (mut run, hs) = self.handshake(sport, ident(0), "client_to_server", SYN_OPTIONS, 502)?;
+        let (mut run, hs) =
+            self.handshake(sport, ident(0), "client_to_server", SYN_OPTIONS, 502)?;
         let Some(hs) = hs else { return Ok(run) };
         let seq = hs.isn;
         let mut seg = hs.ack;
@@ -1063,7 +1073,8 @@ impl Prober<'_> {
     ) -> Result<TestRun, Failure> {
         let len = self.path_len.unwrap_or(1);
         let ident = |ttl: u8| (u16::from(index) << 8) | u16::from(ttl);
-        let (mut run, hs) = self.handshake(sport, ident(0), "client_to_server", SYN_OPTIONS, 502)?;
+        let (mut run, hs) =
+            self.handshake(sport, ident(0), "client_to_server", SYN_OPTIONS, 502)?;
         let Some(Handshake {
             isn: seq,
             synack,
@@ -1421,9 +1432,23 @@ impl Prober<'_> {
             return Ok(run);
         };
         let seq = hs.isn;
-        if oow && window_shift(&hs.synack).is_none() {
+        // The server scales the prober's window only when its own SYN-ACK
+        // carried window scale (as the reflector captured it; what reaches
+        // the prober may have lost it on the way, as in the campus case).
+        let server_unscaled = oow
+            && c.report(sport, Some(seq.wrapping_add(1)))?
+                .into_iter()
+                .filter(|(d, _)| d == "out" || d == "synack")
+                .filter_map(|(_, ip)| Seen::from_ip(&ip))
+                .find(|s| {
+                    s.flags()
+                        .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                        && s.ack() == Some(seq.wrapping_add(1))
+                })
+                .is_some_and(|s| window_shift(&s).is_none());
+        if server_unscaled {
             run.note = Some(
-                "the SYN-ACK here carried no window scale: the connection is unscaled, no byte past the unscaled window is inside the window; not tested".into(),
+                "the server's SYN-ACK carried no window scale: the server does not scale the prober's window, no byte past the unscaled window is inside it; not tested".into(),
             );
             self.send_rst(sport, seq.wrapping_add(1))?;
             return Ok(run);
@@ -1708,7 +1733,11 @@ impl Prober<'_> {
             tcp_options::RawOptions::new(o)
                 .filter_map(Result::ok)
                 .find(|x| x.kind == tcp_options::kind::TIMESTAMPS)
-                .and_then(|x| x.data.get(..4).map(|v| u32::from_be_bytes([v[0], v[1], v[2], v[3]])))
+                .and_then(|x| {
+                    x.data
+                        .get(..4)
+                        .map(|v| u32::from_be_bytes([v[0], v[1], v[2], v[3]]))
+                })
         });
         let seg = Segment {
             sport,
@@ -1860,6 +1889,19 @@ fn evaluate(
             address: target.ip(),
         });
     }
+    // The server-to-client path: the routers that quoted any reverse
+    // test's copies, by TTL from the server.
+    let mut reverse_path: Vec<(u8, IpAddr)> = Vec::new();
+    for (_, r) in runs
+        .iter()
+        .filter(|(_, r)| r.direction == "server_to_client")
+    {
+        for (t, e) in &r.quotes {
+            if !reverse_path.iter().any(|(x, _)| x == t) {
+                reverse_path.push((*t, e.from));
+            }
+        }
+    }
     let baseline_ttls: Vec<u8> = runs
         .first()
         .map(|(_, r)| r.quotes.iter().map(|(t, _)| *t).collect())
@@ -1930,7 +1972,14 @@ fn evaluate(
             let last = run.quotes.iter().map(|(t, _)| *t).max();
             let hop_at = |t: u8| {
                 if reverse {
-                    obs.iter().find(|o| o.ttl == t).map(|o| (o.ttl, o.address))
+                    // The routers from the server's side answer the
+                    // reflector: every reverse test's quotes name them; at
+                    // the path's length, the prober itself.
+                    reverse_path
+                        .iter()
+                        .find(|(x, _)| *x == t)
+                        .copied()
+                        .or_else(|| (len == Some(t)).then_some((t, p.src)))
                 } else {
                     p.path.iter().find(|(x, _)| *x == t).copied()
                 }
@@ -2005,6 +2054,11 @@ fn evaluate(
             }
         } else if !located.is_empty() {
             result = "modified";
+            detail.push(format!(
+                "quoted by {} of {} hops",
+                run.quotes.len(),
+                len.map_or(0, |x| x.saturating_sub(1))
+            ));
             for l in &located {
                 detail.push(format!(
                     "{} {} -> {} at hop {}",
@@ -2070,6 +2124,10 @@ fn evaluate(
                 )),
                 (Some(_), _) => detail.push(format!(
                     "quoted unchanged by {} of {hops} hops and captured unchanged at the target by the reflector",
+                    run.quotes.len()
+                )),
+                (None, Some(l)) if reflector && run.answer.is_some() => detail.push(format!(
+                    "quoted unchanged by {} of {hops} hops; answered, but the reflector did not capture it at the target (past hop {l} a SYN proxy answered it, or a NAT translated it beyond what the reflector finds)",
                     run.quotes.len()
                 )),
                 (None, Some(l)) => detail.push(format!(

@@ -23,14 +23,20 @@
 //! - `{"op":"watch","client":"ADDR","ports":[LO,HI],"server_port":P}`:
 //!   capture TCP between the client's ports LO..=HI and local port P, and
 //!   ICMP errors quoting it (the buffer is emptied) -> `{"ok":true}`
-//! - `{"op":"report","port":N}` -> `{"ok":true,"packets":[{"dir":"in"|"out"|"icmp","ip":HEX}]}`:
-//!   what was captured for client port N (IP packets; TCP payload cut)
+//! - `{"op":"report","port":N,"ack":A?}` -> `{"ok":true,"packets":[{"dir":"in"|"out"|"icmp"|"synack","ip":HEX}]}`:
+//!   what was captured for client port N (IP packets; TCP payload cut);
+//!   with `ack`, also the SYN-ACKs to other addresses or ports and the ICMP
+//!   errors quoting segments sent there that acknowledge A (a NAT's
+//!   translation of the client: every SYN-ACK and every ICMP error quoting
+//!   TCP is kept for this)
 //! - `{"op":"report_seq","seq":S}` -> the same for SYNs with sequence
 //!   number S arriving from any address or port (a NAT's translation);
 //!   besides the watched connections every other arriving SYN is kept
-//! - `{"op":"send_synack","port":N,"ident":I,"ttls":[..],"tos":T?,"extra_flags":F?,"options":HEX?}`:
-//!   the last SYN-ACK the server sent to client port N (refused unless the
-//!   client is this connection's peer), with the given
+//! - `{"op":"send_synack","port":N,"ack":A?,"ident":I,"ttls":[..],"tos":T?,"extra_flags":F?,"options":HEX?}`:
+//!   the last SYN-ACK the server sent to client port N, or with `ack` the
+//!   last one acknowledging A wherever it went (a NAT's translated address
+//!   and port: the copies go there too, and the NAT translates them back),
+//!   refused unless its destination is this connection's peer, with the given
 //!   DS byte, flags besides SYN+ACK and option block (each kept when
 //!   absent), sent once per TTL (identification `I | ttl`, the TTL-64 copy
 //!   `I`), paced 2 ms -> `{"ok":true,"sent":HEX}` (the TTL-64 copy)
@@ -634,7 +640,11 @@ impl Control {
     /// `ack`, also those sent to a translated address or port (a NAT) that
     /// acknowledge it: the server's SYN-ACK and the routers' quotes of the
     /// reflector's copies.
-    pub fn report(&mut self, port: u16, ack: Option<u32>) -> Result<Vec<(String, Vec<u8>)>, String> {
+    pub fn report(
+        &mut self,
+        port: u16,
+        ack: Option<u32>,
+    ) -> Result<Vec<(String, Vec<u8>)>, String> {
         let mut req = json!({"op": "report", "port": port});
         if let Some(a) = ack {
             req["ack"] = json!(a);
