@@ -1436,15 +1436,7 @@ impl Prober<'_> {
         // carried window scale (as the reflector captured it; what reaches
         // the prober may have lost it on the way, as in the campus case).
         let server_unscaled = oow
-            && c.report(sport, Some(seq.wrapping_add(1)))?
-                .into_iter()
-                .filter(|(d, _)| d == "out" || d == "synack")
-                .filter_map(|(_, ip)| Seen::from_ip(&ip))
-                .find(|s| {
-                    s.flags()
-                        .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
-                        && s.ack() == Some(seq.wrapping_add(1))
-                })
+            && c.server_synack(sport, seq.wrapping_add(1))?
                 .is_some_and(|s| window_shift(&s).is_none());
         if server_unscaled {
             run.note = Some(
@@ -1617,15 +1609,7 @@ impl Prober<'_> {
         let sent = if own {
             // What the server sent, as the reflector captured it (the
             // reflector found it for send_synack: it is there).
-            c.report(sport, Some(ack))?
-                .into_iter()
-                .filter(|(d, _)| d == "out" || d == "synack")
-                .filter_map(|(_, ip)| Seen::from_ip(&ip))
-                .find(|s| {
-                    s.flags()
-                        .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
-                        && s.ack() == Some(ack)
-                })
+            c.server_synack(sport, ack)?
         } else {
             reply["sent"]
                 .as_str()

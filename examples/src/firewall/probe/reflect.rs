@@ -662,6 +662,21 @@ impl Control {
             .unwrap_or_default())
     }
 
+    /// The server's SYN-ACK acknowledging `ack`, as the reflector captured
+    /// it: to client port `port`, or to a NAT's translated address and port.
+    pub fn server_synack(&mut self, port: u16, ack: u32) -> Result<Option<Seen>, String> {
+        Ok(self
+            .report(port, Some(ack))?
+            .into_iter()
+            .filter(|(d, _)| d == "out" || d == "synack")
+            .filter_map(|(_, ip)| Seen::from_ip(&ip))
+            .find(|s| {
+                s.flags()
+                    .is_some_and(|f| f.contains(Flags::SYN | Flags::ACK))
+                    && s.ack() == Some(ack)
+            }))
+    }
+
     /// Says goodbye (the reflector ends the session).
     pub fn bye(mut self) {
         let _ = self.writer.write_all(b"{\"op\":\"bye\"}\n");
