@@ -881,3 +881,42 @@ fn shipped_samples_cut_after_the_handshake_contain_the_shift() {
         }
     }
 }
+
+/// Cut after its handshake, the bulk sample's 600,000-byte download at 10 ms
+/// with the RTT given: without a window scale (assumed or seen) the sender's
+/// receive window is unknown, so no direction's limit may be the receive
+/// window (read unscaled, the client's fields of ~1,000 units would make it
+/// 100% of the busy time while the capture shows 44 Mbit/s). With the shift
+/// assumed, the download is not receive-window limited either.
+#[test]
+fn mid_stream_limit_claims_no_window_without_a_shift() {
+    let data = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data");
+    let full = std::fs::read(data.join("bulk-inside.pcap")).expect("shipped sample capture");
+    let cut = drop_first_records(&full, 3);
+    let report = |assume_wscale: Option<u8>| -> Value {
+        let settings = Settings {
+            rtt: Some(std::time::Duration::from_micros(10_700)),
+            assume_wscale,
+            ..Settings::default()
+        };
+        let mut out = Vec::new();
+        analyze(&cut[..], &mut out, AnalyzeFormat::Json, &settings).expect("analyze");
+        serde_json::from_slice(&out).unwrap()
+    };
+    let unknown = report(None);
+    let c = &unknown["connections"][0];
+    assert_eq!(c["handshake_seen"], false);
+    for dir in ["client_to_server", "server_to_client"] {
+        let l = &c["directions"][dir]["limit"];
+        assert_eq!(l["kind"], "none", "{dir}: {l}");
+        assert!(l["receive_window_fraction"].is_null(), "{dir}: {l}");
+    }
+    let reason = c["directions"]["server_to_client"]["limit"]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(reason.contains("--assume-wscale"), "{reason}");
+    let assumed = report(Some(10));
+    let l = &assumed["connections"][0]["directions"]["server_to_client"]["limit"];
+    assert_ne!(l["kind"], "none", "{l}");
+    assert_ne!(l["kind"], "receive_window", "{l}");
+}

@@ -1529,7 +1529,16 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         let pair = st.lim.as_ref().map_or(&unused, |l| {
             &l[usize::from(dir == Direction::ServerToClient)]
         });
-        let limit = pair.reading(shift_for(dir)).limit();
+        // Without the shift the sender reads the receiver's fields with, its
+        // receive window is unknown: the tracker (which reads them unscaled)
+        // would call a scaled window of a few units the limit.
+        let limit = match shift_for(dir) {
+            Some(s) => pair.reading(Some(s)).limit(),
+            None => Limit::none(
+                "the window scale is unknown (the handshake is not in the capture): pass --assume-wscale S"
+                    .to_string(),
+            ),
+        };
         let beyond = receiver_shift
             .filter(|m| *m != u8::MAX)
             .and_then(|m| pair.exactly(m))

@@ -702,17 +702,7 @@ impl LimitTracker {
 
     /// The verdict (module docs).
     pub fn limit(&self) -> Limit {
-        let none = |reason: String| Limit {
-            kind: LimitKind::None,
-            receive_window_fraction: None,
-            sender_fraction: None,
-            network_fraction: None,
-            idle_fraction: None,
-            busy_s: None,
-            reason: Some(reason),
-            window_read_inferred_bytes: None,
-            receive_window_evidence: None,
-        };
+        let none = Limit::none;
         if self.data_segments < MIN_DATA_SEGMENTS {
             return none(format!(
                 "{} data segments, fewer than the {MIN_DATA_SEGMENTS} needed to tell",
@@ -835,6 +825,23 @@ pub struct Limit {
     pub window_read_inferred_bytes: Option<u64>,
     /// What the receive-window time rests on (`null` without any).
     pub receive_window_evidence: Option<WindowEvidence>,
+}
+
+impl Limit {
+    /// Too little to tell: kind `none`, no shares, and why.
+    pub fn none(reason: String) -> Limit {
+        Limit {
+            kind: LimitKind::None,
+            receive_window_fraction: None,
+            sender_fraction: None,
+            network_fraction: None,
+            idle_fraction: None,
+            busy_s: None,
+            reason: Some(reason),
+            window_read_inferred_bytes: None,
+            receive_window_evidence: None,
+        }
+    }
 }
 
 /// What a direction's receive-window time rests on ([`Limit`]).
