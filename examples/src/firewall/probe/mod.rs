@@ -414,8 +414,10 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         }
         None => None,
     };
-    let guard = RstGuard::new(target.ip(), ports)?;
+    // The handler first: a Ctrl-C at any moment after the table exists
+    // must find a handler that deletes it.
     RstGuard::install_ctrlc()?;
+    let guard = RstGuard::new(target.ip(), ports)?;
     let mut prober = Prober {
         raw: &raw,
         src,

@@ -295,11 +295,12 @@ impl RstGuard {
             "table inet {table} {{\n chain out {{\n  type filter hook output priority -300; policy accept;\n  meta mark != {PROBE_MARK:#x} {fam} daddr {peer} tcp sport {}-{} tcp flags & rst == rst drop\n }}\n}}\n",
             ports.0, ports.1
         );
+        // Created and registered under the lock the Ctrl-C handler takes:
+        // an interrupt while nft runs waits for the table to exist, then
+        // deletes it.
+        let mut tables = CTRLC_TABLES.lock().map_err(|_| "lock poisoned")?;
         nft(&script)?;
-        CTRLC_TABLES
-            .lock()
-            .map_err(|_| "lock poisoned")?
-            .push(table.clone());
+        tables.push(table.clone());
         Ok(RstGuard { table })
     }
 
