@@ -848,3 +848,76 @@ fn mid_stream_upload_aligns_the_bare_acks_through_the_acknowledgment_numbers() {
         assert!(r.notes.is_empty(), "{:?}", r.notes);
     }
 }
+
+#[test]
+fn a_drop_whose_retransmission_crosses_in_the_same_microsecond_is_the_original() {
+    use dump_support::{pcap, Pkt, Seg, ACK, SYN};
+    // The lab's drop4 case, made exact: the middlebox drops the client's
+    // third data segment; the retransmission (same bytes, same TSval-less
+    // header, a new IP ID) is stamped with the same time in both captures,
+    // as tcpdump's microseconds often give on a fast path. The original is
+    // the one missing, whichever capture is read first (both copies of the
+    // retransmission tie in the merge, and the waiting original has the
+    // same alignment key: only the IP ID, kept on every other packet,
+    // tells them apart).
+    let t0 = 1_700_000_000_000_000_000u64;
+    let us = 1_000u64;
+    let c = |seq: u32, ack: u32, flags: u8, n: usize| {
+        Seg::new([198, 18, 1, 2], 40000, [198, 18, 2, 2], 80)
+            .seq(seq)
+            .ack(ack)
+            .flags(flags)
+            .payload(n)
+    };
+    let s = |seq: u32, ack: u32, flags: u8| {
+        Seg::new([198, 18, 2, 2], 80, [198, 18, 1, 2], 40000)
+            .seq(seq)
+            .ack(ack)
+            .flags(flags)
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    // (time, from client, segment, IP ID, crosses the middlebox, transit)
+    let mut pkts = vec![
+        (0, true, c(100, 0, SYN, 0), 1, true, 5 * us),
+        (100 * us, false, s(500, 101, SYN | ACK), 2, true, 5 * us),
+        (200 * us, true, c(101, 501, ACK, 0), 3, true, 5 * us),
+    ];
+    for k in 0..6u32 {
+        pkts.push((
+            (300 + u64::from(k)) * us,
+            true,
+            c(101 + k * 1000, 501, ACK, 1000),
+            10 + k as u16,
+            k != 2,
+            5 * us,
+        ));
+    }
+    // The retransmission of segment 2: the same microsecond on both sides.
+    pkts.push((400 * us, true, c(2101, 501, ACK, 1000), 20, true, 0));
+    pkts.push((500 * us, false, s(501, 6101, ACK), 21, true, 5 * us));
+    for (t, from_client, seg, id, crosses, transit) in &pkts {
+        let ip = with_ident(seg.ipv4(), *id);
+        let (near, far) = if *from_client {
+            (&mut a, &mut b)
+        } else {
+            (&mut b, &mut a)
+        };
+        near.push(Pkt::new(t0 + t, ip.clone()));
+        if *crosses {
+            far.push(Pkt::new(t0 + t + transit, ip));
+        }
+    }
+    a.sort_by_key(|p| p.ts_ns);
+    b.sort_by_key(|p| p.ts_ns);
+    let (a, b) = (pcap(101, true, &a), pcap(101, true, &b));
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
+        assert_eq!(kinds(&r), set(&[("packet_dropped", "client_to_server")]));
+        let f = &r.findings[0];
+        assert_eq!(f.count, 1);
+        // Frame 6 of the client's capture: the original (IP ID 12).
+        let v = serde_json::to_value(&f.packets).unwrap();
+        assert_eq!(v["client_side"], serde_json::json!([6]), "{v}");
+        assert_eq!(f.before["seq_number"], 2101);
+    }
+}

@@ -271,6 +271,54 @@ struct Pair {
     /// Longest time a matched packet took from the before capture to the
     /// after capture, per direction (nanoseconds).
     transit_ns: [i128; 2],
+    /// Per direction, what the matched packets showed of their
+    /// identifiers across the middlebox ([`Ids`]).
+    id_rules: [Ids; 2],
+}
+
+/// Whether a direction's matched packets kept their IP identification and
+/// TSval across the middlebox. Once one has always been kept, a waiting
+/// packet that differs in it is not this packet's counterpart (it is an
+/// original whose retransmission, same bytes and same key, is still to
+/// come): matching it anyway would make the result depend on which capture
+/// is read first whenever the two copies carry the same time.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ids {
+    ident_kept: u32,
+    ident_changed: u32,
+    ts_kept: u32,
+    ts_changed: u32,
+}
+
+impl Ids {
+    fn learn(&mut self, a: &Packet, b: &Packet) {
+        if let (Some(x), Some(y)) = (a.ident.filter(|i| *i != 0), b.ident.filter(|i| *i != 0)) {
+            if x == y {
+                self.ident_kept += 1;
+            } else {
+                self.ident_changed += 1;
+            }
+        }
+        if let (Some(x), Some(y)) = (a.timestamps(), b.timestamps()) {
+            if x.0 == y.0 {
+                self.ts_kept += 1;
+            } else {
+                self.ts_changed += 1;
+            }
+        }
+    }
+
+    /// `x` cannot be the other capture's copy of `p`: it differs in an
+    /// identifier this direction has always kept.
+    fn rules_out(&self, p: &Packet, x: &Packet) -> bool {
+        let ident = self.ident_kept > 0
+            && self.ident_changed == 0
+            && matches!((p.ident, x.ident), (Some(a), Some(b)) if a != 0 && b != 0 && a != b);
+        let ts = self.ts_kept > 0
+            && self.ts_changed == 0
+            && matches!((p.timestamps(), x.timestamps()), (Some(a), Some(b)) if a.0 != b.0);
+        ident || ts
+    }
 }
 
 /// What is decided about a pair once its handshake has been read.
@@ -546,6 +594,7 @@ impl Engine {
                 data_aligned: [false, false],
                 spans: self.spans,
                 transit_ns: [0, 0],
+                id_rules: [Ids::default(); 2],
             },
         );
         self.peak_pairs = self.peak_pairs.max(self.pairs.len());
@@ -759,12 +808,16 @@ impl Pair {
             // TSval and IP ID; where a middlebox translates timestamps and
             // IPv6 has no IP ID, the one that also carries SACK blocks when
             // this one does and has the same window field.
+            // A packet that differs in an identifier the direction always
+            // kept is never taken (see [`Ids`]).
+            let ids = self.id_rules[d];
             let best = |with_ack: bool| {
                 let k = packet_key(&p, os, oa, with_ack);
                 let sack = p.carries(tcp_options::kind::SACK);
                 q.iter()
                     .enumerate()
                     .filter(|(_, x)| packet_key(x, 0, 0, with_ack) == k)
+                    .filter(|(_, x)| !ids.rules_out(&p, x))
                     .max_by_key(|(i, x)| {
                         let ts = p.timestamps().is_some()
                             && p.timestamps().map(|t| t.0) == x.timestamps().map(|t| t.0);
@@ -802,6 +855,7 @@ impl Pair {
 
     fn matched(&mut self, d: usize, pa: Packet, pb: Packet) {
         self.matched += 1;
+        self.id_rules[d].learn(&pa, &pb);
         // The acknowledgment numbers of a matched pair give the other
         // direction's offset (a direction of bare ACKs has no data to learn
         // it from).
