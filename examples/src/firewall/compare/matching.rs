@@ -16,7 +16,11 @@
 //! offset (from the SYNs, or mid-stream from the first data segment seen on
 //! both sides with the same length and first bytes), acknowledgment number
 //! translated by the other direction's offset, and payload length; then,
-//! for what is left, without the acknowledgment number.
+//! for what is left, without the acknowledgment number. Among waiting
+//! packets with the same key (an original and its retransmission), one that
+//! differs in an identifier the direction has always kept across the
+//! middlebox (IPv4 identification, TSval) is never taken: it is another
+//! copy, whose counterpart is still to come.
 
 use std::hash::{Hash, Hasher};
 
