@@ -920,3 +920,78 @@ fn mid_stream_limit_claims_no_window_without_a_shift() {
     assert_ne!(l["kind"], "none", "{l}");
     assert_ne!(l["kind"], "receive_window", "{l}");
 }
+
+/// The text report says what the JSON document says about each direction's
+/// limit, on every capture shipped in `examples/data/` (taken in the lab):
+/// the `limit K` word of the direction's line, the shares in the verdict
+/// (whole percents), and the bytes sent beyond the advertised window with
+/// whether the receiver took them.
+#[test]
+fn text_limits_agree_with_the_json_on_the_shipped_captures() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let mut captures: Vec<_> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pcap"))
+        .collect();
+    captures.sort();
+    assert!(captures.len() >= 10);
+    let mut beyond_seen = 0;
+    for cap in &captures {
+        let path = cap.to_str().unwrap();
+        let (_, text, err) = run_cli(&["analyze", path]);
+        let (_, json, _) = run_cli(&["analyze", "--json", path]);
+        let doc: Value =
+            serde_json::from_str(&json).unwrap_or_else(|e| panic!("{path}: {e} {err}"));
+        let conns = doc["connections"].as_array().unwrap();
+        assert_eq!(conns.len(), 1, "{path}");
+        let c = &conns[0];
+        for (dir, arrow, name) in [
+            ("client_to_server", "client->server:", "client-to-server"),
+            ("server_to_client", "server->client:", "server-to-client"),
+        ] {
+            let d = &c["directions"][dir];
+            let l = &d["limit"];
+            let kind = l["kind"].as_str().unwrap();
+            let line = text
+                .lines()
+                .find(|x| x.trim_start().starts_with(arrow))
+                .unwrap_or_else(|| panic!("{path}: no {arrow} line in {text}"));
+            assert!(
+                line.contains(&format!("limit {kind}")),
+                "{path} {dir}: {kind} not in {line}"
+            );
+            if kind != "none" {
+                let pct = |k: &str| (l[k].as_f64().unwrap() * 100.0).round() as u64;
+                let shares = format!("{name} was limited by");
+                assert!(text.contains(&shares), "{path} {dir}: {text}");
+                let figures = format!(
+                    "receive window {}%, sender {}%, network {}% of the sender's busy time",
+                    pct("receive_window_fraction"),
+                    pct("sender_fraction"),
+                    pct("network_fraction")
+                );
+                assert!(
+                    text.contains(&figures),
+                    "{path} {dir}: {figures} not in {text}"
+                );
+            }
+            if let Some(b) = d["beyond_window_bytes"].as_u64().filter(|b| *b > 0) {
+                beyond_seen += 1;
+                let said = format!(
+                    "{name}: {} bytes were sent beyond the window",
+                    examples::firewall::analyze::Thousands(b)
+                );
+                assert!(text.contains(&said), "{path} {dir}: {said} not in {text}");
+                if d["beyond_window_accepted"] == true {
+                    assert!(
+                        text.contains("the receiver acknowledged them"),
+                        "{path}: {text}"
+                    );
+                }
+            }
+        }
+    }
+    // The campus captures show it (server side: 17,482 bytes, accepted).
+    assert!(beyond_seen >= 1);
+}
