@@ -155,6 +155,9 @@ struct Side {
     /// (time, bytes acknowledged) samples of this side's ACKs, for the
     /// time series' throughput over an RTT (allocated by `series` only).
     acked_ring: Option<Box<AckedRing>>,
+    /// This side's recent new data and when it passed, for the time
+    /// series' RTT samples (allocated by `series` only).
+    rtt_ring: Option<Box<RttRing>>,
     /// Lower bound on this side's window-scale shift from the peer's flight.
     infer_lo: u8,
     /// Upper bound on this side's shift from its right edge never moving left.
@@ -268,6 +271,63 @@ impl AckedRing {
     }
 }
 
+/// Where this side's new data ended and when each end passed the capture
+/// point, for RTT samples: the ACK that covers an end dates the round trip
+/// of that segment from here to the receiver and back (Karn's rule: once a
+/// retransmission is seen the ring starts again, so an ACK is never matched
+/// with a segment that was sent twice).
+#[derive(Debug, Clone, Copy, Default)]
+struct RttRing {
+    items: [(u32, u64); 32],
+    len: usize,
+    next: usize,
+    /// The side's retransmission count when the ring was last cleared.
+    retransmissions: u64,
+    /// The highest ACK of the peer already matched.
+    acked: Option<u32>,
+    /// The highest end ever recorded (kept when the ring starts again): a
+    /// retransmission does not move it, so it is never recorded.
+    last_end: Option<u32>,
+}
+
+impl RttRing {
+    /// Records that new data up to `end` passed at `t_ns`.
+    fn sent(&mut self, end: u32, t_ns: u64) {
+        if self.last_end.is_some_and(|last| !seq_lt(last, end)) {
+            return;
+        }
+        self.last_end = Some(end);
+        self.items[self.next] = (end, t_ns);
+        self.next = (self.next + 1) % 32;
+        self.len = (self.len + 1).min(32);
+    }
+
+    /// The time since the newest recorded end that `ack` covers, once per
+    /// advance of the ACK; the covered ends are dropped.
+    fn acked(&mut self, ack: u32, t_ns: u64) -> Option<u64> {
+        if self.acked.is_some_and(|a| !seq_lt(a, ack)) {
+            return None;
+        }
+        self.acked = Some(ack);
+        let mut sample = None;
+        let mut kept = 0;
+        let mut out = [(0u32, 0u64); 32];
+        for i in 0..self.len {
+            let (end, at) = self.items[(self.next + 32 - self.len + i) % 32];
+            if seq_lt(ack, end) {
+                out[kept] = (end, at);
+                kept += 1;
+            } else {
+                sample = t_ns.checked_sub(at);
+            }
+        }
+        self.items = out;
+        self.len = kept;
+        self.next = kept % 32;
+        sample
+    }
+}
+
 /// One direction's limit trackers: under the shift the handshake seen here
 /// suggests, and (when it could be wrong) under the other reading.
 #[derive(Debug, Clone)]
@@ -378,11 +438,13 @@ impl ConnState {
         Some((client, server))
     }
 
-    /// The time-series point of direction `d` now ([`SeriesSample`]).
+    /// The time-series point of direction `d` now ([`SeriesSample`]),
+    /// after a data segment of `d` (`data`) or an ACK of its receiver.
     fn sample(
         &mut self,
         id: u64,
         d: Direction,
+        data: bool,
         ts: Option<Timestamp>,
         settings: &Settings,
     ) -> Option<SeriesSample> {
@@ -443,11 +505,47 @@ impl ConnState {
             .map(|r| u64::try_from(r.as_nanos()).unwrap_or(u64::MAX))
             .or(self.handshake_rtt_ns)
             .filter(|r| *r > 0);
+        // The sender's own side of the loop (capture point to the sender
+        // and back): from the handshake (the server's: SYN to SYN-ACK; the
+        // client's: the rest of the handshake's RTT), else from the
+        // sender's echoes of the receiver's TSvals.
+        let server_loop = match (self.syn_ts, self.synack_ts) {
+            (Some(a), Some(b)) if self.handshake_rtt_ns.is_some() => b.nanos_since(&a),
+            _ => None,
+        };
+        let sender_loop = server_loop.map(|server| match d {
+            Direction::ServerToClient => server,
+            Direction::ClientToServer => self.handshake_rtt_ns.unwrap_or(0).saturating_sub(server),
+        });
         let (me, peer, origin) = match d {
-            Direction::ClientToServer => (&self.c2s, &mut self.s2c, &mut self.series_origin[0]),
-            Direction::ServerToClient => (&self.s2c, &mut self.c2s, &mut self.series_origin[1]),
+            Direction::ClientToServer => (&mut self.c2s, &mut self.s2c, &mut self.series_origin[0]),
+            Direction::ServerToClient => (&mut self.s2c, &mut self.c2s, &mut self.series_origin[1]),
         };
         let nxt = me.snd_nxt?;
+        // An RTT sample where the receiver's ACK covers new data: from the
+        // newest data segment it covers to it, as seen here, plus the
+        // sender's side of the loop.
+        let rtt_sample_ns = {
+            let retransmissions = me.retransmissions;
+            let ring = me.rtt_ring.get_or_insert_with(Box::default);
+            if ring.retransmissions != retransmissions {
+                **ring = RttRing {
+                    retransmissions,
+                    acked: ring.acked,
+                    last_end: ring.last_end,
+                    ..RttRing::default()
+                };
+            }
+            if data {
+                ring.sent(nxt, t_ns);
+                None
+            } else {
+                let upstream = sender_loop.or(peer.min_echo_ns);
+                peer.highest_ack
+                    .and_then(|a| ring.acked(a, t_ns))
+                    .and_then(|here| upstream.map(|u| here.saturating_add(u)))
+            }
+        };
         let o = *origin.get_or_insert(nxt.wrapping_sub(me.bytes.min(u64::from(u32::MAX)) as u32));
         let rel = |x: u32| u64::from(x.wrapping_sub(o));
         let ack = peer.highest_ack.unwrap_or(o);
@@ -479,7 +577,8 @@ impl ConnState {
             },
             in_flight_bytes: in_flight,
             throughput_bps,
-            rtt_s: rtt_ns.map(|r| r as f64 / 1e9),
+            rtt_s: rtt_sample_ns.map(|r| r as f64 / 1e9),
+            rtt_estimate_s: rtt_ns.map(|r| r as f64 / 1e9),
             limit,
         })
     }
@@ -1980,8 +2079,16 @@ pub struct SeriesSample {
     pub in_flight_bytes: u64,
     /// Bytes acknowledged over the last RTT, as bit/s (`None`: no RTT).
     pub throughput_bps: Option<u64>,
-    /// The connection's RTT estimate so far, seconds.
+    /// An RTT sample, seconds, on a row where the receiver's ACK covers new
+    /// data: the time from the newest data segment it covers to the ACK as
+    /// seen at the capture point, plus the sender's side of the loop (from
+    /// the handshake, else from the sender's echoes of the receiver's
+    /// TSvals); never from a retransmitted segment (Karn). `None` elsewhere,
+    /// and where the sender's side of the loop is unknown.
     pub rtt_s: Option<f64>,
+    /// The connection's RTT estimate so far (`--rtt`, else the
+    /// handshake's), seconds.
+    pub rtt_estimate_s: Option<f64>,
     /// The sender's phase from this sample to the next one
     /// ([`LimitTracker::phase_name`]), under the window reading shown in
     /// `window_read_bytes`.
@@ -2017,7 +2124,8 @@ pub fn series<R: Read>(
             continue;
         }
         let mut emit = |d: Direction| {
-            if let Some(s) = conn.state.sample(id, d, rec.ts, settings) {
+            let data = d == dir;
+            if let Some(s) = conn.state.sample(id, d, data, rec.ts, settings) {
                 n += 1;
                 each(&s);
             }
@@ -2271,5 +2379,43 @@ pub fn run(args: &AnalyzeArgs) -> Result<super::Outcome, super::Failure> {
         Ok(_) => Ok(super::Outcome::Clean),
         Err(AnalyzeError::Write(e)) if super::is_broken_pipe(&e) => Ok(super::Outcome::Clean),
         Err(e) => Err(format!("{}: {e}", args.capture.display()).into()),
+    }
+}
+
+#[cfg(test)]
+mod rtt_ring_tests {
+    use super::RttRing;
+
+    #[test]
+    fn an_ack_dates_the_newest_end_it_covers_once() {
+        let mut r = RttRing::default();
+        r.sent(1000, 10);
+        r.sent(2000, 20);
+        r.sent(3000, 30);
+        // Covers the first two ends: the newest of them dates it.
+        assert_eq!(r.acked(2000, 120), Some(100));
+        // The same ACK again (a duplicate) gives nothing.
+        assert_eq!(r.acked(2000, 125), None);
+        // An ACK between two ends covers none of them.
+        assert_eq!(r.acked(2500, 126), None);
+        assert_eq!(r.acked(3000, 131), Some(101));
+        // An end that is not new (a retransmission's) is not recorded,
+        // even once the ring is empty.
+        r.sent(3000, 140);
+        assert_eq!(r.acked(3500, 150), None);
+        r.sent(4000, 160);
+        assert_eq!(r.acked(4000, 170), Some(10));
+    }
+
+    #[test]
+    fn ends_wrap_around_the_sequence_space_and_the_ring() {
+        let mut r = RttRing::default();
+        for i in 0..40u32 {
+            r.sent((u32::MAX - 10_000).wrapping_add(i * 1000), u64::from(i));
+        }
+        // 32 kept: the newest covered end is the 35th (sent at 35).
+        let ack = (u32::MAX - 10_000).wrapping_add(35 * 1000);
+        assert_eq!(r.acked(ack, 100), Some(65));
+        assert_eq!(r.len, 4);
     }
 }

@@ -19,7 +19,7 @@
 //! | `window_read_bytes` | the same window as the sender reads it (the field shifted by the scale the sender believes in); empty when unknown |
 //! | `in_flight_bytes` | bytes sent and not yet acknowledged, as seen at the capture point |
 //! | `throughput_bps` | bytes acknowledged over the last RTT, in bit/s; empty without an RTT |
-//! | `rtt_s` | the connection's RTT estimate (`--rtt`, else the handshake's), seconds; empty when unknown |
+//! | `rtt_s` | an RTT sample, seconds, on a row where the receiver's ACK covers new data: from the newest data segment it covers to the ACK as the capture point saw them, plus the sender's side of the loop (capture point to sender and back: from the handshake, else from the sender's echoes of the receiver's TSvals); never from a retransmitted segment (Karn's rule); empty on other rows |
 //! | `limit` | the sender's phase since the connection's previous segment: `receive_window`, `idle`, `busy` or empty (see [`super::limits`]) |
 //!
 //! The window's right edge as the sender reads it is `ack + window_read_bytes`;
@@ -85,7 +85,7 @@ One row per sample: the sending direction after each data segment, the receiving
   window_read_bytes  the same window as the sender reads it (right edge: ack + window_read_bytes)
   in_flight_bytes    bytes sent and not yet acknowledged, as seen at the capture point
   throughput_bps     bytes acknowledged over the last RTT, bit/s
-  rtt_s              the RTT estimate (--rtt, else the handshake's), seconds
+  rtt_s              an RTT sample where the receiver's ACK covers new data (Karn's rule), seconds
   limit              the sender's phase since the previous segment: receive_window, idle, busy or empty";
 
 /// Command-line arguments of `firewall-check series`.
@@ -466,8 +466,8 @@ impl PlotData {
 
     fn push(&mut self, s: &SeriesSample) {
         self.dirs[dir_index(s.direction)].push(s);
-        if s.rtt_s.is_some() {
-            self.rtt_s = s.rtt_s;
+        if s.rtt_estimate_s.is_some() {
+            self.rtt_s = s.rtt_estimate_s;
         }
     }
 
@@ -1053,6 +1053,7 @@ mod tests {
             in_flight_bytes: i * 448,
             throughput_bps: Some(i),
             rtt_s: Some(0.01),
+            rtt_estimate_s: Some(0.01),
             // One millisecond in three limited by the window, the rest busy.
             limit: if i.is_multiple_of(3) {
                 "receive_window"
