@@ -39,6 +39,36 @@ struct Row {
     ack: u64,
     window_read: Option<u64>,
     rtt: Option<f64>,
+    time_s: f64,
+    limit: String,
+}
+
+/// The shading the plot draws is `analyze`'s split: the time from each row
+/// of `direction` to the next, summed by `limit`, gives the JSON limit's
+/// fractions of the busy time (to 0.02), on the capture `capture`.
+fn check_limit_split(what: &str, capture: &Path, rows: &[Row], direction: &str) {
+    let doc = lab_support::analyze_json(&[], capture);
+    let l = &doc["connections"][0]["directions"][direction]["limit"];
+    assert_ne!(l["kind"], "none", "{what}: {l}");
+    let mine: Vec<&Row> = rows.iter().filter(|r| r.direction == direction).collect();
+    let mut time = std::collections::BTreeMap::<&str, f64>::new();
+    for w in mine.windows(2) {
+        *time.entry(w[0].limit.as_str()).or_default() += w[1].time_s - w[0].time_s;
+    }
+    let get = |k: &str| time.get(k).copied().unwrap_or(0.0);
+    assert_eq!(get("busy"), 0.0, "{what}: undecided time {time:?}");
+    let busy = get("receive_window") + get("sender") + get("network");
+    for (label, field) in [
+        ("receive_window", "receive_window_fraction"),
+        ("sender", "sender_fraction"),
+        ("network", "network_fraction"),
+    ] {
+        let (got, want) = (get(label) / busy, l[field].as_f64().unwrap());
+        assert!(
+            (got - want).abs() <= 0.02,
+            "{what}: {label} {got:.3} of the plotted busy time, {want:.3} in the analysis"
+        );
+    }
 }
 
 /// The RTT samples of `direction` against the lab's 10 ms path
@@ -88,6 +118,8 @@ fn series(capture: &Path) -> Vec<Row> {
                 ack: c[4].parse().expect(l),
                 window_read: (!c[6].is_empty()).then(|| c[6].parse().expect(l)),
                 rtt: (!c[9].is_empty()).then(|| c[9].parse().expect(l)),
+                time_s: c[0].parse().expect(l),
+                limit: c[10].to_string(),
             }
         })
         .collect()
@@ -187,6 +219,8 @@ fn lab_series_receive_buffer_too_small() {
     ] {
         all_acknowledged(side, rows, "server_to_client", 2_000_000);
         check_rtt_samples(side, rows, "server_to_client");
+        let capture = dir.join(format!("{side}.pcap"));
+        check_limit_split(side, &capture, rows, "server_to_client");
     }
     let text = svg("rcvbuf-small4 outside", &dir.join("outside.pcap"));
     // The window that limited the download is drawn, not off the plot: the
@@ -238,6 +272,10 @@ fn lab_series_window_scale_stripped() {
     for (side, rows) in [("inside", &inside), ("outside", &outside)] {
         all_acknowledged(side, rows, "client_to_server", 16_000);
         all_acknowledged(side, rows, "server_to_client", 2_000_000);
+        let capture = dir.join(format!("{side}.pcap"));
+        for direction in ["client_to_server", "server_to_client"] {
+            check_limit_split(side, &capture, rows, direction);
+        }
     }
     svg("wscale-synack4 inside", &dir.join("inside.pcap"));
     svg("wscale-synack4 outside", &dir.join("outside.pcap"));

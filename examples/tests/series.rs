@@ -4,7 +4,7 @@
 //! 10 ms RTT, 4,000 bytes up and 150,000 bytes down).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 const HEADER: &str = "time_s,connection,direction,seq_end,ack,window_bytes,window_read_bytes,in_flight_bytes,throughput_bps,rtt_s,limit";
@@ -122,7 +122,7 @@ fn csv_rows_of_the_campus_capture_hold_together() {
             last_t[d] = r.time_s;
             assert!(r.ack <= r.seq_end, "{capture}: ACK beyond the data: {r:?}");
             assert!(
-                ["", "receive_window", "idle", "busy"].contains(&r.limit.as_str()),
+                ["", "receive_window", "network", "sender", "idle"].contains(&r.limit.as_str()),
                 "{capture}: {r:?}"
             );
             // The handshake measured about 10 ms (examples/data/README.md):
@@ -435,4 +435,63 @@ fn errors_and_usage() {
         assert!(help.contains(col), "--help lacks {col}");
     }
     assert!(help.contains("2  usage error"));
+}
+
+/// The `limit` column is `analyze`'s split of the sender's time, row by
+/// row: on every capture shipped in `examples/data/`, the time from each
+/// row to the next of its direction, summed by label, gives the JSON
+/// `limit`'s receive-window, sender and network fractions of the busy time
+/// (to 0.01), and no row is left undecided (`busy`).
+#[test]
+fn csv_limit_time_adds_up_to_the_analysis_fractions() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let mut checked = 0;
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".pcap"))
+        .collect();
+    names.sort();
+    for name in &names {
+        let rows = csv_of(name, &[]);
+        let out = run(&["analyze", "--json", data(name).to_str().unwrap()]);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for dir_name in ["client_to_server", "server_to_client"] {
+            let l = &doc["connections"][0]["directions"][dir_name]["limit"];
+            let mine: Vec<&Row> = rows.iter().filter(|r| r.direction == dir_name).collect();
+            assert!(
+                mine.iter().all(|r| r.limit != "busy"),
+                "{name} {dir_name}: undecided rows"
+            );
+            if l["kind"] == "none" {
+                continue;
+            }
+            let mut time = std::collections::BTreeMap::<&str, f64>::new();
+            for w in mine.windows(2) {
+                *time.entry(w[0].limit.as_str()).or_default() += w[1].time_s - w[0].time_s;
+            }
+            let get = |k: &str| time.get(k).copied().unwrap_or(0.0);
+            let busy = get("receive_window") + get("sender") + get("network");
+            assert!(busy > 0.0, "{name} {dir_name}: {time:?}");
+            for (label, field) in [
+                ("receive_window", "receive_window_fraction"),
+                ("sender", "sender_fraction"),
+                ("network", "network_fraction"),
+            ] {
+                let want = l[field].as_f64().unwrap();
+                let got = get(label) / busy;
+                assert!(
+                    (got - want).abs() <= 0.01,
+                    "{name} {dir_name}: {label} {got:.3} in the CSV, {want:.3} in the analysis"
+                );
+            }
+            checked += 1;
+        }
+    }
+    // Every shipped capture has at least one direction with a verdict.
+    assert!(
+        checked >= names.len(),
+        "{checked} directions for {} captures",
+        names.len()
+    );
 }

@@ -74,11 +74,12 @@ use serde::Serialize;
 use tcp_options::{kind::MAX_WINDOW_SCALE, Flags, LinuxOptions, TcpOption, Timestamps};
 
 use super::flow::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
-use super::limits::{Limit, LimitKind, LimitTracker};
+use super::limits::{Limit, LimitKind, LimitTracker, RoundKind};
 use super::negotiation::{self, EcnMode, HandshakeKind, HandshakeSegment, LinuxDrop};
 use super::packet::{decode_packet, TcpRecord};
 use crate::capture::reader::DEFAULT_BUFFER_CAPACITY;
 use crate::capture::{CaptureError, CaptureReader, Timestamp};
+use std::collections::VecDeque;
 
 /// TSvals remembered per side for RTT samples.
 const TS_RING: usize = 16;
@@ -403,6 +404,8 @@ pub struct ConnState {
     lim: Option<Box<[LimitPair; 2]>>,
     /// Sequence origin of each direction for time series.
     series_origin: [Option<u32>; 2],
+    /// Each direction's last time-series sample (allocated by `series` only).
+    series_last: Option<Box<[Option<SeriesSample>; 2]>>,
     handshake_rtt_ns: Option<u64>,
     /// `shifts(false)`, computed again only when the SYN or SYN-ACK changes
     /// (negotiating on every segment cost a fifth of the run time).
@@ -438,26 +441,17 @@ impl ConnState {
         Some((client, server))
     }
 
-    /// The time-series point of direction `d` now ([`SeriesSample`]),
-    /// after a data segment of `d` (`data`) or an ACK of its receiver.
-    fn sample(
-        &mut self,
-        id: u64,
-        d: Direction,
-        data: bool,
-        ts: Option<Timestamp>,
-        settings: &Settings,
-    ) -> Option<SeriesSample> {
-        let (base, ts) = (self.base_ts?, ts?);
-        let t_ns = ts.nanos_since(&base)?;
-        // The shifts as the capture shows them so far, with the same
-        // mismatch evidence the report uses.
+    /// The shifts of direction `d`'s receiver's window fields for the time
+    /// series: `(as the sender reads them, as the receiver means them)`,
+    /// as the capture shows them so far, with the same mismatch evidence
+    /// the report uses.
+    fn series_shifts(&self, d: Direction, settings: &Settings) -> (Option<u8>, Option<u8>) {
         let syn_ws = self.syn.and_then(|s| s.linux().window_scale);
         let synack_ws = self.synack.and_then(|s| s.linux().window_scale);
         let client_unscaled = client_unscaled_evidence(self, syn_ws, synack_ws).is_some();
         let server_anyway = server_scales_anyway(self, syn_ws, synack_ws);
         let handshake = self.syn.is_some() && self.synack.is_some();
-        let (read_shift, meant_shift) = if !handshake {
+        if !handshake {
             (settings.assume_wscale, settings.assume_wscale)
         } else {
             match d {
@@ -488,18 +482,62 @@ impl ConnState {
                     }),
                 ),
             }
+        }
+    }
+
+    /// A time-series row at the moment direction `d`'s sender learned of
+    /// an ACK after its last row (the previous row's state, the phase
+    /// decided then), once.
+    fn learned_sample(&mut self, d: Direction, settings: &Settings) -> Option<SeriesSample> {
+        let (t_ns, phase, round) = self.series_tracker(d, settings)?.learned_at()?;
+        let i = usize::from(d == Direction::ServerToClient);
+        let last = self.series_last.as_mut()?[i].as_mut()?;
+        let t = t_ns as f64 / 1e9;
+        if t <= last.time_s || phase == last.limit && last.limit != "busy" {
+            return None;
+        }
+        let s = SeriesSample {
+            time_s: t,
+            rtt_s: None,
+            limit: phase,
+            round,
+            ..*last
         };
+        *last = s;
+        Some(s)
+    }
+
+    /// The limit tracker of direction `d` under the reading the time
+    /// series shows ([`ConnState::series_shifts`]).
+    fn series_tracker(&self, d: Direction, settings: &Settings) -> Option<&LimitTracker> {
+        let (read_shift, _) = self.series_shifts(d, settings);
+        self.lim
+            .as_ref()
+            .map(|l| l[usize::from(d == Direction::ServerToClient)].reading(read_shift))
+    }
+
+    /// The time-series point of direction `d` now ([`SeriesSample`]),
+    /// after a data segment of `d` (`data`) or an ACK of its receiver.
+    fn sample(
+        &mut self,
+        id: u64,
+        d: Direction,
+        data: bool,
+        ts: Option<Timestamp>,
+        settings: &Settings,
+    ) -> Option<SeriesSample> {
+        let (base, ts) = (self.base_ts?, ts?);
+        let t_ns = ts.nanos_since(&base)?;
+        let (read_shift, meant_shift) = self.series_shifts(d, settings);
         // Before the receiver's first window after the handshake, the
         // handshake's own (never scaled) window is in force.
         let handshake_window = match d {
             Direction::ClientToServer => self.synack.map(|s| u64::from(s.window)),
             Direction::ServerToClient => self.syn.map(|s| u64::from(s.window)),
         };
-        let limit = self.lim.as_ref().map_or("", |l| {
-            l[usize::from(d == Direction::ServerToClient)]
-                .reading(read_shift)
-                .phase_name()
-        });
+        let tracker = self.series_tracker(d, settings);
+        let limit = tracker.map_or("", LimitTracker::phase_name);
+        let round = tracker.map_or(0, LimitTracker::round_no);
         let rtt_ns = settings
             .rtt
             .map(|r| u64::try_from(r.as_nanos()).unwrap_or(u64::MAX))
@@ -580,6 +618,7 @@ impl ConnState {
             rtt_s: rtt_sample_ns.map(|r| r as f64 / 1e9),
             rtt_estimate_s: rtt_ns.map(|r| r as f64 / 1e9),
             limit,
+            round,
         })
     }
 
@@ -2089,10 +2128,102 @@ pub struct SeriesSample {
     /// The connection's RTT estimate so far (`--rtt`, else the
     /// handshake's), seconds.
     pub rtt_estimate_s: Option<f64>,
-    /// The sender's phase from this sample to the next one
-    /// ([`LimitTracker::phase_name`]), under the window reading shown in
-    /// `window_read_bytes`.
+    /// The sender's phase from this sample to the next one, under the
+    /// window reading shown in `window_read_bytes`: `receive_window`,
+    /// `idle`, and for the rest of the busy time where it went
+    /// ([`super::limits`], decided per round trip): `network` or `sender`,
+    /// or `receive_window` where a plateau of the flight showed a window
+    /// the capture does not; `busy` where that was not decided (see
+    /// [`series`]); empty before the first data segment.
     pub limit: &'static str,
+    /// The limit tracker's round trip the sample falls in (from 0).
+    pub round: u64,
+}
+
+/// Most samples [`series`] holds while their round trip is undecided.
+pub const SERIES_HELD: usize = 65_536;
+
+/// Samples waiting for their round trip to be decided, in capture order,
+/// and what is known of the rounds they wait for.
+#[derive(Default)]
+struct Held {
+    rows: VecDeque<(SeriesSample, Option<RoundKey>)>,
+    /// Held rows and the decision, per round waited for.
+    rounds: rustc_hash::FxHashMap<RoundKey, (usize, Option<&'static str>)>,
+}
+
+/// A connection, a direction and one of its limit tracker's rounds.
+type RoundKey = (u64, bool, u64);
+
+impl Held {
+    fn push(&mut self, s: SeriesSample) {
+        let key = (s.limit == "busy").then_some((
+            s.connection,
+            s.direction == Direction::ServerToClient,
+            s.round,
+        ));
+        if let Some(k) = key {
+            self.rounds.entry(k).or_insert((0, None)).0 += 1;
+        }
+        self.rows.push_back((s, key));
+    }
+
+    /// Records what `t` (direction `d` of connection `id`) decided.
+    fn learn(&mut self, id: u64, d: Direction, t: &LimitTracker) {
+        if self.rounds.is_empty() {
+            return;
+        }
+        let s2c = d == Direction::ServerToClient;
+        for &(no, kind) in t.closed_rounds() {
+            if let Some(e) = self.rounds.get_mut(&(id, s2c, no)) {
+                e.1 = Some(kind.as_str());
+            }
+        }
+        if let Some((from, to)) = t.plateau_moved() {
+            for no in from..=to {
+                if let Some(e) = self.rounds.get_mut(&(id, s2c, no)) {
+                    e.1 = Some(RoundKind::ReceiveWindow.as_str());
+                }
+            }
+        }
+    }
+
+    /// Decides the rounds of connection `id` still open: where each would
+    /// go if it closed now (the connection ends, or the capture).
+    fn settle(&mut self, id: u64, d: Direction, t: &LimitTracker) {
+        self.learn(id, d, t);
+        let s2c = d == Direction::ServerToClient;
+        if let Some(e) = self.rounds.get_mut(&(id, s2c, t.round_no())) {
+            e.1.get_or_insert(t.open_round_kind().as_str());
+        }
+    }
+
+    /// Hands out the rows from the front whose rounds are decided (and,
+    /// beyond [`SERIES_HELD`] rows or when `all`, the others as `busy`).
+    fn release(&mut self, all: bool, each: &mut impl FnMut(&SeriesSample)) {
+        loop {
+            let held = self.rows.len();
+            let Some((s, key)) = self.rows.front_mut() else {
+                return;
+            };
+            if let Some(k) = *key {
+                if let Some((n, label)) = self.rounds.get_mut(&k) {
+                    match label {
+                        Some(l) => s.limit = l,
+                        None if all || held > SERIES_HELD => {}
+                        None => return,
+                    }
+                    *n -= 1;
+                    if *n == 0 {
+                        self.rounds.remove(&k);
+                    }
+                }
+            }
+            if let Some((s, _)) = self.rows.pop_front() {
+                each(&s);
+            }
+        }
+    }
 }
 
 /// Reads a capture and calls `each` with a [`SeriesSample`] for the sending
@@ -2108,11 +2239,22 @@ pub fn series<R: Read>(
     let mut reader = CaptureReader::with_capacity(input, settings.buffer_capacity)?;
     let mut tracker: ConnTracker<ConnState> = ConnTracker::new(settings.capacity);
     let mut n = 0usize;
-    loop {
+    // Busy time is the network's or the sender's by round trips, decided
+    // as each closes: the samples wait for their round (at most
+    // SERIES_HELD of them), in capture order.
+    let mut held = Held::default();
+    let settle = |held: &mut Held, c: &Connection<ConnState>| {
+        for d in [Direction::ClientToServer, Direction::ServerToClient] {
+            if let Some(t) = c.state.series_tracker(d, settings) {
+                held.settle(c.id + 1, d, t);
+            }
+        }
+    };
+    let result: Result<(), AnalyzeError> = loop {
         let record = match reader.next_record() {
             Ok(Some(r)) => r,
-            Ok(None) => break,
-            Err(e) => return Err(e.into()),
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e.into()),
         };
         let Ok(Some(rec)) = decode_packet(&record) else {
             continue;
@@ -2123,11 +2265,24 @@ pub fn series<R: Read>(
         if !filter(id) {
             continue;
         }
+        for d in [Direction::ClientToServer, Direction::ServerToClient] {
+            if let Some(t) = conn.state.series_tracker(d, settings) {
+                held.learn(id, d, t);
+            }
+            // The sender learned of an ACK since its last sample: its phase
+            // changed then, a row of its own.
+            if let Some(s) = conn.state.learned_sample(d, settings) {
+                n += 1;
+                held.push(s);
+            }
+        }
         let mut emit = |d: Direction| {
             let data = d == dir;
             if let Some(s) = conn.state.sample(id, d, data, rec.ts, settings) {
+                conn.state.series_last.get_or_insert_with(Box::default)
+                    [usize::from(d == Direction::ServerToClient)] = Some(s);
                 n += 1;
-                each(&s);
+                held.push(s);
             }
         };
         if rec.payload_len > 0 {
@@ -2137,10 +2292,15 @@ pub fn series<R: Read>(
             emit(dir.reverse());
         }
         if tracker.has_finished() {
-            tracker.drain(|_| {});
+            tracker.drain(|c| settle(&mut held, &c));
         }
+        held.release(false, &mut each);
+    };
+    for c in tracker.finish_boxed() {
+        settle(&mut held, &c);
     }
-    Ok(n)
+    held.release(true, &mut each);
+    result.map(|()| n)
 }
 
 /// Analyses the capture from `input`, writing a report per connection to
@@ -2417,5 +2577,49 @@ mod rtt_ring_tests {
         let ack = (u32::MAX - 10_000).wrapping_add(35 * 1000);
         assert_eq!(r.acked(ack, 100), Some(65));
         assert_eq!(r.len, 4);
+    }
+}
+
+#[cfg(test)]
+mod held_tests {
+    use super::{Direction, Held, SeriesSample, SERIES_HELD};
+
+    fn row(i: u64, limit: &'static str) -> SeriesSample {
+        SeriesSample {
+            connection: 1,
+            direction: Direction::ServerToClient,
+            time_s: i as f64,
+            seq_end: i,
+            ack: 0,
+            window_bytes: None,
+            window_read_bytes: None,
+            in_flight_bytes: 0,
+            throughput_bps: None,
+            rtt_s: None,
+            rtt_estimate_s: None,
+            limit,
+            round: i / 10,
+        }
+    }
+
+    #[test]
+    fn undecided_rows_wait_in_order_up_to_the_cap() {
+        let mut h = Held::default();
+        let mut out = Vec::new();
+        // A decided row behind an undecided one waits with it.
+        h.push(row(0, "busy"));
+        h.push(row(1, "idle"));
+        h.release(false, &mut |s| out.push((s.seq_end, s.limit)));
+        assert!(out.is_empty());
+        for i in 2..=SERIES_HELD as u64 {
+            h.push(row(i, "busy"));
+        }
+        // One past the cap: the oldest goes out undecided, in order.
+        h.release(false, &mut |s| out.push((s.seq_end, s.limit)));
+        assert_eq!(out, vec![(0, "busy"), (1, "idle")]);
+        h.release(true, &mut |s| out.push((s.seq_end, s.limit)));
+        assert_eq!(out.len(), SERIES_HELD + 1);
+        assert!(out.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(h.rows.is_empty() && h.rounds.is_empty());
     }
 }

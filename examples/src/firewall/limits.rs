@@ -155,6 +155,15 @@ enum Phase {
     Other,
 }
 
+fn phase_str(p: Phase) -> &'static str {
+    match p {
+        Phase::NotStarted => "",
+        Phase::Idle => "idle",
+        Phase::ReceiveWindow => "receive_window",
+        Phase::Other => "busy",
+    }
+}
+
 /// Accumulated time, nanoseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Times {
@@ -233,6 +242,38 @@ pub struct LimitTracker {
     plateau_sender_ns: u64,
     /// The largest plateau flight found, bytes.
     plateau_flight: u64,
+    /// The last rounds closed, newest last: number and kind (time series).
+    closed: [(u64, RoundKind); CLOSED],
+    closed_len: usize,
+    /// The rounds (first and last number) a plateau last moved to the
+    /// receive window at once, when it qualified (time series).
+    plateau_moved: Option<(u64, u64)>,
+    /// The last time the sender learned of an ACK between two segments
+    /// (the ACK's time plus the loop), with the phase and round decided
+    /// then (time series).
+    learned: Option<(u64, Phase, u64)>,
+}
+
+/// Where a closed round's time went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoundKind {
+    /// The network (the congestion window).
+    Network,
+    /// The sender itself.
+    Sender,
+    /// The receive window, as a plateau showed (module docs).
+    ReceiveWindow,
+}
+
+impl RoundKind {
+    /// The name used in time series: `network`, `sender`, `receive_window`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoundKind::Network => "network",
+            RoundKind::Sender => "sender",
+            RoundKind::ReceiveWindow => "receive_window",
+        }
+    }
 }
 
 /// Consecutive flat rounds at one flight (module docs).
@@ -246,7 +287,12 @@ struct Plateau {
     network_ns: u64,
     /// Smallest window (as read) known during the run.
     min_window: u64,
+    /// Number of the run's first round.
+    first_round: u64,
 }
+
+/// Closed rounds remembered for time series ([`LimitTracker::closed_rounds`]).
+const CLOSED: usize = 4;
 
 impl LimitTracker {
     /// A tracker reading the receiver's window fields with `read_shift`.
@@ -283,6 +329,10 @@ impl LimitTracker {
             plateau_ns: 0,
             plateau_sender_ns: 0,
             plateau_flight: 0,
+            closed: [(0, RoundKind::Sender); CLOSED],
+            closed_len: 0,
+            plateau_moved: None,
+            learned: None,
         }
     }
 
@@ -296,16 +346,50 @@ impl LimitTracker {
         self.max_flight
     }
 
+    /// The last time the sender learned of an ACK between two segments of
+    /// the connection (the ACK's time here plus the loop to the sender and
+    /// back, ns), with its phase from then on ([`LimitTracker::phase_name`])
+    /// and the round in progress then, for time series: the phase changes
+    /// there, not at a segment.
+    pub fn learned_at(&self) -> Option<(u64, &'static str, u64)> {
+        self.learned
+            .map(|(t, phase, round)| (t, phase_str(phase), round))
+    }
+
     /// The sender's phase since the last segment, for time series:
     /// `receive_window`, `idle`, `busy` (network or sender, decided per
     /// round afterwards) or `""` before the first data segment.
     pub fn phase_name(&self) -> &'static str {
-        match self.phase {
-            Phase::NotStarted => "",
-            Phase::Idle => "idle",
-            Phase::ReceiveWindow => "receive_window",
-            Phase::Other => "busy",
+        phase_str(self.phase)
+    }
+
+    /// The number of the round in progress (rounds are numbered from 0 as
+    /// they close), for time series.
+    pub fn round_no(&self) -> u64 {
+        self.rounds
+    }
+
+    /// The last few rounds closed, oldest first, with where their *other*
+    /// time went, for time series (a caller that asks after every segment
+    /// sees every round: at most two close per segment).
+    pub fn closed_rounds(&self) -> &[(u64, RoundKind)] {
+        &self.closed[..self.closed_len]
+    }
+
+    /// Where the round in progress would go if it closed now (what
+    /// [`LimitTracker::limit`] books it to at the end).
+    pub fn open_round_kind(&self) -> RoundKind {
+        if self.round_is_network() {
+            RoundKind::Network
+        } else {
+            RoundKind::Sender
         }
+    }
+
+    /// The rounds (first and last number) the latest qualifying plateau
+    /// moved to the receive window at once (module docs).
+    pub fn plateau_moved(&self) -> Option<(u64, u64)> {
+        self.plateau_moved
     }
 
     /// The receive window as the sender could know it at capture time `t`:
@@ -393,6 +477,7 @@ impl LimitTracker {
                 self.pending_at = None;
                 self.account(p);
                 self.decide(p);
+                self.learned = Some((p, self.phase, self.rounds));
             }
         }
         self.account(t_ns);
@@ -469,7 +554,8 @@ impl LimitTracker {
     /// Follows the plateau of the flight over rounds booked to the sender
     /// (module docs); time in a long enough plateau far below the window
     /// moves from the sender to the receive window.
-    fn follow_plateau(&mut self, network: bool) {
+    /// Returns whether this round's time moved.
+    fn follow_plateau(&mut self, network: bool) -> bool {
         let r = self.round;
         let flight = self.round_flight();
         // No loss, ACKs arriving, no queue: a flight that stops at the same
@@ -499,6 +585,7 @@ impl LimitTracker {
                 sender_ns,
                 network_ns,
                 min_window: r.min_window.unwrap_or(u64::MAX),
+                first_round: self.rounds,
             };
         } else {
             *p = Plateau::default();
@@ -520,14 +607,30 @@ impl LimitTracker {
             self.plateau_ns += moved;
             self.plateau_sender_ns += s;
             self.plateau_flight = self.plateau_flight.max(p.flight);
+            if p.rounds == PLATEAU_ROUNDS {
+                self.plateau_moved = Some((p.first_round, self.rounds));
+            }
+            return true;
         }
+        false
     }
 
     /// Books the round's *other* time to the network or the sender.
     fn close_round(&mut self, t_ns: u64) {
         let network = self.round_is_network();
         self.times = self.times_closed();
-        self.follow_plateau(network);
+        let moved = self.follow_plateau(network);
+        let kind = match (moved, network) {
+            (true, _) => RoundKind::ReceiveWindow,
+            (false, true) => RoundKind::Network,
+            (false, false) => RoundKind::Sender,
+        };
+        if self.closed_len == CLOSED {
+            self.closed.copy_within(1.., 0);
+            self.closed_len -= 1;
+        }
+        self.closed[self.closed_len] = (self.rounds, kind);
+        self.closed_len += 1;
         let flight = self.round_flight();
         if flight > 0 {
             self.prev_max_flight = flight;

@@ -20,7 +20,13 @@
 //! | `in_flight_bytes` | bytes sent and not yet acknowledged, as seen at the capture point |
 //! | `throughput_bps` | bytes acknowledged over the last RTT, in bit/s; empty without an RTT |
 //! | `rtt_s` | an RTT sample, seconds, on a row where the receiver's ACK covers new data: from the newest data segment it covers to the ACK as the capture point saw them, plus the sender's side of the loop (capture point to sender and back: from the handshake, else from the sender's echoes of the receiver's TSvals); never from a retransmitted segment (Karn's rule); empty on other rows |
-//! | `limit` | the sender's phase since the connection's previous segment: `receive_window`, `idle`, `busy` or empty (see [`super::limits`]) |
+//! | `limit` | the sender's phase from this row to the next of its direction, as `analyze`'s limit (section 1) books it: `receive_window` (including rounds a plateau of the flight moved there), `network`, `sender` (decided per round trip: rows wait for their round, at most [`analyze::SERIES_HELD`] of them), `idle`, `busy` (network or sender, where a row could not wait), or empty before the first data segment (see [`super::limits`]) |
+//!
+//! Besides one row per segment, a direction gets a row (with the previous
+//! row's figures and no RTT sample) where its sender learned of an ACK
+//! between two segments (the ACK's time here plus the loop to the sender
+//! and back): its phase changes there. So the time between rows, summed by
+//! `limit`, is `analyze`'s split of the sender's time.
 //!
 //! The window's right edge as the sender reads it is `ack + window_read_bytes`;
 //! where `window_bytes` differs, the receiver meant another edge (a window
@@ -37,8 +43,9 @@
 //! edge, the ACK and the window's right edge (as the sender reads it, and as
 //! the receiver means it where that differs) against time; below, for the
 //! direction with the most data, bytes in flight beside the window the sender
-//! read, and the throughput over one RTT. Time the sender spent limited by
-//! the receive window is shaded red, idle time grey.
+//! read, and the throughput over one RTT. The background shows what limited
+//! the sender, as `analyze`'s `limit` splits its time: the receive window
+//! red, the network blue, the sender itself yellow; idle time grey.
 //!
 //! Memory: only the chosen connection's samples are kept, thinned to at most
 //! [`MAX_PLOT_POINTS`] (half per direction): when a direction's buffer is
@@ -86,7 +93,7 @@ One row per sample: the sending direction after each data segment, the receiving
   in_flight_bytes    bytes sent and not yet acknowledged, as seen at the capture point
   throughput_bps     bytes acknowledged over the last RTT, bit/s
   rtt_s              an RTT sample where the receiver's ACK covers new data (Karn's rule), seconds
-  limit              the sender's phase since the previous segment: receive_window, idle, busy or empty";
+  limit              the sender's phase until the next row: receive_window, network, sender, idle, busy (undecided) or empty";
 
 /// Command-line arguments of `firewall-check series`.
 #[derive(Debug, Clone, clap::Args)]
@@ -99,7 +106,7 @@ pub struct SeriesArgs {
     /// Write the CSV to FILE (`-`: standard output). Without --csv and --svg it goes to standard output.
     #[arg(long, value_name = "FILE", long_help = CSV_HELP)]
     pub csv: Option<PathBuf>,
-    /// Draw one connection (--connection, else the one with the most data) as SVG to FILE (`-`: standard output): sequence, ACK and window edges against time, bytes in flight and throughput, receive-window-limited time shaded.
+    /// Draw one connection (--connection, else the one with the most data) as SVG to FILE (`-`: standard output): sequence, ACK and window edges against time, bytes in flight and throughput, what limited the sender shaded.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// Use this RTT (e.g. `10ms`) instead of the handshake's.
@@ -325,12 +332,18 @@ fn dir_index(d: Direction) -> usize {
 /// Phases the plot tells apart, as indices of [`Point::phase_s`].
 const RWND: usize = 0;
 const IDLE: usize = 1;
-const BUSY: usize = 2;
+const NETWORK: usize = 2;
+const SENDER: usize = 3;
+const BUSY: usize = 4;
+/// How many phases the plot tells apart.
+const PHASES: usize = 5;
 
 fn phase_index(limit: &str) -> Option<usize> {
     match limit {
         "receive_window" => Some(RWND),
         "idle" => Some(IDLE),
+        "network" => Some(NETWORK),
+        "sender" => Some(SENDER),
         "busy" => Some(BUSY),
         _ => None,
     }
@@ -347,7 +360,7 @@ struct Point {
     in_flight: u64,
     throughput_bps: Option<u64>,
     /// Seconds spent in each phase since the previous kept point.
-    phase_s: [f64; 3],
+    phase_s: [f64; PHASES],
 }
 
 impl Point {
@@ -371,8 +384,10 @@ struct Thinned {
     /// Samples seen.
     seen: u64,
     /// Phase time since the last kept point.
-    pending: [f64; 3],
+    pending: [f64; PHASES],
     last_t: Option<f64>,
+    /// The previous sample's phase: the one from it to this sample.
+    last_limit: &'static str,
     /// The latest sample, kept at the end if thinning skipped it.
     last: Option<Point>,
 }
@@ -383,7 +398,9 @@ impl Thinned {
     fn push(&mut self, s: &SeriesSample) {
         let dt = self.last_t.map_or(0.0, |t| (s.time_s - t).max(0.0));
         self.last_t = Some(s.time_s);
-        if let Some(i) = phase_index(s.limit) {
+        // A sample's phase runs from it to the next one.
+        let before = std::mem::replace(&mut self.last_limit, s.limit);
+        if let Some(i) = phase_index(before) {
             self.pending[i] += dt;
         }
         let p = Point {
@@ -399,7 +416,7 @@ impl Thinned {
         self.stride = self.stride.max(1);
         if self.seen.is_multiple_of(self.stride) {
             self.points.push(p);
-            self.pending = [0.0; 3];
+            self.pending = [0.0; PHASES];
             self.last = None;
         } else {
             self.last = Some(p);
@@ -409,14 +426,14 @@ impl Thinned {
             // Keep every second point, the first included; a dropped point's
             // phase time goes to the next kept one (or the pending time).
             let old = std::mem::take(&mut self.points);
-            let mut carry = [0.0; 3];
+            let mut carry = [0.0; PHASES];
             let mut dropped_last = None;
             for (i, mut p) in old.into_iter().enumerate() {
                 for (a, b) in p.phase_s.iter_mut().zip(carry) {
                     *a += b;
                 }
                 if i % 2 == 0 {
-                    carry = [0.0; 3];
+                    carry = [0.0; PHASES];
                     self.points.push(p);
                 } else {
                     carry = p.phase_s;
@@ -485,10 +502,22 @@ const GREY: RGBColor = RGBColor(0x66, 0x66, 0x66);
 /// The largest window a 16-bit field gives without scaling, bytes.
 const UNSCALED_MAX: f64 = 65_535.0;
 const IDLE_SHADE: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);
+const NETWORK_SHADE: RGBColor = RGBColor(0xd6, 0xe4, 0xf5);
+const SENDER_SHADE: RGBColor = RGBColor(0xfa, 0xe8, 0xb8);
 
 /// Legend text of the shaded phases.
 const RWND_LABEL: &str = "sender limited by the receive window (as it reads it)";
 const IDLE_LABEL: &str = "sender idle: nothing outstanding";
+const NETWORK_LABEL: &str = "sender limited by the network (congestion window)";
+const SENDER_LABEL: &str = "sender limited by itself (send buffer, application)";
+
+/// The shaded phases, their colours and legend texts.
+const SHADES: [(usize, RGBColor, &str); 4] = [
+    (RWND, RWND_SHADE, RWND_LABEL),
+    (NETWORK, NETWORK_SHADE, NETWORK_LABEL),
+    (SENDER, SENDER_SHADE, SENDER_LABEL),
+    (IDLE, IDLE_SHADE, IDLE_LABEL),
+];
 
 /// A byte unit for an axis whose values reach `max`.
 fn byte_unit(max: f64) -> (f64, &'static str) {
@@ -703,14 +732,16 @@ fn draw_header(
     Ok(())
 }
 
-/// Shades the receive-window-limited and idle intervals over the whole height.
+/// Shades what limited the sender (section 1 of `analyze`'s limit: the
+/// receive window, the network, the sender) and its idle intervals over the
+/// whole height.
 fn shade(
     chart: &mut Chart<'_, '_>,
     points: &[Point],
     tx: f64,
     y_max: f64,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    for (phase, colour) in [(RWND, RWND_SHADE), (IDLE, IDLE_SHADE)] {
+    for (phase, colour, _) in SHADES {
         chart.draw_series(
             phase_runs(points, tx, phase)
                 .into_iter()
@@ -723,10 +754,7 @@ fn shade(
 /// Legend entries of the phases [`shade`] draws (only those present).
 fn shade_entries(points: &[Point]) -> Vec<(Key, String)> {
     let mut v = Vec::new();
-    for (phase, colour, label) in [
-        (RWND, RWND_SHADE, RWND_LABEL),
-        (IDLE, IDLE_SHADE, IDLE_LABEL),
-    ] {
+    for (phase, colour, label) in SHADES {
         if !phase_runs(points, 1.0, phase).is_empty() {
             v.push((Key::Shade(colour), label.to_string()));
         }
@@ -1054,6 +1082,7 @@ mod tests {
             throughput_bps: Some(i),
             rtt_s: Some(0.01),
             rtt_estimate_s: Some(0.01),
+            round: 0,
             // One millisecond in three limited by the window, the rest busy.
             limit: if i.is_multiple_of(3) {
                 "receive_window"
@@ -1088,14 +1117,15 @@ mod tests {
             assert_eq!(pts.last().unwrap().t, last, "{n}: last sample kept");
             assert!(pts.windows(2).all(|w| w[0].t < w[1].t), "{n}: in order");
             // Every interval's phase time is carried by exactly one kept point.
-            let total: [f64; 3] = pts.iter().fold([0.0; 3], |mut a, p| {
+            let total: [f64; PHASES] = pts.iter().fold([0.0; PHASES], |mut a, p| {
                 for (x, y) in a.iter_mut().zip(p.phase_s) {
                     *x += y;
                 }
                 a
             });
-            let rwnd = (1..n).filter(|i| i % 3 == 0).count() as f64 * 1e-3;
-            let busy = (1..n).filter(|i| i % 3 != 0).count() as f64 * 1e-3;
+            // Sample i's phase covers the millisecond from it to sample i + 1.
+            let rwnd = (0..n - 1).filter(|i| i % 3 == 0).count() as f64 * 1e-3;
+            let busy = (0..n - 1).filter(|i| i % 3 != 0).count() as f64 * 1e-3;
             assert!((total[RWND] - rwnd).abs() < 1e-6, "{n}: {total:?}");
             assert!((total[BUSY] - busy).abs() < 1e-6, "{n}: {total:?}");
             assert_eq!(total[IDLE], 0.0);
