@@ -1110,9 +1110,14 @@ impl Pair {
             (None, Some(p.frame))
         };
         let span = self.spans[o];
-        // The other capture carried these bytes in another frame (a
-        // retransmission, later than this one): it was running.
-        let carried_there = self.other_carried(s, d, &p);
+        // Seen before the middlebox, with its bytes carried by another
+        // frame after it (a retransmission): the other capture was running,
+        // and the first copy was lost on the way. Seen after it only, the
+        // other capture's copy of those bytes says nothing of when it ran
+        // (a retransmission past the end of a capture that saw the
+        // original is still outside its span: lab_compare's short capture
+        // failed now and then on a tail retransmission).
+        let carried_there = x_before && self.other_carried(s, d, &p);
         let outside = match p.ts_ns {
             Some(t) if !carried_there && (span.first.is_some() || span.eof) => {
                 let first = span.first.unwrap_or(i128::MAX);
