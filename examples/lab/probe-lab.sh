@@ -44,17 +44,21 @@ wscale_syn_pre|-t mangle -A PREROUTING -p tcp --tcp-flags SYN,ACK SYN -j TCPOPTS
 wscale_syn_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN -j TCPOPTSTRIP --strip-options wscale
 wscale_synack_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN,ACK -j TCPOPTSTRIP --strip-options wscale
 sack_ts_fwd|-t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options sack-permitted,timestamp
+sack_ts_pre|-t mangle -A PREROUTING -p tcp -j TCPOPTSTRIP --strip-options sack-permitted,timestamp
 exotic_fwd|-t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options 30,34,99,172,174,253,254
 mss_pre|-t mangle -A PREROUTING -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1200
 mss_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1200
 dscp_bleach_pre|-t mangle -A PREROUTING -j DSCP --set-dscp 0
 dscp_remark_fwd|-t mangle -A FORWARD -m dscp ! --dscp 0 -j DSCP --set-dscp-class cs1
+dscp_remark_pre|-t mangle -A PREROUTING -p tcp -m dscp ! --dscp 0 -j DSCP --set-dscp-class cs1
 dscp_map_fwd|-t mangle -A FORWARD -m dscp --dscp 46 -j DSCP --set-dscp 0@-t mangle -A FORWARD -m dscp --dscp 10 -j DSCP --set-dscp 12@-t mangle -A FORWARD -m dscp --dscp 63 -j DSCP --set-dscp 8
 ecn_bleach_fwd|-t mangle -A FORWARD -j TOS --and-tos 0xfc@-t mangle -A FORWARD -p tcp -j ECN --ecn-tcp-remove
+ecn_bleach_pre|-t mangle -A PREROUTING -p tcp -j TOS --and-tos 0xfc@-t mangle -A PREROUTING -p tcp -j ECN --ecn-tcp-remove
 ecn_setup_drop_fwd|-A FORWARD -p tcp --syn -m ecn --ecn-tcp-ece --ecn-tcp-cwr -j DROP
 tfo_drop_fwd|-A FORWARD -p tcp --syn -m length --length 101:65535 -j DROP
 nat|-t nat -A PREROUTING -d %VIP% -p tcp --dport 80 -j DNAT --to-destination %SRV%@-t nat -A POSTROUTING -o r2n -p tcp -j MASQUERADE --to-ports 40000-40999
 window_fwd|nft add table ip campus@nft add chain ip campus wfwd { type filter hook forward priority 0 ; }@nft add rule ip campus wfwd tcp flags & (syn | ack) == syn tcp window set 1000
+window_pre|nft add table ip campus@nft add chain ip campus wpre { type filter hook prerouting priority mangle ; }@nft add rule ip campus wpre tcp flags & (syn | ack) == syn tcp window set 1000
 conntrack_strict|sysctl net.netfilter.nf_conntrack_tcp_be_liberal=0@-A FORWARD -m conntrack --ctstate INVALID -j DROP
 campus|sysctl net.netfilter.nf_conntrack_tcp_be_liberal=0@-A FORWARD -m conntrack --ctstate INVALID -j DROP@nft add table ip campus@nft add chain ip campus raw_pre { type filter hook prerouting priority raw ; }@nft add rule ip campus raw_pre tcp flags & (syn | ack) == (syn | ack) reset tcp option window
 synproxy_fwd|sysctl net.ipv4.tcp_syncookies=1@sysctl net.netfilter.nf_conntrack_tcp_loose=0@-t raw -A PREROUTING -i r2p -p tcp --syn --dport 5201 -j CT --notrack@-A FORWARD -i r2p -p tcp --dport 5201 -m conntrack --ctstate INVALID,UNTRACKED -j SYNPROXY --sack-perm --timestamp --wscale 7 --mss 1460@-A FORWARD -m conntrack --ctstate INVALID -j DROP

@@ -216,17 +216,20 @@ fn only_kinds(r: &CaseRun, kinds: &[&str]) {
     );
 }
 
-const CASES: [&str; 19] = [
+const CASES: [&str; 23] = [
     "clean",
     "wscale_syn_pre",
     "wscale_syn_fwd",
     "wscale_synack_fwd",
     "sack_ts_fwd",
+    "sack_ts_pre",
     "mss_pre",
     "mss_fwd",
     "dscp_bleach_pre",
     "dscp_remark_fwd",
+    "dscp_remark_pre",
     "ecn_bleach_fwd",
+    "ecn_bleach_pre",
     "ecn_setup_drop_fwd",
     "tfo_drop_fwd",
     "exotic_fwd",
@@ -235,6 +238,7 @@ const CASES: [&str; 19] = [
     "synproxy_fwd",
     "campus",
     "window_fwd",
+    "window_pre",
     "nat",
 ];
 
@@ -258,11 +262,20 @@ fn probe_lab_ipv6() {
     }
     let dir = std::env::temp_dir().join(format!("probe-lab-v6-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    // Every case but the two ECN bleaches: ip6tables has no ECN target.
     let cases = [
         "clean",
+        "wscale_syn_pre",
         "wscale_syn_fwd",
+        "wscale_synack_fwd",
+        "sack_ts_fwd",
+        "sack_ts_pre",
         "mss_pre",
+        "mss_fwd",
         "dscp_bleach_pre",
+        "dscp_remark_fwd",
+        "dscp_remark_pre",
+        "dscp_map_fwd",
         "exotic_fwd",
         "ecn_setup_drop_fwd",
         "tfo_drop_fwd",
@@ -270,6 +283,7 @@ fn probe_lab_ipv6() {
         "campus",
         "synproxy_fwd",
         "window_fwd",
+        "window_pre",
         "nat",
     ];
     let runs = run_lab(&dir, &cases, &["--timeout-ms", "600"], false, true);
@@ -382,10 +396,13 @@ fn check_cases(runs: &[CaseRun]) {
                 assert_eq!(test_result(r, "wscale"), "modified");
                 assert_eq!(test_result(r, "mss"), "unchanged");
             }
-            "sack_ts_fwd" => {
+            "sack_ts_fwd" | "sack_ts_pre" => {
+                // A rule in PREROUTING runs before r2's TTL check: its own
+                // quote shows the change (hop 2); in FORWARD only r3's.
+                let hop = if r.name.ends_with("pre") { 2 } else { 3 };
                 only_kinds(r, &["sackperm_stripped", "timestamps_stripped"]);
-                located(r, one(r, "sackperm_stripped"), 3);
-                located(r, one(r, "timestamps_stripped"), 3);
+                located(r, one(r, "sackperm_stripped"), hop);
+                located(r, one(r, "timestamps_stripped"), hop);
                 assert_eq!(test_result(r, "wscale"), "unchanged");
             }
             "mss_pre" | "mss_fwd" => {
@@ -413,16 +430,16 @@ fn check_cases(runs: &[CaseRun]) {
                     assert_eq!(test_result(r, t), "modified", "{t}");
                 }
             }
-            "dscp_remark_fwd" => {
+            "dscp_remark_fwd" | "dscp_remark_pre" => {
                 only_kinds(r, &["dscp_changed"]);
                 let f = one(r, "dscp_changed");
                 assert_eq!(f["after"]["value"], 8);
-                located(r, f, 3);
+                located(r, f, if r.name.ends_with("pre") { 2 } else { 3 });
                 // CS1 stays CS1: unchanged.
                 assert_eq!(test_result(r, "dscp_cs1"), "unchanged");
                 assert_eq!(test_result(r, "dscp_ef"), "modified");
             }
-            "ecn_bleach_fwd" => {
+            "ecn_bleach_fwd" | "ecn_bleach_pre" => {
                 only_kinds(r, &["ecn_changed"]);
                 let f = findings(r, "ecn_changed");
                 assert_eq!(f.len(), 2, "{}: IP ECN field and ECE/CWR flags", r.name);
@@ -433,7 +450,7 @@ fn check_cases(runs: &[CaseRun]) {
                     .iter()
                     .any(|f| f["before"] == "CWR+ECE" && f["after"] == "none"));
                 for f in f {
-                    located(r, f, 3);
+                    located(r, f, if r.name.ends_with("pre") { 2 } else { 3 });
                 }
                 // Marks on data after a handshake are bleached too.
                 assert_eq!(test_result(r, "ect0_data"), "modified");
@@ -559,8 +576,9 @@ fn check_cases(runs: &[CaseRun]) {
                 assert_eq!(f["hop"]["address"], addr(r, "198.18.45.80"), "{f}");
                 assert_eq!(f["after_hop"]["ttl"], 1, "{f}");
             }
-            "window_fwd" => {
-                // nftables `tcp window set 1000` on SYNs in r2's forward hook.
+            "window_fwd" | "window_pre" => {
+                // nftables `tcp window set 1000` on SYNs in r2's forward
+                // hook, or its prerouting hook (before the TTL check).
                 only_kinds(r, &["window_rewritten"]);
                 let f = one(r, "window_rewritten");
                 assert_eq!(
@@ -568,7 +586,7 @@ fn check_cases(runs: &[CaseRun]) {
                     (Some(64240), Some(1000)),
                     "{f}"
                 );
-                located(r, f, 3);
+                located(r, f, if r.name.ends_with("pre") { 2 } else { 3 });
             }
             "synproxy_fwd" => {
                 // r2 answers the SYN itself: the SYN-ACK's TTL (63) says
@@ -653,14 +671,35 @@ fn reverse_all_ran(r: &CaseRun, except: &[&str]) {
     }
 }
 
-const REFLECT_CASES: [&str; 11] = [
+/// The hop a rule of this case shows at, either way: r2's own quote for a
+/// rule before its routing (`_pre`: PREROUTING runs before the TTL check),
+/// the next router's for one in FORWARD (from the client r3 is hop 3; from
+/// the server r1 is).
+fn hop_of(r: &CaseRun) -> u64 {
+    if r.name.ends_with("_pre") {
+        2
+    } else {
+        3
+    }
+}
+
+const REFLECT_CASES: [&str; 20] = [
     "clean",
+    "wscale_syn_pre",
     "wscale_syn_fwd",
     "wscale_synack_fwd",
     "sack_ts_fwd",
+    "sack_ts_pre",
     "mss_pre",
+    "mss_fwd",
+    "dscp_bleach_pre",
     "dscp_remark_fwd",
+    "dscp_remark_pre",
     "ecn_bleach_fwd",
+    "ecn_bleach_pre",
+    "window_fwd",
+    "window_pre",
+    "conntrack_strict",
     "ecn_setup_drop_fwd",
     "campus",
     "nat",
@@ -694,8 +733,16 @@ fn probe_lab_ipv6_with_reflector() {
     let _ = std::fs::remove_dir_all(&dir);
     let cases = [
         "clean",
+        "wscale_syn_fwd",
         "wscale_synack_fwd",
+        "sack_ts_fwd",
+        "sack_ts_pre",
+        "mss_pre",
+        "mss_fwd",
         "dscp_bleach_pre",
+        "dscp_remark_fwd",
+        "window_pre",
+        "conntrack_strict",
         "campus",
         "nat",
         "synproxy_fwd",
@@ -771,10 +818,22 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                     test_detail(r, "reverse_out_of_window")
                 );
             }
-            "wscale_syn_fwd" => {
+            "wscale_syn_fwd" | "wscale_syn_pre" => {
                 assert_eq!(fwd, ["wscale_stripped"]);
                 assert!(rev.is_empty(), "{rev:?}");
-                located(r, one(r, "wscale_stripped"), 3);
+                located(r, one(r, "wscale_stripped"), hop_of(r));
+            }
+            "window_fwd" | "window_pre" => {
+                // The rule matches SYNs without ACK: the SYN-ACKs pass.
+                assert_eq!(fwd, ["window_rewritten"]);
+                assert!(rev.is_empty(), "{rev:?}");
+                located(r, one(r, "window_rewritten"), hop_of(r));
+            }
+            "conntrack_strict" => {
+                // Window tracking alone drops nothing either way.
+                assert!(fwd.is_empty() && rev.is_empty(), "{:?}", r.json["findings"]);
+                assert_eq!(r.status, 0);
+                assert_eq!(test_result_dir(r, "reverse_out_of_window"), "unchanged");
             }
             "wscale_synack_fwd" => {
                 // Now the reflector shows the server sent window scale.
@@ -783,26 +842,29 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 assert!(f["before"].as_u64().is_some(), "the server's shift: {f}");
                 assert_eq!(r.status, 3);
             }
-            "sack_ts_fwd" => {
+            "sack_ts_fwd" | "sack_ts_pre" => {
                 for k in ["sackperm_stripped", "timestamps_stripped"] {
-                    located(r, one(r, k), 3);
-                    one_reverse(r, k, 3);
+                    located(r, one(r, k), hop_of(r));
+                    one_reverse(r, k, hop_of(r));
                 }
             }
-            "mss_pre" => {
+            "mss_pre" | "mss_fwd" => {
                 // TCPMSS matches SYN-ACKs too (SYN set, RST clear).
-                located(r, one(r, "mss_clamped"), 2);
-                assert_eq!(one_reverse(r, "mss_clamped", 2)["after"], 1200);
+                located(r, one(r, "mss_clamped"), hop_of(r));
+                assert_eq!(one_reverse(r, "mss_clamped", hop_of(r))["after"], 1200);
             }
-            "dscp_remark_fwd" => {
-                located(r, one(r, "dscp_changed"), 3);
-                assert_eq!(one_reverse(r, "dscp_changed", 3)["after"]["value"], 8);
+            "dscp_remark_fwd" | "dscp_remark_pre" => {
+                located(r, one(r, "dscp_changed"), hop_of(r));
+                assert_eq!(
+                    one_reverse(r, "dscp_changed", hop_of(r))["after"]["value"],
+                    8
+                );
             }
-            "ecn_bleach_fwd" => {
+            "ecn_bleach_fwd" | "ecn_bleach_pre" => {
                 let f = findings_dir(r, "ecn_changed", "server_to_client");
                 assert_eq!(f.len(), 2, "IP ECN field and ECE: {rev:?}");
                 for f in f {
-                    located_reverse(r, f, 3);
+                    located_reverse(r, f, hop_of(r));
                 }
                 assert_eq!(test_result(r, "ce_data"), "modified");
                 // The server-side data byte's ECN field is bleached too.
