@@ -216,11 +216,12 @@ fn only_kinds(r: &CaseRun, kinds: &[&str]) {
     );
 }
 
-const CASES: [&str; 23] = [
+const CASES: [&str; 24] = [
     "clean",
     "wscale_syn_pre",
     "wscale_syn_fwd",
     "wscale_synack_fwd",
+    "wscale_synack_pre",
     "sack_ts_fwd",
     "sack_ts_pre",
     "mss_pre",
@@ -268,6 +269,7 @@ fn probe_lab_ipv6() {
         "wscale_syn_pre",
         "wscale_syn_fwd",
         "wscale_synack_fwd",
+        "wscale_synack_pre",
         "sack_ts_fwd",
         "sack_ts_pre",
         "mss_pre",
@@ -355,7 +357,7 @@ fn check_cases(runs: &[CaseRun]) {
             r.name
         );
         match r.name.as_str() {
-            "clean" | "wscale_synack_fwd" | "conntrack_strict" => {
+            "clean" | "wscale_synack_fwd" | "wscale_synack_pre" | "conntrack_strict" => {
                 assert!(
                     r.json["tests"].as_array().unwrap().iter().any(|t| t["name"]
                         == "out_of_window"
@@ -683,11 +685,15 @@ fn hop_of(r: &CaseRun) -> u64 {
     }
 }
 
-const REFLECT_CASES: [&str; 20] = [
+const REFLECT_CASES: [&str; 24] = [
     "clean",
     "wscale_syn_pre",
     "wscale_syn_fwd",
     "wscale_synack_fwd",
+    "wscale_synack_pre",
+    "exotic_fwd",
+    "tfo_drop_fwd",
+    "dscp_map_fwd",
     "sack_ts_fwd",
     "sack_ts_pre",
     "mss_pre",
@@ -735,6 +741,7 @@ fn probe_lab_ipv6_with_reflector() {
         "clean",
         "wscale_syn_fwd",
         "wscale_synack_fwd",
+        "wscale_synack_pre",
         "sack_ts_fwd",
         "sack_ts_pre",
         "mss_pre",
@@ -829,16 +836,33 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 assert!(rev.is_empty(), "{rev:?}");
                 located(r, one(r, "window_rewritten"), hop_of(r));
             }
+            "exotic_fwd" => {
+                // The reverse tests carry no such options: forward only.
+                assert_eq!(fwd.len(), 7, "{fwd:?}");
+                assert!(fwd.iter().all(|k| k == "option_stripped"), "{fwd:?}");
+                assert!(rev.is_empty(), "{rev:?}");
+            }
+            "tfo_drop_fwd" => {
+                assert_eq!(fwd, ["probe_dropped"]);
+                assert!(rev.is_empty(), "{rev:?}");
+                located(r, one(r, "probe_dropped"), 3);
+            }
+            "dscp_map_fwd" => {
+                // The crafted SYN-ACKs' marks are remarked the same way.
+                assert_eq!(fwd, ["dscp_changed"]);
+                let f = one_reverse(r, "dscp_changed", 3);
+                assert_eq!(f["after"]["value"], 12, "{f}");
+            }
             "conntrack_strict" => {
                 // Window tracking alone drops nothing either way.
                 assert!(fwd.is_empty() && rev.is_empty(), "{:?}", r.json["findings"]);
                 assert_eq!(r.status, 0);
                 assert_eq!(test_result_dir(r, "reverse_out_of_window"), "unchanged");
             }
-            "wscale_synack_fwd" => {
+            "wscale_synack_fwd" | "wscale_synack_pre" => {
                 // Now the reflector shows the server sent window scale.
                 assert!(fwd.is_empty(), "{fwd:?}");
-                let f = one_reverse(r, "wscale_stripped", 3);
+                let f = one_reverse(r, "wscale_stripped", hop_of(r));
                 assert!(f["before"].as_u64().is_some(), "the server's shift: {f}");
                 assert_eq!(r.status, 3);
             }
