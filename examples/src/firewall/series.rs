@@ -32,8 +32,9 @@
 //! where `window_bytes` differs, the receiver meant another edge (a window
 //! scale the sender never learned, or a field rewritten on the way).
 //!
-//! The CSV is streamed: memory is that of `analyze` whatever the capture's
-//! length.
+//! The CSV is streamed: memory is that of `analyze`, plus the rows waiting
+//! for their round trip to be decided (at most 65,536), whatever the
+//! capture's length.
 //!
 //! # The SVG
 //!
