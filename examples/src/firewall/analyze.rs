@@ -406,6 +406,9 @@ pub struct ConnState {
     series_origin: [Option<u32>; 2],
     /// Each direction's last time-series sample (allocated by `series` only).
     series_last: Option<Box<[Option<SeriesSample>; 2]>>,
+    /// Set by `series`: the limit trackers also keep what time series read
+    /// ([`LimitTracker::keep_rounds`]).
+    series: bool,
     handshake_rtt_ns: Option<u64>,
     /// `shifts(false)`, computed again only when the SYN or SYN-ACK changes
     /// (negotiating on every segment cost a fifth of the run time).
@@ -445,10 +448,10 @@ impl ConnState {
     /// series: `(as the sender reads them, as the receiver means them)`,
     /// as the capture shows them so far, with the same mismatch evidence
     /// the report uses.
-    fn series_shifts(&self, d: Direction, settings: &Settings) -> (Option<u8>, Option<u8>) {
+    fn series_shifts(&self, d: Direction, settings: &Settings) -> SeriesShifts {
         let syn_ws = self.syn.and_then(|s| s.linux().window_scale);
         let synack_ws = self.synack.and_then(|s| s.linux().window_scale);
-        let client_unscaled = client_unscaled_evidence(self, syn_ws, synack_ws).is_some();
+        let client_unscaled = client_unscaled(self, syn_ws, synack_ws).is_some();
         let server_anyway = server_scales_anyway(self, syn_ws, synack_ws);
         let handshake = self.syn.is_some() && self.synack.is_some();
         if !handshake {
@@ -487,9 +490,9 @@ impl ConnState {
 
     /// A time-series row at the moment direction `d`'s sender learned of
     /// an ACK after its last row (the previous row's state, the phase
-    /// decided then), once.
-    fn learned_sample(&mut self, d: Direction, settings: &Settings) -> Option<SeriesSample> {
-        let (t_ns, phase, round) = self.series_tracker(d, settings)?.learned_at()?;
+    /// decided then), once; `shifts` are [`ConnState::series_shifts`]'s.
+    fn learned_sample(&mut self, d: Direction, shifts: SeriesShifts) -> Option<SeriesSample> {
+        let (t_ns, phase, round) = self.series_tracker(d, shifts)?.learned_at()?;
         let i = usize::from(d == Direction::ServerToClient);
         let last = self.series_last.as_mut()?[i].as_mut()?;
         let t = t_ns as f64 / 1e9;
@@ -508,34 +511,36 @@ impl ConnState {
     }
 
     /// The limit tracker of direction `d` under the reading the time
-    /// series shows ([`ConnState::series_shifts`]).
-    fn series_tracker(&self, d: Direction, settings: &Settings) -> Option<&LimitTracker> {
-        let (read_shift, _) = self.series_shifts(d, settings);
+    /// series shows (`shifts`: [`ConnState::series_shifts`]'s).
+    fn series_tracker(&self, d: Direction, shifts: SeriesShifts) -> Option<&LimitTracker> {
+        let (read_shift, _) = shifts;
         self.lim
             .as_ref()
             .map(|l| l[usize::from(d == Direction::ServerToClient)].reading(read_shift))
     }
 
     /// The time-series point of direction `d` now ([`SeriesSample`]),
-    /// after a data segment of `d` (`data`) or an ACK of its receiver.
+    /// after a data segment of `d` (`data`) or an ACK of its receiver;
+    /// `shifts` are [`ConnState::series_shifts`]'s.
     fn sample(
         &mut self,
         id: u64,
         d: Direction,
         data: bool,
         ts: Option<Timestamp>,
+        shifts: SeriesShifts,
         settings: &Settings,
     ) -> Option<SeriesSample> {
         let (base, ts) = (self.base_ts?, ts?);
         let t_ns = ts.nanos_since(&base)?;
-        let (read_shift, meant_shift) = self.series_shifts(d, settings);
+        let (read_shift, meant_shift) = shifts;
         // Before the receiver's first window after the handshake, the
         // handshake's own (never scaled) window is in force.
         let handshake_window = match d {
             Direction::ClientToServer => self.synack.map(|s| u64::from(s.window)),
             Direction::ServerToClient => self.syn.map(|s| u64::from(s.window)),
         };
-        let tracker = self.series_tracker(d, settings);
+        let tracker = self.series_tracker(d, shifts);
         let limit = tracker.map_or("", LimitTracker::phase_name);
         let round = tracker.map_or(0, LimitTracker::round_no);
         let rtt_ns = settings
@@ -543,18 +548,9 @@ impl ConnState {
             .map(|r| u64::try_from(r.as_nanos()).unwrap_or(u64::MAX))
             .or(self.handshake_rtt_ns)
             .filter(|r| *r > 0);
-        // The sender's own side of the loop (capture point to the sender
-        // and back): from the handshake (the server's: SYN to SYN-ACK; the
-        // client's: the rest of the handshake's RTT), else from the
-        // sender's echoes of the receiver's TSvals.
-        let server_loop = match (self.syn_ts, self.synack_ts) {
-            (Some(a), Some(b)) if self.handshake_rtt_ns.is_some() => b.nanos_since(&a),
-            _ => None,
-        };
-        let sender_loop = server_loop.map(|server| match d {
-            Direction::ServerToClient => server,
-            Direction::ClientToServer => self.handshake_rtt_ns.unwrap_or(0).saturating_sub(server),
-        });
+        // The sender's own side of the loop: from the handshake, else
+        // from the sender's echoes of the receiver's TSvals.
+        let sender_loop = self.handshake_rtt_ns.and(self.sender_loop_ns(d));
         let (me, peer, origin) = match d {
             Direction::ClientToServer => (&mut self.c2s, &mut self.s2c, &mut self.series_origin[0]),
             Direction::ServerToClient => (&mut self.s2c, &mut self.c2s, &mut self.series_origin[1]),
@@ -622,10 +618,22 @@ impl ConnState {
         })
     }
 
+    /// The loop from the capture point to direction `d`'s sender and back,
+    /// from the handshake: the server's is its SYN to its SYN-ACK; the
+    /// client's the rest of the handshake's RTT (SYN-ACK to the ACK that
+    /// answers it).
+    fn sender_loop_ns(&self, d: Direction) -> Option<u64> {
+        let server = self.synack_ts?.nanos_since(&self.syn_ts?)?;
+        match d {
+            Direction::ServerToClient => Some(server),
+            Direction::ClientToServer => self.handshake_rtt_ns?.checked_sub(server),
+        }
+    }
+
     /// Sets the limit trackers up once the handshake (or, without one, a
     /// given RTT) tells the round length, each sender's loop delay from the
     /// capture point and its reading of the window.
-    fn configure_limits(&mut self, settings: &Settings, ack_ts: Option<Timestamp>) {
+    fn configure_limits(&mut self, settings: &Settings) {
         let Some(rtt_ns) = settings
             .rtt
             .map(|r| u64::try_from(r.as_nanos()).unwrap_or(u64::MAX))
@@ -653,26 +661,29 @@ impl ConnState {
                 // certainly did not get one.
                 Direction::ClientToServer => None,
             };
-            let (loop_ns, initial) = match dir {
-                Direction::ServerToClient => (
-                    since(self.syn_ts, self.synack_ts),
-                    self.syn
-                        .zip(self.synack_seq)
-                        .map(|(s, isn)| (rel(self.syn_ts), isn.wrapping_add(1), s.window)),
-                ),
-                Direction::ClientToServer => (
-                    since(self.synack_ts, ack_ts),
-                    self.synack
-                        .map(|s| (rel(self.synack_ts), self.c2s.snd_nxt.unwrap_or(0), s.window)),
-                ),
+            let loop_ns = self.sender_loop_ns(dir);
+            let initial = match dir {
+                Direction::ServerToClient => self
+                    .syn
+                    .zip(self.synack_seq)
+                    .map(|(s, isn)| (rel(self.syn_ts), isn.wrapping_add(1), s.window)),
+                Direction::ClientToServer => self
+                    .synack
+                    .map(|s| (rel(self.synack_ts), self.c2s.snd_nxt.unwrap_or(0), s.window)),
             };
+            let series = self.series;
             let pair = &mut self.lim.get_or_insert_with(Box::default)
                 [usize::from(dir == Direction::ServerToClient)];
             pair.main = LimitTracker::new(main);
             pair.alt = alt
                 .filter(|a| *a != main)
                 .map(|a| Box::new(LimitTracker::new(a)));
-            pair.each(|t| t.configure(rtt_ns, loop_ns.unwrap_or(0), initial));
+            pair.each(|t| {
+                if series {
+                    t.keep_rounds();
+                }
+                t.configure(rtt_ns, loop_ns.unwrap_or(0), initial)
+            });
         }
     }
 
@@ -764,7 +775,7 @@ impl ConnState {
             if let (Some(isn), Some(t0), Some(t1)) = (self.synack_seq, self.syn_ts, rec.ts) {
                 if rec.ack == isn.wrapping_add(1) {
                     self.handshake_rtt_ns = t1.nanos_since(&t0);
-                    self.configure_limits(settings, rec.ts);
+                    self.configure_limits(settings);
                 }
             }
         }
@@ -773,7 +784,7 @@ impl ConnState {
             && !self.lim.as_ref().is_some_and(|l| l[0].main.is_configured())
         {
             // No handshake: trackers run with the given RTT and the assumed shift.
-            self.configure_limits(settings, None);
+            self.configure_limits(settings);
         }
         // The Linux walk, at most once per segment and only for connections
         // that carry data: the last Timestamps option is what the kernel
@@ -1376,6 +1387,16 @@ fn ceiling_of(window: u64, rtt: Option<Duration>) -> Option<u64> {
         .map(BitsPerSecond::get)
 }
 
+/// Whether the client's windows show that it does not scale (see
+/// [`client_unscaled_evidence`], which says why): the shift it offered.
+fn client_unscaled(st: &ConnState, syn_ws: Option<u8>, synack_ws: Option<u8>) -> Option<u8> {
+    let (shift, _) = (syn_ws?, synack_ws?);
+    let syn_window = st.syn?.window;
+    let first = st.c2s.first_window_field?;
+    (shift >= 2 && syn_window >= 1024 && u32::from(first) * 2 >= u32::from(syn_window))
+        .then_some(shift)
+}
+
 /// The client's windows after the handshake are unscaled although the
 /// SYN-ACK seen here answered its window-scale offer: evidence that the
 /// option was removed between this capture point and the client.
@@ -1393,13 +1414,10 @@ fn client_unscaled_evidence(
     syn_ws: Option<u8>,
     synack_ws: Option<u8>,
 ) -> Option<MismatchEvidence> {
-    let (shift, _) = (syn_ws?, synack_ws?);
+    let shift = client_unscaled(st, syn_ws, synack_ws)?;
     let syn_window = st.syn?.window;
     let first = st.c2s.first_window_field?;
     let max = st.c2s.max_window_field.unwrap_or(first);
-    if shift < 2 || syn_window < 1024 || u32::from(first) * 2 < u32::from(syn_window) {
-        return None;
-    }
     let mut detail = format!(
         "the client's window fields after the handshake stay at unscaled sizes (first {}, largest {}, after a SYN window of {}): read with the shift {shift} it offered they would mean {} bytes, so the client does not scale and never saw the SYN-ACK's window scale",
         first,
@@ -2140,6 +2158,10 @@ pub struct SeriesSample {
     pub round: u64,
 }
 
+/// How direction `d`'s receiver's window fields are read by the sender and
+/// meant by the receiver ([`ConnState::series_shifts`]).
+type SeriesShifts = (Option<u8>, Option<u8>);
+
 /// Most samples [`series`] holds while their round trip is undecided.
 pub const SERIES_HELD: usize = 65_536;
 
@@ -2245,10 +2267,17 @@ pub fn series<R: Read>(
     let mut held = Held::default();
     let settle = |held: &mut Held, c: &Connection<ConnState>| {
         for d in [Direction::ClientToServer, Direction::ServerToClient] {
-            if let Some(t) = c.state.series_tracker(d, settings) {
+            if let Some(t) = c
+                .state
+                .series_tracker(d, c.state.series_shifts(d, settings))
+            {
                 held.settle(c.id + 1, d, t);
             }
         }
+    };
+    let new_state = || ConnState {
+        series: true,
+        ..ConnState::default()
     };
     let result: Result<(), AnalyzeError> = loop {
         let record = match reader.next_record() {
@@ -2259,26 +2288,31 @@ pub fn series<R: Read>(
         let Ok(Some(rec)) = decode_packet(&record) else {
             continue;
         };
-        let (conn, dir) = tracker.track(&rec, ConnState::default);
+        let (conn, dir) = tracker.track(&rec, new_state);
         conn.state.update(&rec, dir, settings);
         let id = conn.id + 1;
         if !filter(id) {
             continue;
         }
+        // How each direction's window fields are read and meant, once per
+        // segment.
+        let shifts = [Direction::ClientToServer, Direction::ServerToClient]
+            .map(|d| conn.state.series_shifts(d, settings));
+        let of = |d: Direction| shifts[usize::from(d == Direction::ServerToClient)];
         for d in [Direction::ClientToServer, Direction::ServerToClient] {
-            if let Some(t) = conn.state.series_tracker(d, settings) {
+            if let Some(t) = conn.state.series_tracker(d, of(d)) {
                 held.learn(id, d, t);
             }
             // The sender learned of an ACK since its last sample: its phase
             // changed then, a row of its own.
-            if let Some(s) = conn.state.learned_sample(d, settings) {
+            if let Some(s) = conn.state.learned_sample(d, of(d)) {
                 n += 1;
                 held.push(s);
             }
         }
         let mut emit = |d: Direction| {
             let data = d == dir;
-            if let Some(s) = conn.state.sample(id, d, data, rec.ts, settings) {
+            if let Some(s) = conn.state.sample(id, d, data, rec.ts, of(d), settings) {
                 conn.state.series_last.get_or_insert_with(Box::default)
                     [usize::from(d == Direction::ServerToClient)] = Some(s);
                 n += 1;

@@ -192,7 +192,7 @@ struct Round {
 
 /// Tracks one direction's sender under one reading of the window fields
 /// (module docs).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LimitTracker {
     /// Shift the sender applies to the receiver's window fields.
     read_shift: u8,
@@ -242,16 +242,36 @@ pub struct LimitTracker {
     plateau_sender_ns: u64,
     /// The largest plateau flight found, bytes.
     plateau_flight: u64,
-    /// The last rounds closed, newest last: number and kind (time series).
+    /// What time series need besides the limit (`None` unless asked for
+    /// with [`LimitTracker::keep_rounds`]: `analyze` does without it).
+    series: Option<Box<SeriesRounds>>,
+}
+
+/// The part of a tracker only time series read: boxed, so that a tracker
+/// for `analyze` does not carry it.
+#[derive(Debug, Clone)]
+struct SeriesRounds {
+    /// The last rounds closed, newest last: number and kind.
     closed: [(u64, RoundKind); CLOSED],
     closed_len: usize,
     /// The rounds (first and last number) a plateau last moved to the
-    /// receive window at once, when it qualified (time series).
+    /// receive window at once, when it qualified.
     plateau_moved: Option<(u64, u64)>,
     /// The last time the sender learned of an ACK between two segments
     /// (the ACK's time plus the loop), with the phase and round decided
-    /// then (time series).
+    /// then.
     learned: Option<(u64, Phase, u64)>,
+}
+
+impl Default for SeriesRounds {
+    fn default() -> Self {
+        SeriesRounds {
+            closed: [(0, RoundKind::Sender); CLOSED],
+            closed_len: 0,
+            plateau_moved: None,
+            learned: None,
+        }
+    }
 }
 
 /// Where a closed round's time went.
@@ -329,11 +349,16 @@ impl LimitTracker {
             plateau_ns: 0,
             plateau_sender_ns: 0,
             plateau_flight: 0,
-            closed: [(0, RoundKind::Sender); CLOSED],
-            closed_len: 0,
-            plateau_moved: None,
-            learned: None,
+            series: None,
         }
+    }
+
+    /// From now on, also remember what time series read: the rounds as
+    /// they close ([`LimitTracker::closed_rounds`]), the plateau's move
+    /// ([`LimitTracker::plateau_moved`]) and when the sender learned of an
+    /// ACK ([`LimitTracker::learned_at`]). Call before the first segment.
+    pub fn keep_rounds(&mut self) {
+        self.series.get_or_insert_with(Box::default);
     }
 
     /// The shift this tracker reads window fields with.
@@ -352,7 +377,9 @@ impl LimitTracker {
     /// and the round in progress then, for time series: the phase changes
     /// there, not at a segment.
     pub fn learned_at(&self) -> Option<(u64, &'static str, u64)> {
-        self.learned
+        self.series
+            .as_ref()?
+            .learned
             .map(|(t, phase, round)| (t, phase_str(phase), round))
     }
 
@@ -373,7 +400,10 @@ impl LimitTracker {
     /// time went, for time series (a caller that asks after every segment
     /// sees every round: at most two close per segment).
     pub fn closed_rounds(&self) -> &[(u64, RoundKind)] {
-        &self.closed[..self.closed_len]
+        match self.series.as_deref() {
+            Some(r) => &r.closed[..r.closed_len],
+            None => &[],
+        }
     }
 
     /// Where the round in progress would go if it closed now (what
@@ -389,7 +419,7 @@ impl LimitTracker {
     /// The rounds (first and last number) the latest qualifying plateau
     /// moved to the receive window at once (module docs).
     pub fn plateau_moved(&self) -> Option<(u64, u64)> {
-        self.plateau_moved
+        self.series.as_ref()?.plateau_moved
     }
 
     /// The receive window as the sender could know it at capture time `t`:
@@ -477,7 +507,9 @@ impl LimitTracker {
                 self.pending_at = None;
                 self.account(p);
                 self.decide(p);
-                self.learned = Some((p, self.phase, self.rounds));
+                if let Some(r) = self.series.as_mut() {
+                    r.learned = Some((p, self.phase, self.rounds));
+                }
             }
         }
         self.account(t_ns);
@@ -608,7 +640,9 @@ impl LimitTracker {
             self.plateau_sender_ns += s;
             self.plateau_flight = self.plateau_flight.max(p.flight);
             if p.rounds == PLATEAU_ROUNDS {
-                self.plateau_moved = Some((p.first_round, self.rounds));
+                if let Some(r) = self.series.as_mut() {
+                    r.plateau_moved = Some((p.first_round, self.rounds));
+                }
             }
             return true;
         }
@@ -625,12 +659,14 @@ impl LimitTracker {
             (false, true) => RoundKind::Network,
             (false, false) => RoundKind::Sender,
         };
-        if self.closed_len == CLOSED {
-            self.closed.copy_within(1.., 0);
-            self.closed_len -= 1;
+        if let Some(r) = self.series.as_mut() {
+            if r.closed_len == CLOSED {
+                r.closed.copy_within(1.., 0);
+                r.closed_len -= 1;
+            }
+            r.closed[r.closed_len] = (self.rounds, kind);
+            r.closed_len += 1;
         }
-        self.closed[self.closed_len] = (self.rounds, kind);
-        self.closed_len += 1;
         let flight = self.round_flight();
         if flight > 0 {
             self.prev_max_flight = flight;
