@@ -882,6 +882,52 @@ fn shipped_samples_cut_after_the_handshake_contain_the_shift() {
     }
 }
 
+/// The campus samples cut after their handshake: window scaling was
+/// removed from the SYN-ACK, so the client means its fields unscaled (0)
+/// while the server reads them with the client's offer (10), and the
+/// client reads the server's fields unscaled. From either side the client's
+/// 92 ACKs all advertise 65,535 while the server's data goes past ACK +
+/// 65,535: the mismatch (`unscaled_cap`), with each interval holding the
+/// shift its reader really uses. The full captures' handshakes say the same
+/// (`shipped_campus_sample_shows_the_broken_state_from_either_side`).
+#[test]
+fn shipped_campus_cut_after_the_handshake_shows_the_mismatch() {
+    let data = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data");
+    for name in ["campus-inside.pcap", "campus-outside.pcap"] {
+        let full = std::fs::read(data.join(name)).expect("shipped sample capture");
+        let mut out = Vec::new();
+        analyze(
+            &drop_first_records(&full, 3)[..],
+            &mut out,
+            AnalyzeFormat::Json,
+            &Settings::default(),
+        )
+        .expect("analyze");
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        let n = &v["connections"][0]["negotiated"];
+        assert_eq!(n["wscale_mismatch"], true, "{name}: {n}");
+        let ev = &n["wscale_mismatch_evidence"];
+        assert_eq!(ev["kind"], "unscaled_cap", "{name}: {ev}");
+        assert!(
+            ev["detail"]
+                .as_str()
+                .unwrap()
+                .contains("92 of the client's 92 ACKs"),
+            "{name}: {ev}"
+        );
+        let holds = |i: &Value, shift: u64| {
+            (i["min"].as_u64().unwrap()..=i["max"].as_u64().unwrap()).contains(&shift)
+        };
+        let inf = &n["wscale_inferred"];
+        assert!(holds(&inf["client"], 10), "{name}: {inf}");
+        assert_eq!(inf["client"]["basis"], "bounds", "{name}: {inf}");
+        assert!(
+            inf["server"].is_null() || holds(&inf["server"], 0),
+            "{name}: {inf}"
+        );
+    }
+}
+
 /// Cut after its handshake, the bulk sample's 600,000-byte download at 10 ms
 /// with the RTT given: without a window scale (assumed or seen) the sender's
 /// receive window is unknown, so no direction's limit may be the receive

@@ -43,9 +43,13 @@
 //! guarantees), then one value where the capture shows it: the edge a
 //! window-limited sender keeps stopping at, or else the shift a Linux
 //! receiver's window growth shows (`bdp::linux::WindowGrowth`), on the
-//! stated assumption that both ends agree. Windows stay unscaled rather
-//! than guessed, unless `--assume-wscale S` asks to read every window field
-//! with shift S.
+//! stated assumption that both ends agree. Next to the receiver, the
+//! sender's timestamp echoes say which ACKs it had read (`EdgeEvidence`).
+//! A receiver whose fields sit at 65,535 while its peer's data goes past
+//! them means no scaling while the peer reads them scaled: the ends
+//! disagree (window scaling removed from the SYN-ACK), seen from either
+//! side. Windows stay unscaled rather than guessed, unless
+//! `--assume-wscale S` asks to read every window field with shift S.
 //!
 //! # The broken state
 //!
@@ -159,6 +163,10 @@ struct Side {
     /// This side's recent new data and when it passed, for the time
     /// series' RTT samples (allocated by `series` only).
     rtt_ring: Option<Box<RttRing>>,
+    /// Sequence number of this side's first non-SYN segment seen: at or
+    /// after its ISN + 1, so no more than 65,535 bytes before the edge of
+    /// the handshake's (never scaled) window.
+    first_seq: Option<u32>,
     /// Lower bound on this side's window-scale shift from the peer's flight.
     infer_lo: u8,
     /// Upper bound on this side's shift from its right edge never moving left.
@@ -842,11 +850,18 @@ impl ConnState {
                     e.growth
                         .ack(rec.ack.wrapping_sub(a1), f1, rec.window, segment);
                 }
-                e.on_ack(rec.ack, rec.window);
+                // A pure ACK whose sequence number the sender has already
+                // acknowledged: the sender records its TSval, and echoes it
+                // once it has read it.
+                let echoed =
+                    rec.payload_len == 0 && peer.highest_ack.is_some_and(|h| !seq_lt(h, rec.seq));
+                let wait_for = timestamps.filter(|_| echoed).map(|t| t.tsval);
+                e.receiver_ack(rec.ack, rec.window, wait_for);
             }
             me.prev_ack_field = Some((rec.ack, rec.window));
         }
         if !syn {
+            me.first_seq.get_or_insert(rec.seq);
             me.first_window_field.get_or_insert(rec.window);
             me.last_window_field = Some(rec.window);
             me.max_window_field = Some(
@@ -882,17 +897,27 @@ impl ConnState {
                 me.retransmissions += 1;
                 me.retransmitted_bytes += rec.payload_len as u64;
             }
+            // Data the handshake's window may have allowed rules nothing
+            // out (see EdgeEvidence).
+            let past_handshake_window = me
+                .first_seq
+                .is_some_and(|f| seq_lt(f.wrapping_add(u32::from(u16::MAX)), end));
             // New data past the right edge a shift gives rules that shift
             // out; ending just below it, a segment or less, is a hit.
-            if !retransmitted {
-                if let Some(e) = peer.edges.as_mut() {
+            if let Some(e) = peer.edges.as_mut() {
+                e.sender_read(timestamps.map(|t| t.tsecr));
+                if !retransmitted && past_handshake_window {
                     let lo = e.on_data(end, me.largest_payload as u64);
                     peer.infer_lo = peer.infer_lo.max(lo);
                 }
             }
             // More in flight than the receiver's largest field: its shift
             // is at least the smallest s with field << s >= flight.
-            if let (Some(acked), Some(f)) = (peer.highest_ack, peer.max_window_field) {
+            if let (Some(acked), Some(f), true) = (
+                peer.highest_ack,
+                peer.max_window_field,
+                past_handshake_window,
+            ) {
                 let top = match me.snd_nxt {
                     Some(n) if seq_lt(end, n) => n,
                     _ => end,
@@ -1099,8 +1124,32 @@ const EDGE_HITS: u32 = 16;
 /// sender (or with the window fixed) that is exact; next to the receiver
 /// the ACKs seen run ahead of what the sender knew and the hits scatter,
 /// which gives no edge rather than a wrong one.
-#[derive(Debug, Clone, Copy, Default)]
+///
+/// Next to the receiver, the sender's timestamp echoes say which ACKs it
+/// had read: a pure ACK the sender will record the TSval of (its sequence
+/// number is one the sender has acknowledged, so Linux's `ts_recent`
+/// follows it) waits in `pending` until a data segment echoes its TSval or
+/// a later one, and only then moves the edges. So new data is held to the
+/// edges the sender could have known, from either side of the path; any
+/// other ACK (with data, without timestamps, or beyond [`PENDING_ACKS`]
+/// waiting) moves them at once, which can only weaken the bound.
+///
+/// Data within 65,535 bytes of the sender's first sequence number seen is
+/// held to no edge: the handshake's window (never scaled, at most 65,535
+/// bytes from ISN + 1) may have allowed it before the sender read any
+/// later field.
+///
+/// It also counts the receiver's ACKs whose field is 65,535: a receiver
+/// that does not scale caps its field there (Linux), one that scales
+/// rarely advertises exactly that ([`unscaled_cap_evidence`]).
+#[derive(Debug, Clone, Default)]
 struct EdgeEvidence {
+    /// The receiver's pure ACKs (TSval, ACK, field) the sender has not yet
+    /// been seen to read, oldest first.
+    pending: std::collections::VecDeque<(u32, u32, u16)>,
+    /// The receiver's ACKs seen, and those with a field of 65,535.
+    acks: u32,
+    acks_at_cap: u32,
     edge: [u32; SHIFTS],
     /// The window field of the ACK that set each furthest edge.
     edge_field: [u16; SHIFTS],
@@ -1116,7 +1165,55 @@ struct EdgeEvidence {
     growth: bdp::linux::WindowGrowth,
 }
 
+/// Most receiver ACKs waiting for the sender's echo ([`EdgeEvidence`]).
+const PENDING_ACKS: usize = 64;
+
 impl EdgeEvidence {
+    /// An ACK of the receiver: with `wait_for` (its TSval) it moves the
+    /// edges once the sender echoes that TSval, else now.
+    fn receiver_ack(&mut self, ack: u32, field: u16, wait_for: Option<u32>) {
+        self.acks = self.acks.saturating_add(1);
+        if field == u16::MAX {
+            self.acks_at_cap = self.acks_at_cap.saturating_add(1);
+        }
+        match wait_for {
+            Some(tsval) => {
+                if self.pending.len() == PENDING_ACKS {
+                    if let Some((_, a, f)) = self.pending.pop_front() {
+                        self.on_ack(a, f);
+                    }
+                }
+                self.pending.push_back((tsval, ack, field));
+            }
+            None => {
+                self.read_all();
+                self.on_ack(ack, field);
+            }
+        }
+    }
+
+    /// The sender echoed `tsecr` (`None`: its data carries no echo): the
+    /// ACKs it has read move the edges.
+    fn sender_read(&mut self, tsecr: Option<u32>) {
+        let Some(e) = tsecr else {
+            return self.read_all();
+        };
+        while let Some(&(tsval, a, f)) = self.pending.front() {
+            // TSvals wrap: compare as RFC 7323 does.
+            if (e.wrapping_sub(tsval) as i32) < 0 {
+                break;
+            }
+            self.pending.pop_front();
+            self.on_ack(a, f);
+        }
+    }
+
+    fn read_all(&mut self) {
+        while let Some((_, a, f)) = self.pending.pop_front() {
+            self.on_ack(a, f);
+        }
+    }
+
     fn on_ack(&mut self, ack: u32, field: u16) {
         for (s, (e, f)) in self
             .edge
@@ -1231,7 +1328,11 @@ fn infer_shift(me: &Side, who: &str) -> (Option<ShiftInterval>, Option<MismatchE
             bounds,
         };
     let peer = if who == "client" { "server" } else { "client" };
-    match (edge, growth) {
+    let cap = me
+        .edges
+        .as_deref()
+        .and_then(|e| unscaled_cap_evidence(e, lo, who, peer));
+    let found = match (edge, growth) {
         (Some((e, true)), Some(g)) if e != g => (
             Some(interval(e, e, "sender_edge", "high")),
             Some(MismatchEvidence {
@@ -1268,7 +1369,47 @@ fn infer_shift(me: &Side, who: &str) -> (Option<ShiftInterval>, Option<MismatchE
             }),
         ),
         _ => (Some(interval(lo, hi, "bounds", "high")), None),
+    };
+    match found {
+        // The growth shift assumed the ends agree; the cap shows they do not.
+        (Some(i), None) if cap.is_some() => (
+            Some(if i.basis == "linux_growth" {
+                interval(lo, hi, "bounds", "high")
+            } else {
+                i
+            }),
+            cap,
+        ),
+        f => f,
     }
+}
+
+/// Fewest receiver ACKs at 65,535 for [`unscaled_cap_evidence`].
+const CAP_ACKS: u32 = 16;
+
+/// A receiver whose window fields sit at 65,535 (on at least half of its
+/// ACKs, and [`CAP_ACKS`] of them) while the sender's data goes past
+/// ACK + 65,535 (`lo`, the lower bound on the shift the sender reads, is 1
+/// or more): the receiver caps its fields as one that does not scale does
+/// (Linux advertises at most 65,535 bytes then), and the sender reads them
+/// scaled. No handshake is needed: what window scaling removed from the
+/// SYN-ACK on the way leaves behind, seen from either side.
+fn unscaled_cap_evidence(
+    e: &EdgeEvidence,
+    lo: u8,
+    who: &str,
+    peer: &str,
+) -> Option<MismatchEvidence> {
+    (lo >= 1 && e.acks_at_cap >= CAP_ACKS && e.acks_at_cap * 2 >= e.acks).then(|| {
+        MismatchEvidence {
+            kind: "unscaled_cap",
+            confidence: "medium",
+            detail: format!(
+                "no handshake seen: {} of the {who}'s {} ACKs advertise 65,535, the largest window of a receiver that does not scale, yet the {peer}'s data went past ACK + 65,535 (it reads the {who}'s window fields with shift {lo} or more): the {who} means no scaling while the {peer} reads its fields scaled, as when window scaling is removed from the SYN-ACK on the way",
+                e.acks_at_cap, e.acks
+            ),
+        }
+    })
 }
 
 /// How the window-scale mismatch shows in the capture.
