@@ -928,43 +928,71 @@ fn shipped_campus_cut_after_the_handshake_shows_the_mismatch() {
     }
 }
 
-/// Cut after its handshake, the bulk sample's 600,000-byte download at 10 ms
-/// with the RTT given: without a window scale (assumed or seen) the sender's
-/// receive window is unknown, so no direction's limit may be the receive
-/// window (read unscaled, the client's fields of ~1,000 units would make it
-/// 100% of the busy time while the capture shows 44 Mbit/s). With the shift
-/// assumed, the download is not receive-window limited either.
+/// Cut after its handshake, the bulk sample's 600,000-byte download at 10 ms:
+/// without a window scale seen or assumed, a limit is computed only with the
+/// shift the capture pins (the client's window growth names 10: the
+/// download's tracker input is logged and replayed with it, and with the
+/// RTT given or, without one, the timestamps'), and it agrees with the full
+/// capture's: the network, never the receive window (read unscaled, the
+/// client's fields of ~1,000 units would make it 100% of the busy time while
+/// the capture shows 44 Mbit/s). The upload's receiver (the server) shows no
+/// one shift: no limit, and the reason says what the capture does show.
 #[test]
-fn mid_stream_limit_claims_no_window_without_a_shift() {
+fn mid_stream_limit_reads_windows_only_with_a_pinned_shift() {
     let data = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data");
     let full = std::fs::read(data.join("bulk-inside.pcap")).expect("shipped sample capture");
     let cut = drop_first_records(&full, 3);
-    let report = |assume_wscale: Option<u8>| -> Value {
+    let report = |bytes: &[u8], rtt: Option<u64>, assume_wscale: Option<u8>| -> Value {
         let settings = Settings {
-            rtt: Some(std::time::Duration::from_micros(10_700)),
+            rtt: rtt.map(std::time::Duration::from_micros),
             assume_wscale,
             ..Settings::default()
         };
         let mut out = Vec::new();
-        analyze(&cut[..], &mut out, AnalyzeFormat::Json, &settings).expect("analyze");
+        analyze(bytes, &mut out, AnalyzeFormat::Json, &settings).expect("analyze");
         serde_json::from_slice(&out).unwrap()
     };
-    let unknown = report(None);
-    let c = &unknown["connections"][0];
-    assert_eq!(c["handshake_seen"], false);
-    for dir in ["client_to_server", "server_to_client"] {
-        let l = &c["directions"][dir]["limit"];
-        assert_eq!(l["kind"], "none", "{dir}: {l}");
-        assert!(l["receive_window_fraction"].is_null(), "{dir}: {l}");
+    let whole = &report(&full, None, None)["connections"][0]["directions"]["server_to_client"]
+        ["limit"]
+        .clone();
+    assert_eq!(whole["kind"], "network", "{whole}");
+    for rtt in [Some(10_700), None] {
+        let v = report(&cut, rtt, None);
+        let c = &v["connections"][0];
+        assert_eq!(c["handshake_seen"], false);
+        let down = &c["directions"]["server_to_client"]["limit"];
+        assert_eq!(down["kind"], "network", "{rtt:?}: {down}");
+        assert_eq!(down["inferred_shift"], 10, "{rtt:?}: {down}");
+        let rw = down["receive_window_fraction"].as_f64().unwrap();
+        assert!(rw < 0.05, "{rtt:?}: {down}");
+        let up = &c["directions"]["client_to_server"]["limit"];
+        assert_eq!(up["kind"], "none", "{rtt:?}: {up}");
+        assert!(up["receive_window_fraction"].is_null(), "{rtt:?}: {up}");
+        assert!(up["inferred_shift"].is_null(), "{rtt:?}: {up}");
+        assert!(
+            up["reason"].as_str().unwrap().contains("--assume-wscale"),
+            "{rtt:?}: {up}"
+        );
     }
-    let reason = c["directions"]["server_to_client"]["limit"]["reason"]
-        .as_str()
-        .unwrap();
-    assert!(reason.contains("--assume-wscale"), "{reason}");
-    let assumed = report(Some(10));
+    // Without --rtt the RTT is the capture's own, from its timestamp echoes.
+    assert_eq!(
+        report(&cut, None, None)["connections"][0]["rtt_source"],
+        "timestamps"
+    );
+    // Assumed, the shift is the user's, not inferred.
+    let assumed = report(&cut, Some(10_700), Some(10));
     let l = &assumed["connections"][0]["directions"]["server_to_client"]["limit"];
     assert_ne!(l["kind"], "none", "{l}");
     assert_ne!(l["kind"], "receive_window", "{l}");
+    assert!(l["inferred_shift"].is_null(), "{l}");
+    // A capture that does not pin the shift (40,000 bytes at 0.1 ms: the
+    // bounds only) gets no limit, and the reason names the interval.
+    let small = std::fs::read(data.join("clean6-inside.pcap")).expect("shipped sample capture");
+    let v = report(&drop_first_records(&small, 3), None, None);
+    let down = &v["connections"][0]["directions"]["server_to_client"]["limit"];
+    assert_eq!(down["kind"], "none", "{down}");
+    let reason = down["reason"].as_str().unwrap();
+    assert!(reason.contains("with a shift from"), "{reason}");
 }
 
 /// The text report says what the JSON document says about each direction's

@@ -47,9 +47,23 @@ fn kernel(dir: &Path, sender: &str) -> (f64, f64, f64) {
 
 /// Checks both captures' `limit` of `direction` against the kernel of `sender`.
 fn check(case: &str, dir: &Path, direction: &str, sender: &str, sides: &[&str]) {
-    let (k_rwnd, k_snd, k_neither) = kernel(dir, sender);
     for side in sides {
-        let v = analyze(&dir.join(format!("{side}.pcap")));
+        check_capture(
+            case,
+            dir,
+            direction,
+            sender,
+            &dir.join(format!("{side}.pcap")),
+        );
+    }
+}
+
+/// Checks one capture's `limit` of `direction` against the kernel of `sender`.
+fn check_capture(case: &str, dir: &Path, direction: &str, sender: &str, capture: &Path) {
+    let (k_rwnd, k_snd, k_neither) = kernel(dir, sender);
+    let side = capture.file_name().unwrap().to_string_lossy();
+    {
+        let v = analyze(capture);
         let conns = v["connections"].as_array().unwrap();
         assert_eq!(conns.len(), 1, "{case} {side}: {v}");
         let d = &conns[0]["directions"][direction];
@@ -116,7 +130,8 @@ fn check_inferred_single(case: &str, dir: &Path, sides: &[&str]) {
         return check_inferred_mismatch(case, dir, sides, read);
     }
     for side in sides {
-        let v = analyze(&cut_after_handshake(dir, side));
+        let cut = cut_after_handshake(dir, side);
+        let v = analyze(&cut);
         let n = &v["connections"][0]["negotiated"];
         let inf = &n["wscale_inferred"]["client"];
         let what = format!(
@@ -134,6 +149,11 @@ fn check_inferred_single(case: &str, dir: &Path, sides: &[&str]) {
         );
         assert!((bmin..=bmax).contains(&read), "{what}");
         assert_eq!(n["wscale_mismatch"], false, "{what}");
+        // The download's limit, with the shift the capture pinned and the
+        // RTT of its timestamps: held to the kernel as the whole capture is.
+        let l = &v["connections"][0]["directions"]["server_to_client"]["limit"];
+        assert_eq!(l["inferred_shift"].as_u64(), Some(read), "{what}: {l}");
+        check_capture(case, dir, "server_to_client", "server", &cut);
     }
 }
 

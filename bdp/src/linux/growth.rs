@@ -25,8 +25,17 @@
 //! more than [`GROWTH_MAX_STALL`] bytes acknowledged without the field
 //! moving (a window at shift 14 grows a unit every 8,192 bytes acked, so
 //! a longer stall is a window that stopped growing: its clamp, or a full
-//! buffer). The run's first growing ACK and the stalled ACKs after it are
-//! left out (growth may have started part-way through it), and so are its
+//! buffer), or as soon as the bytes acknowledged without the field moving
+//! would have grown it by two units at the run's rate so far (at shift 10
+//! a stall of two segments: the clamp, where a later unit of rounding
+//! would otherwise carry the stall into the run). The run's first growing ACK and the stalled ACKs after it are
+//! left out (growth may have started part-way through it); so is every
+//! growing ACK up to the first clean one (defined below), since a field
+//! moved by an ACK of three segments or a short one says nothing of where
+//! growth began (the lab's slow-app4 client, under load: a three-segment
+//! ACK moving the field by 1, a stall, then a two-segment ACK moving it by
+//! 3 where growth gives 6, once the window opened part-way through it);
+//! and so are its
 //! last growing ACK and the stalled ACKs after that (growth stops short of
 //! the clamp there). Over the rest, the
 //! ACKs of exactly one or two full segments ("clean"; a short segment grows
@@ -190,8 +199,12 @@ pub struct WindowGrowth {
     pending: Sums,
     /// Bytes acknowledged since the last growing ACK.
     stall: u64,
-    /// The run's first growing ACK is behind (it is left out).
+    /// The run's first clean growing ACK is behind (it, and any growing
+    /// ACK before it, are left out).
     started: bool,
+    /// The growing ACK that opened `pending` was of one or two full
+    /// segments.
+    pending_clean: bool,
     /// The longest finished run showing a shift.
     best: Sums,
     /// Finished runs showed different shifts.
@@ -206,6 +219,7 @@ impl WindowGrowth {
             pending: Sums::ZERO,
             stall: 0,
             started: false,
+            pending_clean: false,
             best: Sums::ZERO,
             conflict: false,
         }
@@ -228,7 +242,13 @@ impl WindowGrowth {
         }
         if units == 0 {
             self.stall = self.stall.saturating_add(acked);
-            if self.stall > GROWTH_MAX_STALL {
+            // A stall at least two units long at the run's own rate so
+            // far: the window stopped growing (its clamp), even where a
+            // unit of rounding follows.
+            let stopped = self.run.acked > 0
+                && u128::from(self.stall) * u128::from(self.run.units)
+                    >= 2 * u128::from(self.run.acked);
+            if self.stall > GROWTH_MAX_STALL || stopped {
                 self.close();
                 return;
             }
@@ -240,8 +260,9 @@ impl WindowGrowth {
             if self.started {
                 self.run.add(&p);
             }
-            self.started = self.pending.acks > 0;
+            self.started = self.started || (p.acks > 0 && self.pending_clean);
             self.pending = Sums::default();
+            self.pending_clean = segment > 0 && (advanced == segment || advanced == 2 * segment);
             self.stall = 0;
         }
         self.pending.push(acked, units, u64::from(segment));
@@ -253,6 +274,7 @@ impl WindowGrowth {
         self.pending = Sums::default();
         self.stall = 0;
         self.started = false;
+        self.pending_clean = false;
         self.best = self.better(self.best, run);
     }
 
@@ -330,6 +352,49 @@ mod tests {
         g.ack(2896, 201, 201, 1448);
         g.ack(2896, 201, 207, 1448);
         linux(&mut g, 10, 1448, 207 << 10, &[1; 40]);
+        assert_eq!(g.shift(), Some(10));
+    }
+
+    #[test]
+    fn growing_acks_before_the_first_clean_one_are_left_out() {
+        // The lab's slow-app4 client on a loaded host (10 ms path, the
+        // server writing 16 KiB at a time): a three-segment ACK moves the
+        // field 80 -> 81, four segments and a short one leave it, a
+        // two-segment ACK moves it by 3 (growth began part-way through it),
+        // then growth at shift 10 (steps of 2 and 3, and 6 for two
+        // segments). Counting the step of 3 among the two-segment ones put
+        // them 3 apart and hid the shift.
+        let mut g = WindowGrowth::new();
+        g.ack(4344, 80, 81, 1448);
+        g.ack(4800, 81, 81, 1448);
+        g.ack(2896, 81, 84, 1448);
+        let w = linux(&mut g, 10, 1448, 84 << 10, &[1; 30]);
+        linux(&mut g, 10, 1448, w, &[2, 1, 1, 1, 2, 1, 1, 1, 1]);
+        assert_eq!(g.shift(), Some(10));
+    }
+
+    #[test]
+    fn a_clamp_followed_by_a_unit_of_rounding_ends_the_run() {
+        // The same client at its clamp: growth at shift 10, then two, three
+        // and a short segment acknowledged with the field still, one unit
+        // more, and the field still for good. The stall inside the run
+        // (a two-segment ACK moving the field by 0, next to steps of 6)
+        // had hidden the shift.
+        let mut g = WindowGrowth::new();
+        let pattern: [u32; 40] = core::array::from_fn(|i| 1 + (i % 10 == 4) as u32);
+        let window = linux(&mut g, 10, 1448, 200 << 10, &pattern);
+        let f = window.div_ceil(1 << 10) as u16;
+        for (acked, units) in [
+            (2896, 0),
+            (4344, 0),
+            (456, 0),
+            (1448, 1),
+            (4344, 0),
+            (4344, 0),
+            (5792, 0),
+        ] {
+            g.ack(acked, f, f + units, 1448);
+        }
         assert_eq!(g.shift(), Some(10));
     }
 

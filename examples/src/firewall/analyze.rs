@@ -49,7 +49,11 @@
 //! them means no scaling while the peer reads them scaled: the ends
 //! disagree (window scaling removed from the SYN-ACK), seen from either
 //! side. Windows stay unscaled rather than guessed, unless
-//! `--assume-wscale S` asks to read every window field with shift S.
+//! `--assume-wscale S` asks to read every window field with shift S; the
+//! limit of a direction whose receiver's shift the capture pins to one
+//! value is computed with it, by replaying the trackers' input logged from
+//! the first data segment ([`super::limit_log`]) with the RTT the timestamps
+//! show (`limit.inferred_shift`).
 //!
 //! # The broken state
 //!
@@ -78,6 +82,7 @@ use serde::Serialize;
 use tcp_options::{kind::MAX_WINDOW_SCALE, Flags, LinuxOptions, TcpOption, Timestamps};
 
 use super::flow::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
+use super::limit_log::{self, LimitLog};
 use super::limits::{Limit, LimitKind, LimitTracker, RoundKind};
 use super::negotiation::{self, EcnMode, HandshakeKind, HandshakeSegment, LinuxDrop};
 use super::packet::{decode_packet, TcpRecord};
@@ -417,6 +422,10 @@ pub struct ConnState {
     /// Set by `series`: the limit trackers also keep what time series read
     /// ([`LimitTracker::keep_rounds`]).
     series: bool,
+    /// Without the handshake (and unless `--assume-wscale` and `--rtt` are
+    /// both given): the trackers' input, replayed for the report once the
+    /// capture has shown the shift and the RTT ([`super::limit_log`]).
+    limit_log: Option<Box<LimitLog>>,
     handshake_rtt_ns: Option<u64>,
     /// `shifts(false)`, computed again only when the SYN or SYN-ACK changes
     /// (negotiating on every segment cost a fifth of the run time).
@@ -426,6 +435,11 @@ pub struct ConnState {
 }
 
 impl ConnState {
+    /// Segments in the connection's [`LimitLog`].
+    fn log_len(&self) -> usize {
+        self.limit_log.as_ref().map_or(0, |l| l.len())
+    }
+
     fn side(&mut self, dir: Direction) -> (&mut Side, &mut Side) {
         match dir {
             Direction::ClientToServer => (&mut self.c2s, &mut self.s2c),
@@ -696,8 +710,15 @@ impl ConnState {
     }
 
     /// Feeds one segment to the limit trackers: data to its direction's,
-    /// an ACK to the other direction's.
-    fn feed_limits(&mut self, rec: &TcpRecord<'_>, dir: Direction, timestamps: Option<Timestamps>) {
+    /// an ACK to the other direction's; with `log`, also to the connection's
+    /// [`LimitLog`] (started with its first data segment).
+    fn feed_limits(
+        &mut self,
+        rec: &TcpRecord<'_>,
+        dir: Direction,
+        timestamps: Option<Timestamps>,
+        log: bool,
+    ) {
         let (Some(base), Some(ts)) = (self.base_ts, rec.ts) else {
             return;
         };
@@ -711,23 +732,36 @@ impl ConnState {
             }
             self.lim = Some(Box::default());
         }
+        if log && self.limit_log.is_none() && rec.payload_len > 0 {
+            self.limit_log = Some(Box::default());
+        }
         let Some(lim) = self.lim.as_mut() else {
             return;
         };
-        if rec.payload_len > 0 && !rec.flags.contains(Flags::SYN) {
+        let ts = timestamps.map(|ts| (ts.tsval, ts.tsecr));
+        let data = (rec.payload_len > 0 && !rec.flags.contains(Flags::SYN)).then(|| {
             let me = match dir {
                 Direction::ClientToServer => &self.c2s,
                 Direction::ServerToClient => &self.s2c,
             };
             let end = rec.seq.wrapping_add(rec.seq_len());
-            let retrans = me.snd_nxt.is_some_and(|nxt| !seq_lt(nxt, end));
-            let len = u32::try_from(rec.payload_len).unwrap_or(u32::MAX);
-            let ts = timestamps.map(|ts| (ts.tsval, ts.tsecr));
-            lim[i].each(|l| l.on_data(t, rec.seq, len, retrans, ts));
+            limit_log::Data {
+                seq: rec.seq,
+                len: u32::try_from(rec.payload_len).unwrap_or(u32::MAX),
+                retransmitted: me.snd_nxt.is_some_and(|nxt| !seq_lt(nxt, end)),
+            }
+        });
+        let ack = (rec.flags.contains(Flags::ACK) && !rec.flags.contains(Flags::SYN))
+            .then_some((rec.ack, rec.window));
+        if let Some(log) = self.limit_log.as_mut() {
+            log.record(t, dir == Direction::ServerToClient, data, ack, ts);
         }
-        if rec.flags.contains(Flags::ACK) && !rec.flags.contains(Flags::SYN) {
-            let tsval = timestamps.map(|ts| ts.tsval);
-            lim[1 - i].each(|l| l.on_ack(t, rec.ack, rec.window, tsval));
+        if let Some(d) = data {
+            lim[i].each(|l| l.on_data(t, d.seq, d.len, d.retransmitted, ts));
+        }
+        if let Some((a, w)) = ack {
+            let tsval = ts.map(|ts| ts.0);
+            lim[1 - i].each(|l| l.on_ack(t, a, w, tsval));
         }
     }
 
@@ -807,7 +841,12 @@ impl ConnState {
                     .last()
             })
             .flatten();
-        self.feed_limits(rec, dir, timestamps);
+        // Log the trackers' input only where the report may replay it: no
+        // handshake, and not both the shift and the RTT given.
+        let handshake_seen = self.syn.is_some() && self.synack.is_some();
+        let given = settings.assume_wscale.is_some() && settings.rtt.is_some();
+        let log = !(self.series || handshake_seen || given);
+        self.feed_limits(rec, dir, timestamps, log);
         let shift = self.sender_shift(dir, settings.assume_wscale, false);
         // Timestamps: remember ours, match the peer's echo (once the
         // connection carries data: the limit trackers exist then).
@@ -1834,15 +1873,49 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         let pair = st.lim.as_ref().map_or(&*UNUSED_LIMITS, |l| {
             &l[usize::from(dir == Direction::ServerToClient)]
         });
+        // Without the handshake the trackers' input was logged: replayed
+        // with the shift assumed or, failing that, the one the capture
+        // pins (the receiver's `wscale_inferred` as one value), and the RTT
+        // the capture shows.
+        let inferred_here = inferred.as_ref().and_then(|p| match dir {
+            Direction::ClientToServer => p.server,
+            Direction::ServerToClient => p.client,
+        });
+        let pinned = inferred_here.filter(|i| i.min == i.max).map(|i| i.min);
+        let log = st.limit_log.as_deref().filter(|_| !handshake_seen);
+        let replayed = log.filter(|l| l.dropped().is_none()).and_then(|l| {
+            let shift = shift_for(dir).or(pinned)?;
+            let mut t = LimitTracker::new(shift);
+            // The loop to the sender and back: its echoes of the receiver's TSvals.
+            t.configure(rtt_ns, peer.min_echo_ns.unwrap_or(0), None);
+            l.replay(dir == Direction::ServerToClient, &mut t);
+            Some(t)
+        });
+        let tracker = replayed.as_ref().unwrap_or(pair.reading(shift_for(dir)));
         // Without the shift the sender reads the receiver's fields with, its
         // receive window is unknown: the tracker (which reads them unscaled)
         // would call a scaled window of a few units the limit.
-        let limit = match shift_for(dir) {
-            Some(s) => pair.reading(Some(s)).limit(),
-            None => Limit::none(
-                "the window scale is unknown (the handshake is not in the capture): pass --assume-wscale S"
+        let limit = match (shift_for(dir), &replayed, log.and_then(LimitLog::dropped)) {
+            (_, Some(t), _) => {
+                let mut l = t.limit();
+                if shift_for(dir).is_none() {
+                    l.inferred_shift = Some(t.read_shift());
+                }
+                l
+            }
+            (Some(_), None, _) => tracker.limit(),
+            (None, None, Some(why)) => Limit::none(why.reason()),
+            (None, None, None) => Limit::none(match inferred_here {
+                Some(i) => format!(
+                    "the window scale is unknown (the handshake is not in the capture; it shows only that the {} reads the {}'s fields with a shift from {} to {}): pass --assume-wscale S",
+                    if dir == Direction::ClientToServer { "client" } else { "server" },
+                    if dir == Direction::ClientToServer { "server" } else { "client" },
+                    i.min,
+                    i.max
+                ),
+                None => "the window scale is unknown (the handshake is not in the capture): pass --assume-wscale S"
                     .to_string(),
-            ),
+            }),
         };
         let beyond = receiver_shift
             .filter(|m| *m != u8::MAX)
@@ -1882,13 +1955,7 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
             ceiling_bps,
             throughput_bps,
             window_limited,
-            advice: advice_for(
-                &limit,
-                pair.reading(shift_for(dir)),
-                max_window_bytes,
-                rtt,
-                settings,
-            ),
+            advice: advice_for(&limit, tracker, max_window_bytes, rtt, settings),
             limit,
             beyond_window_bytes: beyond.map(|b| b.0),
             beyond_window_accepted: beyond.filter(|b| b.0 > 0).map(|b| b.1),
@@ -2002,6 +2069,14 @@ fn verdict(
             Some(a) => s.push_str(&format!(
                 "; windows read with the assumed shift {a} (--assume-wscale)"
             )),
+            None if [&r.directions.client_to_server, &r.directions.server_to_client]
+                .iter()
+                .any(|d| d.limit.inferred_shift.is_some()) =>
+            {
+                s.push_str(
+                    "; window sizes and ceilings are not interpreted (pass --assume-wscale S to assume a shift), the limits read the windows with the shift the capture pins",
+                )
+            }
             None => s.push_str(
                 "; windows are not interpreted (pass --assume-wscale S to assume a shift)",
             ),
@@ -2502,7 +2577,10 @@ pub fn analyze<R: Read, W: Write>(
     }
     // One report's JSON, reused for every connection.
     let mut json: Vec<u8> = Vec::new();
+    // Segments in the limit logs of the open connections (limit_log).
+    let logged = std::cell::Cell::new(0usize);
     let mut emit = |conn: &Connection<ConnState>, out: &mut W| {
+        logged.set(logged.get().saturating_sub(conn.state.log_len()));
         if write_err.is_some() {
             return;
         }
@@ -2536,7 +2614,20 @@ pub fn analyze<R: Read, W: Write>(
             continue;
         };
         let (conn, dir) = tracker.track(&rec, ConnState::default);
+        let before = conn.state.log_len();
         conn.state.update(&rec, dir, settings);
+        let after = conn.state.log_len();
+        logged.set(logged.get() + after - before.min(after));
+        if after < before {
+            // The log was dropped at its own bound.
+            logged.set(logged.get().saturating_sub(before));
+        }
+        if logged.get() > limit_log::LOG_BUDGET {
+            if let Some(l) = conn.state.limit_log.as_mut() {
+                let freed = l.drop_events(limit_log::Dropped::Budget);
+                logged.set(logged.get().saturating_sub(freed));
+            }
+        }
         if tracker.has_finished() {
             tracker.drain_boxed(|c| emit(&c, out));
         }
@@ -2646,7 +2737,12 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Res
                 (LimitKind::Sender, _) => "sender".to_string(),
                 (LimitKind::Network, _) => "network".to_string(),
                 (LimitKind::None, None) => "none".to_string(),
-            }
+            } + &d
+                .limit
+                .inferred_shift
+                .map_or(String::new(), |s| {
+                    format!(" (windows read with shift {s}, inferred from the capture)")
+                })
         )?;
     }
     writeln!(w, "  verdict: {}", r.verdict)?;

@@ -923,6 +923,7 @@ impl LimitTracker {
             reason: None,
             window_read_inferred_bytes: (plateau > 0).then_some(self.plateau_flight),
             receive_window_evidence,
+            inferred_shift: None,
         }
     }
 }
@@ -964,6 +965,9 @@ pub struct Limit {
     pub window_read_inferred_bytes: Option<u64>,
     /// What the receive-window time rests on (`null` without any).
     pub receive_window_evidence: Option<WindowEvidence>,
+    /// Without the handshake or `--assume-wscale`: the shift the window
+    /// fields were read with, as the capture pins it (`wscale_inferred`).
+    pub inferred_shift: Option<u8>,
 }
 
 impl Limit {
@@ -979,6 +983,7 @@ impl Limit {
             reason: Some(reason),
             window_read_inferred_bytes: None,
             receive_window_evidence: None,
+            inferred_shift: None,
         }
     }
 }

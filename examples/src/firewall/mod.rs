@@ -35,6 +35,7 @@ pub mod fastjson;
 pub mod finding;
 pub mod flow;
 pub mod format;
+pub mod limit_log;
 pub mod limits;
 pub mod negotiation;
 pub mod packet;
