@@ -308,16 +308,25 @@ impl Ids {
         }
     }
 
-    /// `x` cannot be the other capture's copy of `p`: it differs in an
-    /// identifier this direction has always kept.
-    fn rules_out(&self, p: &Packet, x: &Packet) -> bool {
-        let ident = self.ident_kept > 0
-            && self.ident_changed == 0
-            && matches!((p.ident, x.ident), (Some(a), Some(b)) if a != 0 && b != 0 && a != b);
-        let ts = self.ts_kept > 0
-            && self.ts_changed == 0
-            && matches!((p.timestamps(), x.timestamps()), (Some(a), Some(b)) if a.0 != b.0);
-        ident || ts
+    /// How far `x`, a waiting packet of the other capture, agrees with `p`
+    /// in the identifiers: how many of TSval and IP ID it carries equal,
+    /// or `None` when it differs in one this direction has always kept (it
+    /// cannot be `p`'s copy).
+    fn agreement(&self, p: &Packet, x: &Packet) -> Option<u8> {
+        let ident_differs =
+            matches!((p.ident, x.ident), (Some(a), Some(b)) if a != 0 && b != 0 && a != b);
+        let ts_differs =
+            matches!((p.timestamps(), x.timestamps()), (Some(a), Some(b)) if a.0 != b.0);
+        let always = |kept: u32, changed: u32| kept > 0 && changed == 0;
+        if (ident_differs && always(self.ident_kept, self.ident_changed))
+            || (ts_differs && always(self.ts_kept, self.ts_changed))
+        {
+            return None;
+        }
+        let ts =
+            p.timestamps().is_some() && p.timestamps().map(|t| t.0) == x.timestamps().map(|t| t.0);
+        let id = p.ident.is_some() && p.ident == x.ident;
+        Some(u8::from(ts) + u8::from(id))
     }
 }
 
@@ -817,21 +826,13 @@ impl Pair {
                 q.iter()
                     .enumerate()
                     .filter(|(_, x)| packet_key(x, 0, 0, with_ack) == k)
-                    .filter(|(_, x)| !ids.rules_out(&p, x))
-                    .max_by_key(|(i, x)| {
-                        let ts = p.timestamps().is_some()
-                            && p.timestamps().map(|t| t.0) == x.timestamps().map(|t| t.0);
-                        let id = p.ident.is_some() && p.ident == x.ident;
+                    .filter_map(|(i, x)| ids.agreement(&p, x).map(|n| (i, x, n)))
+                    .max_by_key(|(i, x, agree)| {
                         let same_sack = sack == x.carries(tcp_options::kind::SACK);
                         let same_window = p.window == x.window;
-                        (
-                            u8::from(ts) + u8::from(id),
-                            same_sack,
-                            same_window,
-                            std::cmp::Reverse(*i),
-                        )
+                        (*agree, same_sack, same_window, std::cmp::Reverse(*i))
                     })
-                    .map(|(i, _)| i)
+                    .map(|(i, _, _)| i)
             };
             // Without the acknowledgment number only segments that occupy
             // sequence space are told apart; bare ACKs of one direction
