@@ -495,3 +495,48 @@ fn csv_limit_time_adds_up_to_the_analysis_fractions() {
         names.len()
     );
 }
+
+/// The bulk sample cut after its handshake (its first three records): the
+/// shift and the RTT are unknown while the capture streams by, so no row
+/// claims a limit (a tracker reading the client's fields of ~1,000 units
+/// unscaled had labelled every row `receive_window`, while `analyze` finds
+/// the download limited by the network). With the shift and the RTT given,
+/// the rows are labelled, and the download's busy rows are the network's
+/// as `analyze` books them.
+#[test]
+fn a_capture_without_its_handshake_claims_no_limit_it_cannot_know() {
+    let full = std::fs::read(data("bulk-inside.pcap")).unwrap();
+    let mut cut = full[..24].to_vec();
+    let mut pos = 24;
+    let mut records = 0;
+    while pos + 16 <= full.len() {
+        let incl = u32::from_le_bytes(full[pos + 8..pos + 12].try_into().unwrap()) as usize;
+        if records >= 3 {
+            cut.extend_from_slice(&full[pos..pos + 16 + incl]);
+        }
+        pos += 16 + incl;
+        records += 1;
+    }
+    let path = temp("bulk-cut.pcap");
+    std::fs::write(&path, &cut).unwrap();
+    let rows = |extra: &[&str]| {
+        let mut args = vec!["series", path.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        parse_csv(&String::from_utf8(out.stdout).unwrap())
+    };
+    for extra in [&[][..], &["--assume-wscale", "10"], &["--rtt", "10.7ms"]] {
+        let r = rows(extra);
+        assert!(r.len() > 1000, "{extra:?}: {} rows", r.len());
+        assert!(r.iter().all(|x| x.limit.is_empty()), "{extra:?}");
+    }
+    let r = rows(&["--assume-wscale", "10", "--rtt", "10.7ms"]);
+    let down: Vec<&Row> = r
+        .iter()
+        .filter(|x| x.direction == "server_to_client")
+        .collect();
+    assert!(down.iter().any(|x| x.limit == "network"), "labelled");
+    assert!(down.iter().all(|x| x.limit != "receive_window"));
+    let _ = std::fs::remove_file(path);
+}

@@ -534,11 +534,17 @@ impl ConnState {
 
     /// The limit tracker of direction `d` under the reading the time
     /// series shows (`shifts`: [`ConnState::series_shifts`]'s).
+    /// `None` unless a tracker reads with exactly that shift and knows the
+    /// RTT: while the shift is unknown (no handshake, none assumed), or
+    /// without an RTT (no handshake, no `--rtt`), a tracker reading the
+    /// fields unscaled would call a scaled window of a few units the limit.
     fn series_tracker(&self, d: Direction, shifts: SeriesShifts) -> Option<&LimitTracker> {
         let (read_shift, _) = shifts;
         self.lim
-            .as_ref()
-            .map(|l| l[usize::from(d == Direction::ServerToClient)].reading(read_shift))
+            .as_ref()?
+            .get(usize::from(d == Direction::ServerToClient))?
+            .exactly(read_shift?.min(MAX_WINDOW_SCALE))
+            .filter(|t| t.is_configured())
     }
 
     /// The time-series point of direction `d` now ([`SeriesSample`]),

@@ -20,7 +20,7 @@
 //! | `in_flight_bytes` | bytes sent and not yet acknowledged, as seen at the capture point |
 //! | `throughput_bps` | bytes acknowledged over the last RTT, in bit/s; empty without an RTT |
 //! | `rtt_s` | an RTT sample, seconds, on a row where the receiver's ACK covers new data: from the newest data segment it covers to the ACK as the capture point saw them, plus the sender's side of the loop (capture point to sender and back: from the handshake, else from the sender's echoes of the receiver's TSvals); never from a retransmitted segment (Karn's rule); empty on other rows |
-//! | `limit` | the sender's phase from this row to the next of its direction, as `analyze`'s limit (section 1) books it: `receive_window` (including rounds a plateau of the flight moved there), `network`, `sender` (decided per round trip: rows wait for their round, at most [`analyze::SERIES_HELD`] of them), `idle`, `busy` (network or sender, where a row could not wait), or empty before the first data segment (see [`super::limits`]) |
+//! | `limit` | the sender's phase from this row to the next of its direction, as `analyze`'s limit (section 1) books it: `receive_window` (including rounds a plateau of the flight moved there), `network`, `sender` (decided per round trip: rows wait for their round, at most [`analyze::SERIES_HELD`] of them), `idle`, `busy` (network or sender, where a row could not wait), or empty before the first data segment and wherever the window scale is unknown (no handshake in the capture and no `--assume-wscale`: `analyze` may still infer it, see its `limit.inferred_shift`) (see [`super::limits`]) |
 //!
 //! Besides one row per segment, a direction gets a row (with the previous
 //! row's figures and no RTT sample) where its sender learned of an ACK
