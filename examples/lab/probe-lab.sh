@@ -25,6 +25,8 @@
 # to its control connection's peer), with a key made for the run: the
 # reflector reads it from FIREWALL_CHECK_REFLECT_KEY, the probe gets
 # `--reflector-key`.
+# With PROBE_LAB_TEXT=CASE[,CASE...] those cases also run a second time
+# without --json (the text for people): OUTDIR/CASE.txt, CASE.txt.status.
 # With PROBE_LAB_FAMILY=6 the target is [2001:db8:44::2]:5201 and the
 # case's rules go to ip6tables (nftables tables of family ip6); the IPv6
 # addresses mirror the IPv4 ones (2001:db8:41::2 for 198.18.41.2, ...).
@@ -260,6 +262,12 @@ for case in "${WANT[@]}"; do
   ip netns exec "$C" "$BIN" probe "$t" --json "${EXTRA[@]}" \
     >"$OUT/$case.json" 2>"$OUT/$case.err"
   echo $? >"$OUT/$case.status"
+  if [[ ",${PROBE_LAB_TEXT:-}," == *",$case,"* ]]; then
+    ip netns exec "$R2" sh -c 'echo f > /proc/net/nf_conntrack' 2>/dev/null || true
+    ip netns exec "$C" "$BIN" probe "$t" "${EXTRA[@]}" \
+      >"$OUT/$case.txt" 2>>"$OUT/$case.err"
+    echo $? >"$OUT/$case.txt.status"
+  fi
   set -e
   # The probe's nftables table must be gone once it has exited.
   ip netns exec "$C" nft list tables >"$OUT/$case.tables"

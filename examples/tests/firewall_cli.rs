@@ -165,3 +165,45 @@ fn a_closed_stdout_ends_quietly_with_status_0() {
         assert!(err.is_empty(), "{sub}: {err}");
     }
 }
+
+/// `probe`'s own usage errors, before it opens a socket or sends anything
+/// (no root needed): an unknown test is named, an empty list and a
+/// `--max-ttl` out of 1..=64 are refused; status 2 for each.
+#[test]
+fn probe_usage_errors_name_what_is_wrong() {
+    for (args, wants) in [
+        (
+            &["--tests", "mss,no_such_test"][..],
+            &["unknown test \"no_such_test\"", "--list-tests"][..],
+        ),
+        (&["--tests", " , "], &["no test named"]),
+        (&["--max-ttl", "0"], &["--max-ttl", "0"]),
+        (&["--max-ttl", "65"], &["--max-ttl", "65"]),
+        (&["--max-ttl", "many"], &["--max-ttl", "many"]),
+    ] {
+        let out = tool()
+            .args(["probe", "198.18.44.2:5201"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        for w in wants {
+            assert!(err.contains(w), "{args:?}: {w:?} not in {err}");
+        }
+        assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
+    }
+    // --list-tests prints the names, `ttl` (the path) first; it needs no
+    // root: nothing is sent.
+    let out = tool()
+        .args(["probe", "198.18.44.2:5201", "--list-tests"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    assert!(names.len() >= 20 && names[0] == "ttl", "{names:?}");
+    assert!(names.iter().any(|n| n == "fastopen_data"), "{names:?}");
+}

@@ -37,6 +37,8 @@ struct CaseRun {
     json: Value,
     err: String,
     tables: String,
+    /// The text report of a second run (PROBE_LAB_TEXT) and its status.
+    text: Option<(i32, String)>,
 }
 
 fn run_lab(
@@ -46,6 +48,18 @@ fn run_lab(
     reflect: bool,
     v6: bool,
 ) -> Vec<CaseRun> {
+    run_lab_text(dir, cases, extra, reflect, v6, &[])
+}
+
+/// [`run_lab`], and the cases `text` once more without `--json`.
+fn run_lab_text(
+    dir: &std::path::Path,
+    cases: &[&str],
+    extra: &[&str],
+    reflect: bool,
+    v6: bool,
+    text: &[&str],
+) -> Vec<CaseRun> {
     // One lab at a time: on a 2-core machine four labs in parallel push the
     // probes' answers past their timeout.
     static LAB: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -53,6 +67,7 @@ fn run_lab(
     let out = Command::new("bash")
         .env("PROBE_LAB_REFLECT", if reflect { "1" } else { "0" })
         .env("PROBE_LAB_FAMILY", if v6 { "6" } else { "4" })
+        .env("PROBE_LAB_TEXT", text.join(","))
         .arg(lab_support::script(SCRIPT))
         .arg(dir)
         .arg(env!("CARGO_BIN_EXE_firewall-check"))
@@ -83,6 +98,12 @@ fn run_lab(
                 json,
                 err,
                 tables: read("tables"),
+                text: text.contains(c).then(|| {
+                    (
+                        read("txt.status").trim().parse().expect("text status"),
+                        read("txt"),
+                    )
+                }),
             }
         })
         .collect()
@@ -107,6 +128,120 @@ fn assert_schema(r: &CaseRun) {
         "{}: the schema accepts any field",
         r.name
     );
+}
+
+/// A JSON value as the text report writes it: strings bare, DSCP as
+/// `name (value)`; `None` for the other objects.
+fn plain(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Object(m) if m.contains_key("name") => {
+            Some(format!("{} ({})", m["name"].as_str()?, m.get("value")?))
+        }
+        _ => None,
+    }
+}
+
+/// Digits masked: the text and the JSON come from two runs, whose measured
+/// RTTs (and the ceilings computed from them) differ.
+fn masked(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() || c == '.' || c == ',' {
+            if !out.ends_with('#') {
+                out.push('#');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The text report (a second run of the case, PROBE_LAB_TEXT) says what
+/// the JSON says: the same exit status and path; one line per finding, in
+/// the JSON's order, naming where (hop and after hop, TTL and address), the
+/// direction, what changed (kind, option kind, before -> after) and what
+/// it costs (the impact, its numbers from the run's own RTT); and every
+/// test with its result.
+fn assert_text_agrees(r: &CaseRun) {
+    let (status, text) = r
+        .text
+        .as_ref()
+        .unwrap_or_else(|| panic!("{}: no text run", r.name));
+    assert_eq!(*status, r.status, "{}: text run's status\n{text}", r.name);
+    let lines: Vec<&str> = text.lines().collect();
+    let path_at = lines
+        .iter()
+        .position(|l| l.starts_with("path:"))
+        .unwrap_or_else(|| panic!("{}: no path line\n{text}", r.name));
+    let path: String = r.json["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| format!(" {}:{}", h["ttl"], h["address"].as_str().unwrap()))
+        .collect();
+    assert_eq!(lines[path_at], format!("path:{path}"), "{}", r.name);
+    let tests_at = lines
+        .iter()
+        .position(|l| *l == "tests:")
+        .unwrap_or_else(|| panic!("{}: no tests line\n{text}", r.name));
+    let finding_lines = &lines[path_at + 1..tests_at];
+    let findings = r.json["findings"].as_array().unwrap();
+    if findings.is_empty() {
+        assert_eq!(
+            finding_lines,
+            ["no findings: nothing on the path changed the probes"],
+            "{}",
+            r.name
+        );
+    } else {
+        assert_eq!(finding_lines.len(), findings.len(), "{}:\n{text}", r.name);
+    }
+    let hop = |h: &Value| format!("hop {} ({})", h["ttl"], h["address"].as_str().unwrap());
+    for (line, f) in finding_lines.iter().zip(findings) {
+        let at = match (f["hop"].is_null(), f["after_hop"].is_null()) {
+            (false, false) => format!("{}, after {}", hop(&f["hop"]), hop(&f["after_hop"])),
+            (false, true) => hop(&f["hop"]),
+            (true, false) => format!("after {}", hop(&f["after_hop"])),
+            (true, true) => "somewhere on the path".into(),
+        };
+        let dir = f["direction"].as_str().unwrap().replace('_', " ");
+        assert!(
+            line.starts_with(&format!("{at}, {dir}: ")),
+            "{}: {line:?} for {f}",
+            r.name
+        );
+        if let Some(k) = f["option_kind"].as_u64() {
+            assert!(line.contains(&format!("(kind {k}): ")), "{line:?} for {f}");
+        }
+        if let (Some(b), Some(a)) = (plain(&f["before"]), plain(&f["after"])) {
+            assert!(
+                masked(line).contains(&masked(&format!(": {b} -> {a}; "))),
+                "{line:?} for {f}"
+            );
+        }
+        let cost = f["impact"]["summary"].as_str().unwrap();
+        assert!(!cost.is_empty(), "{f}");
+        assert!(
+            masked(line).ends_with(&masked(&format!("; {cost}"))),
+            "{}: {line:?} for {f}",
+            r.name
+        );
+    }
+    let test_lines = &lines[tests_at + 1..];
+    for t in r.json["tests"].as_array().unwrap() {
+        let (name, result) = (t["name"].as_str().unwrap(), t["result"].as_str().unwrap());
+        assert!(
+            test_lines.iter().any(|l| {
+                let mut w = l.split_whitespace();
+                w.next() == Some(name) && w.next() == Some(result)
+            }),
+            "{}: test {name} {result} not in the text\n{text}",
+            r.name
+        );
+    }
 }
 
 fn findings<'a>(r: &'a CaseRun, kind: &str) -> Vec<&'a Value> {
@@ -250,8 +385,17 @@ fn probe_lab_cases() {
     }
     let dir = std::env::temp_dir().join(format!("probe-lab-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let runs = run_lab(&dir, &CASES, &["--timeout-ms", "600"], false, false);
+    // The clean line's text report too: no findings, every test.
+    let runs = run_lab_text(
+        &dir,
+        &CASES,
+        &["--timeout-ms", "600"],
+        false,
+        false,
+        &["clean"],
+    );
     check_cases(&runs);
+    assert!(runs.iter().any(|r| r.text.is_some()));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -296,6 +440,9 @@ fn probe_lab_ipv6() {
 fn check_cases(runs: &[CaseRun]) {
     for r in runs {
         assert_schema(r);
+        if r.text.is_some() {
+            assert_text_agrees(r);
+        }
         // Every run: the path of three routers and the target, the RST
         // suppression gone afterwards, schema 1.
         assert_eq!(r.json["schema_version"], 1, "{}", r.name);
@@ -685,6 +832,21 @@ fn hop_of(r: &CaseRun) -> u64 {
     }
 }
 
+/// The option kinds the `exotic_fwd` case strips.
+const EXOTIC_KINDS: [u64; 7] = [30, 34, 99, 172, 174, 253, 254];
+
+/// The reverse tests whose crafted SYN-ACKs carry those options.
+const EXOTIC_REVERSE: [&str; 8] = [
+    "synack_exp253",
+    "synack_exp254",
+    "synack_unassigned",
+    "synack_accecn0",
+    "synack_accecn1",
+    "synack_fastopen",
+    "synack_fastopen_data",
+    "synack_mptcp",
+];
+
 const REFLECT_CASES: [&str; 24] = [
     "clean",
     "wscale_syn_pre",
@@ -723,8 +885,109 @@ fn probe_lab_with_reflector() {
     }
     let dir = std::env::temp_dir().join(format!("probe-lab-reflect-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let runs = run_lab(&dir, &REFLECT_CASES, &["--timeout-ms", "600"], true, false);
+    // The campus case's text report too: findings both ways, located,
+    // with their costs.
+    let runs = run_lab_text(
+        &dir,
+        &REFLECT_CASES,
+        &["--timeout-ms", "600"],
+        true,
+        false,
+        &["campus"],
+    );
     check_reflect_cases(&runs);
+    assert!(runs.iter().any(|r| r.text.is_some()));
+    let _ = std::fs::remove_dir_all(&dir);
+    check_max_ttl_and_tests();
+}
+
+/// `--max-ttl 2 --tests wscale,mss` on the case that strips window scale
+/// in r2's FORWARD (seen from r3, TTL 3, on): only `ttl` (the path) and the
+/// two tests run, with their server-to-client twins; only TTLs 1 and 2 are
+/// probed, so the path has r1 and r2 and no target (its distance is not
+/// known), and the stripping, seen at the target by the reflector, is
+/// reported after r2 with no hop: nothing is claimed of the TTLs not
+/// probed. Its text report agrees.
+fn check_max_ttl_and_tests() {
+    let dir = std::env::temp_dir().join(format!("probe-lab-maxttl-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let case = "wscale_syn_fwd";
+    let runs = run_lab_text(
+        &dir,
+        &[case],
+        &[
+            "--timeout-ms",
+            "600",
+            "--max-ttl",
+            "2",
+            "--tests",
+            "wscale,mss",
+        ],
+        true,
+        false,
+        &[case],
+    );
+    let r = &runs[0];
+    assert_schema(r);
+    assert!(r.err.is_empty(), "stderr {}", r.err);
+    let tests: Vec<(&str, &str)> = r.json["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap(),
+                t["direction"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tests,
+        [
+            ("ttl", "client_to_server"),
+            ("wscale", "client_to_server"),
+            ("mss", "client_to_server"),
+            ("synack", "server_to_client"),
+            ("synack_wscale", "server_to_client"),
+            ("synack_mss", "server_to_client"),
+        ]
+    );
+    let path: Vec<(u64, &str)> = r.json["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["ttl"].as_u64().unwrap(), h["address"].as_str().unwrap()))
+        .collect();
+    assert_eq!(path, [(1, "198.18.41.1"), (2, R2.0)]);
+    assert!(
+        r.json["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap_or("")
+            .contains("more than 2 hops away (--max-ttl 2)")),
+        "{}",
+        r.json["notes"]
+    );
+    let f = one(r, "wscale_stripped");
+    assert!(f["hop"].is_null(), "a hop past --max-ttl claimed: {f}");
+    assert_eq!(f["after_hop"]["ttl"], 2, "{f}");
+    assert_eq!(f["after_hop"]["address"], R2.0, "{f}");
+    assert_eq!(r.json["findings"].as_array().unwrap().len(), 1);
+    assert_eq!(r.status, 3);
+    assert_eq!(test_result(r, "wscale"), "modified");
+    assert!(
+        test_detail(r, "wscale").contains("at the far end, past hop 2"),
+        "{}",
+        test_detail(r, "wscale")
+    );
+    for t in ["mss", "synack", "synack_wscale", "synack_mss"] {
+        assert_eq!(test_result(r, t), "unchanged", "{t}");
+        assert!(
+            test_detail(r, t).contains("of 2 hops probed (--max-ttl)"),
+            "{t}: {}",
+            test_detail(r, t)
+        );
+    }
+    assert_text_agrees(r);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -762,6 +1025,9 @@ fn probe_lab_ipv6_with_reflector() {
 fn check_reflect_cases(runs: &[CaseRun]) {
     for r in runs {
         assert_schema(r);
+        if r.text.is_some() {
+            assert_text_agrees(r);
+        }
         assert!(r.err.is_empty(), "{}: stderr {}", r.name, r.err);
         let tests = r.json["tests"].as_array().expect("tests");
         let reverse: Vec<&Value> = tests
@@ -810,6 +1076,21 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                     r.json["findings"]
                 );
                 assert_eq!(r.status, 0);
+                // Every test ran and saw nothing changed, in both
+                // directions: the exotic options' twins included.
+                for t in tests {
+                    assert_eq!(t["result"], "unchanged", "{t}");
+                }
+                reverse_all_ran(r, &[]);
+                for t in EXOTIC_REVERSE {
+                    assert_eq!(test_result_dir(r, t), "unchanged", "{t}");
+                }
+                assert!(
+                    test_detail(r, "synack_fastopen_data")
+                        .contains("the 64 bytes of data in the SYN-ACK arrived here"),
+                    "{}",
+                    test_detail(r, "synack_fastopen_data")
+                );
                 // The server-side data byte marked CE and the one past the
                 // prober's unscaled window both arrive here.
                 for t in [
@@ -837,15 +1118,49 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 located(r, one(r, "window_rewritten"), hop_of(r));
             }
             "exotic_fwd" => {
-                // The reverse tests carry no such options: forward only.
+                // TCPOPTSTRIP in FORWARD strips the options both ways: the
+                // crafted SYN-ACKs carry them too (Fast Open as a cookie,
+                // MP_CAPABLE with a key), each its own finding, located at
+                // r1 (TTL 3 from the server, the first router after r2).
                 assert_eq!(fwd.len(), 7, "{fwd:?}");
                 assert!(fwd.iter().all(|k| k == "option_stripped"), "{fwd:?}");
-                assert!(rev.is_empty(), "{rev:?}");
+                assert_eq!(rev.len(), 7, "{rev:?}");
+                let mut kinds: Vec<u64> = findings_dir(r, "option_stripped", "server_to_client")
+                    .iter()
+                    .map(|f| {
+                        located_reverse(r, f, 3);
+                        assert_eq!(f["after"], "absent", "{f}");
+                        f["option_kind"].as_u64().unwrap()
+                    })
+                    .collect();
+                kinds.sort_unstable();
+                assert_eq!(kinds, EXOTIC_KINDS);
+                for t in EXOTIC_REVERSE {
+                    assert_eq!(test_result_dir(r, t), "modified", "{t}");
+                }
+                assert_eq!(test_result_dir(r, "synack_linux"), "unchanged");
+                // The SYN-ACK's data passes (the rule strips options only).
+                assert!(
+                    test_detail(r, "synack_fastopen_data")
+                        .contains("the 64 bytes of data in the SYN-ACK arrived here"),
+                    "{}",
+                    test_detail(r, "synack_fastopen_data")
+                );
+                reverse_all_ran(r, &[]);
             }
             "tfo_drop_fwd" => {
                 assert_eq!(fwd, ["probe_dropped"]);
                 assert!(rev.is_empty(), "{rev:?}");
                 located(r, one(r, "probe_dropped"), 3);
+                // The rule drops SYNs (no ACK) with data: a SYN-ACK with
+                // a cookie and data passes.
+                assert_eq!(test_result_dir(r, "synack_fastopen_data"), "unchanged");
+                assert!(
+                    test_detail(r, "synack_fastopen_data")
+                        .contains("the 64 bytes of data in the SYN-ACK arrived here"),
+                    "{}",
+                    test_detail(r, "synack_fastopen_data")
+                );
             }
             "dscp_map_fwd" => {
                 // The crafted SYN-ACKs' marks are remarked the same way.

@@ -20,9 +20,15 @@
 //! target's address. IPv4 and IPv6.
 //!
 //! With `--reflector` ([`reflect`] on the target's host) the probe is also
-//! seen where it arrives, and every SYN test runs the other way: the
-//! reflector sends crafted copies of the server's SYN-ACK, TTL-limited ones
-//! whose quotes it captures, and a full one the prober compares.
+//! seen where it arrives, and every SYN test runs the other way (but the
+//! three [`reverse_catalogue`] names): the reflector sends crafted copies
+//! of the server's SYN-ACK, TTL-limited ones whose quotes it captures, and
+//! a full one the prober compares.
+//!
+//! `--max-ttl N` caps the TTL-limited copies; a target further away still
+//! gets each test's full copy, but its distance is unknown: the path lists
+//! the probed hops only, and a change seen only at the far end has no
+//! `hop` (it lies past `after_hop`).
 //!
 //! The server's own choices are never findings: what the target answers
 //! says what the server chose, not what the path did.
@@ -67,10 +73,15 @@ pub struct ProbeArgs {
     /// JSON instead of text (schema in docs/json.md).
     #[arg(long)]
     pub json: bool,
-    /// Largest TTL tried when looking for the target.
+    /// Largest TTL of the TTL-limited copies (the hops probed, 1 to 64).
+    /// Each test also sends a full copy to the target; a target further
+    /// away is still tested end to end, but a change seen only there is
+    /// not placed on a hop, and the path lists the probed hops only.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u8).range(1..=64))]
     pub max_ttl: u8,
     /// Tests to run, comma separated (default: all); see `--list-tests`.
+    /// `ttl` always runs first (it finds the path); with `--reflector`
+    /// each test's server-to-client twin runs too.
     #[arg(long)]
     pub tests: Option<String>,
     /// How long to wait for the answers to one test's copies, in ms.
@@ -372,11 +383,21 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
             let mut v = Vec::new();
             // The path comes from the ttl test: it always runs first.
             v.push(all[0].clone());
-            for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let names: Vec<&str> = list
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect();
+            if names.is_empty() {
+                return Err(Failure::Usage(format!(
+                    "--tests {list:?}: no test named (see --list-tests)"
+                )));
+            }
+            for name in names {
                 let t = all.iter().find(|t| t.name == name).ok_or_else(|| {
                     Failure::Usage(format!("unknown test {name:?} (see --list-tests)"))
                 })?;
-                if t.name != "ttl" {
+                if !v.iter().any(|x: &TestSpec| x.name == t.name) {
                     v.push(t.clone());
                 }
             }
@@ -427,6 +448,7 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         pace: Duration::from_millis(args.pace_ms),
         max_ttl: args.max_ttl,
         path_len: None,
+        beyond: false,
         path: Vec::new(),
         rtt: None,
         next_port: base,
@@ -598,8 +620,12 @@ struct Prober<'a> {
     timeout: Duration,
     pace: Duration,
     max_ttl: u8,
-    /// TTL at which the target answers.
+    /// TTL at which the target answers (with `beyond`, `max_ttl` + 1:
+    /// the end of the probed hops, not the target's distance).
     path_len: Option<u8>,
+    /// The target answered only a full copy: it is more than `max_ttl`
+    /// hops away, its distance unknown.
+    beyond: bool,
     /// Router addresses by TTL (from the `ttl` test).
     path: Vec<(u8, IpAddr)>,
     /// SYN to SYN-ACK time of the first answer.
@@ -668,14 +694,31 @@ impl Prober<'_> {
                 break;
             }
         }
+        // No answer up to --max-ttl: the target may be further. A full
+        // copy finds out; if it answers, its distance is unknown (more
+        // than max_ttl hops), and the TTL-limited copies stop at max_ttl.
+        if self.path_len.is_none() && run.answer.is_none() && run.unreachable.is_none() {
+            for _ in 0..2 {
+                let p = build_ip(self.src, self.dst, spec.tos, 64, ident(64), &seg)?;
+                sent_at.push((64, Instant::now()));
+                self.raw.send(self.dst, &p)?;
+                self.collect(&seg, index, &mut run, &sent_at, &[64]);
+                if run.answer.is_some() {
+                    self.beyond = true;
+                    break;
+                }
+            }
+        }
         if self.path_len.is_none() {
+            let beyond = self.beyond.then(|| self.max_ttl.saturating_add(1));
             if let Some(a) = run.answer.as_mut() {
-                a.0 = run
-                    .quotes
-                    .iter()
-                    .map(|(t, _)| *t)
-                    .max()
-                    .map_or(1, |m| m.saturating_add(1));
+                a.0 = beyond.unwrap_or_else(|| {
+                    run.quotes
+                        .iter()
+                        .map(|(t, _)| *t)
+                        .max()
+                        .map_or(1, |m| m.saturating_add(1))
+                });
             }
         }
         if let Some((ttl, ans)) = &run.answer {
@@ -762,7 +805,7 @@ impl Prober<'_> {
             }
             let limit = self.path_len.unwrap_or(u8::MAX);
             let done = batch.iter().all(|&t| {
-                if t >= limit {
+                if t >= limit || t == 64 {
                     run.answer.is_some()
                 } else {
                     run.quotes.iter().any(|(q, _)| *q == t)
@@ -793,6 +836,12 @@ fn hop_ref(h: Option<(u8, IpAddr)>) -> Option<HopRef> {
 }
 
 impl Prober<'_> {
+    /// A hop as reported: the far end's observation (at `path_len`) is no
+    /// hop when the target is beyond `--max-ttl` (its TTL is not known).
+    fn placed(&self, h: Option<(u8, IpAddr)>) -> Option<(u8, IpAddr)> {
+        h.filter(|(t, _)| !(self.beyond && Some(*t) == self.path_len))
+    }
+
     /// The next source port of the run.
     fn port(&mut self) -> u16 {
         let p = self.next_port;
@@ -875,8 +924,10 @@ impl Prober<'_> {
             self.dscp_map.push(report::DscpMapEntry {
                 sent: d,
                 seen: obs.last().map(|o| o.seen.tos >> 2),
-                hop: change.as_ref().and_then(|l| hop_ref(l.hop)),
-                after_hop: change.as_ref().and_then(|l| hop_ref(l.after_hop)),
+                hop: change.as_ref().and_then(|l| hop_ref(self.placed(l.hop))),
+                after_hop: change
+                    .as_ref()
+                    .and_then(|l| hop_ref(self.placed(l.after_hop))),
             });
             if change.is_some() && first_changed.is_none() {
                 first_changed = Some(run);
@@ -1298,8 +1349,33 @@ fn reverse_note(e: &str) -> String {
     }
 }
 
+/// The Fast Open cookie the crafted `synack_fastopen` and
+/// `synack_fastopen_data` SYN-ACKs carry: 8 bytes (RFC 7413 section 4.1.1
+/// allows 4 to 16). The prober never uses it: it only has to arrive.
+pub const REVERSE_COOKIE: [u8; 8] = *b"fcpcooki";
+
+/// MP_CAPABLE as a SYN-ACK carries it (RFC 8684 section 3.1): version 1,
+/// flag H (HMAC-SHA256), and the sender's 64-bit key (12 bytes; the SYN's
+/// has no key, 4 bytes).
+pub const REVERSE_MP_CAPABLE: [u8; 12] = [
+    30, 12, 0x01, 0x01, 0x6c, 0x61, 0x62, 0x2d, 0x6b, 0x65, 0x79, 0x31,
+];
+
 /// The reverse tests: the server's own SYN-ACK, then a crafted SYN-ACK per
 /// forward test (its options, DS byte and ECN flags), sent by the reflector.
+///
+/// Each SYN test has its server-to-client twin; where a SYN-ACK carries
+/// an option in another form than a SYN, the twin carries the SYN-ACK's:
+/// Fast Open a cookie instead of the cookie request (RFC 7413 section
+/// 4.1.1), MP_CAPABLE with the sender's key (RFC 8684 section 3.1), and
+/// Fast Open's data in the SYN becomes data in the SYN-ACK (RFC 7413
+/// allows both: a server may send data in its SYN-ACK once the cookie is
+/// valid). Not mirrored: `ttl` (the path, found from the client's side),
+/// `accecn_setup` (a server's AccECN SYN-ACK answers with a combination
+/// of AE, CWR and ECE that depends on the SYN's IP-ECN field, RFC 9768
+/// section 3.1.1, not with a copy of the SYN's flags) and `dscp_all` (64
+/// reverse runs would take a quarter of a reflector session's budget of
+/// 1024 packets; the three marks of `synack_dscp_*` test the SYN-ACK's DSCP).
 pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
     let mut v = vec![TestSpec {
         name: "synack",
@@ -1324,6 +1400,14 @@ pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
             "dscp_ef" => "synack_dscp_ef",
             "ect0" => "synack_ect0",
             "ecn_setup" => "synack_ecn_setup",
+            "exp253" => "synack_exp253",
+            "exp254" => "synack_exp254",
+            "unassigned" => "synack_unassigned",
+            "accecn0" => "synack_accecn0",
+            "accecn1" => "synack_accecn1",
+            "mptcp" => "synack_mptcp",
+            "fastopen" => "synack_fastopen",
+            "fastopen_data" => "synack_fastopen_data",
             "ect0_data" => "reverse_ect0_data",
             "ce_data" => "reverse_ce_data",
             "out_of_window" => "reverse_out_of_window",
@@ -1334,6 +1418,17 @@ pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
         if t.name == "ecn_setup" {
             // An ECN-setup SYN-ACK carries ECE only (RFC 3168 section 6.1.1).
             r.flags = Flags::ECE;
+        }
+        match t.name {
+            "fastopen" | "fastopen_data" => {
+                r.options = options(OptionsBuilder::new().fast_open(&REVERSE_COOKIE));
+                if t.name == "fastopen_data" {
+                    r.what = "a SYN-ACK with a Fast Open cookie and 64 bytes of data (RFC 7413)";
+                    r.payload = FASTOPEN_DATA.to_vec();
+                }
+            }
+            "mptcp" => r.options = REVERSE_MP_CAPABLE.to_vec(),
+            _ => {}
         }
         v.push(r);
     }
@@ -1580,6 +1675,9 @@ impl Prober<'_> {
             req["tos"] = json!(spec.tos);
             req["extra_flags"] = json!(spec.flags.bits());
             req["options"] = json!(reflect::hex(&spec.options));
+            if !spec.payload.is_empty() {
+                req["payload"] = json!(reflect::hex(&spec.payload));
+            }
         }
         req["ttls"] = json!(ttls);
         let mut proxied = false;
@@ -1869,12 +1967,26 @@ fn evaluate(
     for &(ttl, address) in &p.path {
         report.path.push(HopRef { ttl, address });
     }
-    if let Some(l) = len {
+    if let Some(l) = len.filter(|_| !p.beyond) {
         report.path.push(HopRef {
             ttl: l,
             address: target.ip(),
         });
     }
+    if p.beyond {
+        report.notes.push(format!(
+            "the target answered only copies with a full TTL: it is more than {m} hops away (--max-ttl {m}), its distance unknown; hops past {m} were not probed, and a change seen only at the far end is not placed on a hop",
+            m = p.max_ttl
+        ));
+    }
+    // "of 3 hops", or of the hops probed when the target is further.
+    let of_hops = |n: u8| {
+        if p.beyond {
+            format!("{n} hops probed (--max-ttl)")
+        } else {
+            format!("{n} hops")
+        }
+    };
     // The server-to-client path: the routers that quoted any reverse
     // test's copies, by TTL from the server.
     let mut reverse_path: Vec<(u8, IpAddr)> = Vec::new();
@@ -1992,6 +2104,8 @@ fn evaluate(
                 Some(o) if !reverse => Some((o.ttl, o.address)),
                 _ => last.and_then(&hop_at),
             };
+            // Beyond --max-ttl the far end has no TTL to name.
+            let (hop, after_raw, after) = (p.placed(hop), after, p.placed(after));
             if spec.name == "ttl" || len.is_none() {
                 detail.push(
                     "the target never answered: no path length, nothing to compare".to_string(),
@@ -2002,13 +2116,22 @@ fn evaluate(
                 result = "unknown";
             } else {
                 result = "dropped";
-                detail.push(match (&after, &run.unreachable) {
+                detail.push(match (&after_raw, &run.unreachable) {
                     (_, Some(u)) => format!(
                         "answered by ICMP unreachable type {} code {} from {}",
                         u.icmp_type, u.code, u.from
                     ),
+                    (Some((_, a)), None) if !reverse && run.at_end.is_some() && p.beyond => {
+                        format!(
+                            "reached the target ({a}, more than {} hops away) but no answer came back",
+                            p.max_ttl
+                        )
+                    }
                     (Some((t, a)), None) if !reverse && run.at_end.is_some() => {
                         format!("reached the target (hop {t}, {a}) but no answer came back")
+                    }
+                    (Some((_, a)), None) if p.placed(after_raw).is_none() => {
+                        format!("never arrived; last seen at the far end ({a})")
                     }
                     (Some((t, a)), None) => {
                         format!("never arrived; last quoted by hop {t} ({a})")
@@ -2041,17 +2164,22 @@ fn evaluate(
         } else if !located.is_empty() {
             result = "modified";
             detail.push(format!(
-                "quoted by {} of {} hops",
+                "quoted by {} of {}",
                 run.quotes.len(),
-                len.map_or(0, |x| x.saturating_sub(1))
+                of_hops(len.map_or(0, |x| x.saturating_sub(1)))
             ));
             for l in &located {
                 detail.push(format!(
-                    "{} {} -> {} at hop {}",
+                    "{} {} -> {} at {}",
                     l.change.key,
                     l.change.before,
                     l.change.after,
-                    l.hop.map_or("?".into(), |h| h.0.to_string())
+                    match (l.hop, p.placed(l.hop)) {
+                        (_, Some(h)) => format!("hop {}", h.0),
+                        (Some(_), None) =>
+                            format!("the far end, past hop {} (the last probed)", p.max_ttl),
+                        (None, _) => "hop ?".into(),
+                    }
                 ));
                 // A NAT translates the routers' quotes back (the ICMP
                 // error is related to the connection): a translation seen
@@ -2069,12 +2197,12 @@ fn evaluate(
                     option_kind: l.change.option_kind,
                     direction: run.direction,
                     hop: match (nat_at_end, nat_hint) {
-                        (false, _) => hop_ref(l.hop),
+                        (false, _) => hop_ref(p.placed(l.hop)),
                         (true, Some((h, _))) => Some(h),
                         (true, None) => None,
                     },
                     after_hop: match (nat_at_end, nat_hint) {
-                        (false, _) => hop_ref(l.after_hop),
+                        (false, _) => hop_ref(p.placed(l.after_hop)),
                         (true, Some((_, a))) => a,
                         (true, None) => None,
                     },
@@ -2102,22 +2230,22 @@ fn evaluate(
             } else {
                 "unchanged"
             };
-            let hops = len.map_or(0, |x| x.saturating_sub(1));
+            let hops = of_hops(len.map_or(0, |x| x.saturating_sub(1)));
             match (&run.at_end, last) {
                 (Some(_), _) if reverse => detail.push(format!(
-                    "quoted unchanged by {} of {hops} hops and received unchanged here",
+                    "quoted unchanged by {} of {hops} and received unchanged here",
                     run.quotes.len()
                 )),
                 (Some(_), _) => detail.push(format!(
-                    "quoted unchanged by {} of {hops} hops and captured unchanged at the target by the reflector",
+                    "quoted unchanged by {} of {hops} and captured unchanged at the target by the reflector",
                     run.quotes.len()
                 )),
                 (None, Some(l)) if reflector && run.answer.is_some() => detail.push(format!(
-                    "quoted unchanged by {} of {hops} hops; answered, but the reflector did not capture it at the target (past hop {l} a SYN proxy answered it, or a NAT translated it beyond what the reflector finds)",
+                    "quoted unchanged by {} of {hops}; answered, but the reflector did not capture it at the target (past hop {l} a SYN proxy answered it, or a NAT translated it beyond what the reflector finds)",
                     run.quotes.len()
                 )),
                 (None, Some(l)) => detail.push(format!(
-                    "quoted unchanged by {} of {hops} hops; not visible past hop {l} without --reflector",
+                    "quoted unchanged by {} of {hops}; not visible past hop {l} without --reflector",
                     run.quotes.len()
                 )),
                 (None, None) => {
@@ -2175,6 +2303,22 @@ fn evaluate(
                 ),
                 None if result == "dropped" => detail.push(format!(
                     "a SYN with the server's Fast Open cookie and {n} bytes of data never arrives, while the cookie request without data was answered"
+                )),
+                None => {}
+            }
+        }
+        if spec.name == "synack_fastopen_data" {
+            let n = run.sent.payload().map_or(0, <[u8]>::len);
+            match run
+                .at_end
+                .as_ref()
+                .map(|o| o.seen.payload().map_or(0, <[u8]>::len))
+            {
+                Some(m) if m == n => {
+                    detail.push(format!("the {n} bytes of data in the SYN-ACK arrived here"))
+                }
+                Some(m) => detail.push(format!(
+                    "the SYN-ACK arrived here with {m} of its {n} bytes of data"
                 )),
                 None => {}
             }
@@ -2365,7 +2509,56 @@ mod tests {
         assert_eq!(rev[0].name, "synack");
         let ecn = rev.iter().find(|t| t.name == "synack_ecn_setup").unwrap();
         assert_eq!(ecn.flags, Flags::ECE);
-        for t in &all {
+        let mut rev_names: Vec<&str> = rev.iter().map(|t| t.name).collect();
+        rev_names.sort_unstable();
+        rev_names.dedup();
+        assert_eq!(rev_names.len(), rev.len());
+        // Every forward test has its twin but these three.
+        let unmirrored: Vec<&str> = all
+            .iter()
+            .map(|t| t.name)
+            .filter(|n| {
+                !rev.iter().any(|r| {
+                    let base = r
+                        .name
+                        .strip_prefix("synack_")
+                        .or(r.name.strip_prefix("reverse_"));
+                    base == Some(n) || (base == Some("linux") && *n == "linux_syn")
+                })
+            })
+            .collect();
+        assert_eq!(unmirrored, ["ttl", "accecn_setup", "dscp_all"]);
+        assert_eq!(rev.len(), 1 + all.len() - 3);
+        let twin = |name: &str| rev.iter().find(|t| t.name == name).unwrap();
+        for (fwd, back) in [
+            ("exp253", "synack_exp253"),
+            ("exp254", "synack_exp254"),
+            ("unassigned", "synack_unassigned"),
+            ("accecn0", "synack_accecn0"),
+            ("accecn1", "synack_accecn1"),
+        ] {
+            let f = all.iter().find(|t| t.name == fwd).unwrap();
+            assert_eq!(twin(back).options, f.options, "{back}");
+        }
+        // The SYN-ACK forms: a cookie, not a request; MP_CAPABLE with a key.
+        for name in ["synack_fastopen", "synack_fastopen_data"] {
+            let o = tcp_options::StrictOptions::new(&twin(name).options)
+                .filter_map(Result::ok)
+                .find_map(|o| match o.option {
+                    tcp_options::TcpOption::FastOpen(f) => Some(f.cookie.to_vec()),
+                    _ => None,
+                });
+            assert_eq!(o.as_deref(), Some(&REVERSE_COOKIE[..]), "{name}");
+        }
+        assert_eq!(twin("synack_fastopen_data").payload, FASTOPEN_DATA);
+        assert!(twin("synack_fastopen").payload.is_empty());
+        let mp = &twin("synack_mptcp").options;
+        assert_eq!(
+            (mp[0], mp[1], mp[2] >> 4),
+            (30, 12, 0),
+            "MP_CAPABLE, subtype 0"
+        );
+        for t in all.iter().chain(&rev) {
             assert!(
                 t.options.len().is_multiple_of(4) && t.options.len() <= 40,
                 "{}",

@@ -38,7 +38,8 @@
 //!   and port: the copies go there too, and the NAT translates them back),
 //!   refused unless its destination is this connection's peer, with the given
 //!   DS byte, flags besides SYN+ACK and option block (each kept when
-//!   absent), sent once per TTL (identification `I | ttl`, the TTL-64 copy
+//!   absent) and `"payload":HEX?` (data in the SYN-ACK, as Fast Open
+//!   allows, at most 512 bytes; none when absent), sent once per TTL (identification `I | ttl`, the TTL-64 copy
 //!   `I`), paced 2 ms -> `{"ok":true,"sent":HEX}` (the TTL-64 copy)
 //! - `{"op":"send_data", ...}`: the same fields plus `"offset":N?`; one data
 //!   byte (PSH+ACK, no options) from the server's side of that connection,
@@ -92,6 +93,8 @@ pub const MIN_KEY_LEN: usize = 8;
 const MAX_SENT_PER_SESSION: usize = 1024;
 /// Crafted packets one request may ask for at most.
 const MAX_SENT_PER_REQUEST: usize = 64;
+/// Data a crafted SYN-ACK may carry at most, bytes.
+const MAX_SYNACK_PAYLOAD: usize = 512;
 
 /// The key from the command line, else from [`KEY_ENV`] (`None`: neither).
 pub fn key_from(arg: Option<&str>) -> Option<String> {
@@ -420,6 +423,27 @@ fn acks(c: &Captured, ack: Option<u32>) -> bool {
     tcp.ack() == Some(a) && tcp.flags().is_some_and(|f| f.contains(Flags::ACK))
 }
 
+/// The data of a crafted segment: one byte for `send_data`, else the
+/// request's `payload` (hex, at most [`MAX_SYNACK_PAYLOAD`] bytes), else none.
+fn synack_payload(req: &Value, data: bool) -> Result<Vec<u8>, String> {
+    if data {
+        return Ok(vec![b'R']);
+    }
+    match req.get("payload") {
+        None => Ok(vec![]),
+        Some(v) => {
+            let p = v.as_str().and_then(unhex).ok_or("payload: hex needed")?;
+            if p.len() > MAX_SYNACK_PAYLOAD {
+                return Err(format!(
+                    "payload: {} bytes, at most {MAX_SYNACK_PAYLOAD}",
+                    p.len()
+                ));
+            }
+            Ok(p)
+        }
+    }
+}
+
 fn handle(
     req: &Value,
     shared: &Mutex<Shared>,
@@ -493,6 +517,7 @@ fn handle(
             if ttls.len() > MAX_SENT_PER_REQUEST {
                 return Err(format!("at most {MAX_SENT_PER_REQUEST} copies per request"));
             }
+            let payload = synack_payload(req, data)?;
             // The server's SYN-ACK to the client's port, or, with `ack`,
             // the one acknowledging that number wherever it went (a NAT's
             // translated address and port, a SYN proxy's handshake with the
@@ -568,7 +593,7 @@ fn handle(
                 flags,
                 window: original.window().unwrap_or(0),
                 options,
-                payload: if data { vec![b'R'] } else { vec![] },
+                payload,
             };
             let mut full = Vec::new();
             for ttl in ttls {
@@ -728,6 +753,32 @@ mod tests {
         assert!(s.allow(peer, 1).is_ok());
         let v6 = IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0x41, 0, 0, 0, 0, 2));
         assert!(s.allow(v6, 1).is_err());
+    }
+
+    #[test]
+    fn synack_payload_is_bounded_hex() {
+        assert_eq!(synack_payload(&json!({}), false).unwrap(), Vec::<u8>::new());
+        assert_eq!(
+            synack_payload(&json!({"payload": "ab"}), true).unwrap(),
+            b"R"
+        );
+        assert_eq!(
+            synack_payload(&json!({"payload": "0001ff"}), false).unwrap(),
+            [0, 1, 0xff]
+        );
+        let most = "00".repeat(MAX_SYNACK_PAYLOAD);
+        assert_eq!(
+            synack_payload(&json!({ "payload": most }), false)
+                .unwrap()
+                .len(),
+            MAX_SYNACK_PAYLOAD
+        );
+        let e = synack_payload(&json!({ "payload": format!("{most}00") }), false).unwrap_err();
+        assert!(e.contains("at most 512"), "{e}");
+        for junk in [json!("0g"), json!("abc"), json!(7)] {
+            let e = synack_payload(&json!({ "payload": junk }), false).unwrap_err();
+            assert!(e.contains("hex needed"), "{e}");
+        }
     }
 
     #[test]
