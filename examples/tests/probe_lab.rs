@@ -1000,8 +1000,11 @@ fn probe_lab_ipv6_with_reflector() {
     }
     let dir = std::env::temp_dir().join(format!("probe-lab-reflect-v6-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    // Every IPv6 case (all but the two ECN bleaches: ip6tables has no ECN
+    // target), as in IPv4.
     let cases = [
         "clean",
+        "wscale_syn_pre",
         "wscale_syn_fwd",
         "wscale_synack_fwd",
         "wscale_synack_pre",
@@ -1011,6 +1014,12 @@ fn probe_lab_ipv6_with_reflector() {
         "mss_fwd",
         "dscp_bleach_pre",
         "dscp_remark_fwd",
+        "dscp_remark_pre",
+        "dscp_map_fwd",
+        "exotic_fwd",
+        "ecn_setup_drop_fwd",
+        "tfo_drop_fwd",
+        "window_fwd",
         "window_pre",
         "conntrack_strict",
         "campus",
@@ -1018,6 +1027,7 @@ fn probe_lab_ipv6_with_reflector() {
         "synproxy_fwd",
     ];
     let runs = run_lab(&dir, &cases, &["--timeout-ms", "600"], true, true);
+    assert_eq!(runs.len(), 22);
     check_reflect_cases(&runs);
     let _ = std::fs::remove_dir_all(&dir);
 }
