@@ -147,8 +147,12 @@ fn lab(case: &str, extra: &[&str]) -> Option<Run> {
 /// (`TCP_INFO`'s `tcpi_snd_wscale`, recorded by xfer.py on both ends; the
 /// endpoint's own `tcpi_rcv_wscale` is what it means). Where the two differ
 /// (a window-scale option removed on the way, a SYN proxy's own shift)
-/// there is no one shift to infer: that side is skipped, and the test says
-/// so. These transfers (150,000 bytes each way at about 0.1 ms, a handful
+/// there is no one shift to infer: the flight bounds the shift the peer
+/// reads from below, the receiver's edges the one it means from above, its
+/// window growth names the one it means; the interval must then hold one
+/// of the two (the campus client's [1, 14] holds the 10 the server reads;
+/// behind the SYN proxy the server's [10, 10] is the 10 it means while the
+/// client reads 7), and the test says which. These transfers (150,000 bytes each way at about 0.1 ms, a handful
 /// of round trips in slow start) are not held to one value; the bulk
 /// transfers of lab_limits.rs are.
 fn check_inferred(case: &str, dir: &Path, cut: &Value) {
@@ -176,22 +180,32 @@ fn check_inferred(case: &str, dir: &Path, cut: &Value) {
     for conn in cut["connections"].as_array().into_iter().flatten() {
         let inf = &conn["negotiated"]["wscale_inferred"];
         for (who, meant, read) in truth {
-            if meant != read {
-                eprintln!(
-                    "{case}: the {who} means shift {meant}, its peer reads {read} (TCP_INFO): no one shift to infer, {who}'s interval not checked ({})",
-                    inf[who]
-                );
-                continue;
-            }
             let (Some(min), Some(max)) = (inf[who]["min"].as_u64(), inf[who]["max"].as_u64())
             else {
                 continue;
             };
-            assert!(
-                (min..=max).contains(&read),
-                "{case}: {who}'s shift {read} outside the inferred [{min}, {max}]: {}",
-                inf[who]
-            );
+            if meant != read {
+                eprintln!(
+                    "{case}: the {who} means shift {meant}, its peer reads {read} (TCP_INFO): the inferred [{min}, {max}] holds {}",
+                    match ((min..=max).contains(&read), (min..=max).contains(&meant)) {
+                        (true, true) => "both",
+                        (true, false) => "the read one",
+                        (false, true) => "the meant one",
+                        (false, false) => "neither",
+                    }
+                );
+                assert!(
+                    (min..=max).contains(&read) || (min..=max).contains(&meant),
+                    "{case}: {who}'s shifts {meant} (meant) and {read} (read) both outside the inferred [{min}, {max}]: {}",
+                    inf[who]
+                );
+            } else {
+                assert!(
+                    (min..=max).contains(&read),
+                    "{case}: {who}'s shift {read} outside the inferred [{min}, {max}]: {}",
+                    inf[who]
+                );
+            }
             let b = &inf[who]["bounds"];
             assert!(
                 b["min"].as_u64() <= Some(min) && Some(max) <= b["max"].as_u64(),
