@@ -1069,3 +1069,57 @@ fn text_limits_agree_with_the_json_on_the_shipped_captures() {
     // The campus captures show it (server side: 17,482 bytes, accepted).
     assert!(beyond_seen >= 1);
 }
+
+/// The tracker input kept for connections without a handshake
+/// (`limit_log`) is bounded: one connection past `LOG_EVENTS` segments,
+/// and connections whose logs together pass `LOG_BUDGET`, get no limit,
+/// with the bound named in the reason, instead of memory without bound.
+#[test]
+fn mid_stream_limit_logs_are_bounded() {
+    use examples::firewall::limit_log::{LOG_BUDGET, LOG_EVENTS};
+    // Data segments of one byte from the server, each acknowledging the
+    // client's (never moving) sequence number: no handshake.
+    let segments = |conns: usize, each: usize| -> Vec<Pkt> {
+        let mut pkts = Vec::with_capacity(conns * each);
+        for i in 0..each {
+            for c in 0..conns {
+                let port = 40000 + c as u16;
+                let seq = 5_000_000u32.wrapping_add(i as u32);
+                let t = T0 + (i * conns + c) as u64 * 1_000;
+                let seg = Seg::new(S, 5001, C, port).seq(seq).ack(1_000).flags(ACK);
+                pkts.push(Pkt::new(t, seg.win(1000).payload(1).ipv4()));
+            }
+        }
+        pkts
+    };
+    let reasons = |v: &Value| -> Vec<String> {
+        v["connections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                c["directions"]["server_to_client"]["limit"]["reason"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect()
+    };
+    let one = run(&segments(1, LOG_EVENTS + 10), &Settings::default());
+    let r = reasons(&one);
+    assert_eq!(r.len(), 1);
+    assert!(
+        r[0].contains(&format!("more than the {LOG_EVENTS} segments")),
+        "{}",
+        r[0]
+    );
+    // Five connections at once, each below the bound, together above the
+    // budget: the one that passes it gives its log up, the rest keep theirs.
+    let each = LOG_BUDGET / 5 + 1_000;
+    assert!(each < LOG_EVENTS);
+    let many = run(&segments(5, each), &Settings::default());
+    let r = reasons(&many);
+    assert_eq!(r.len(), 5);
+    let over = r.iter().filter(|x| x.contains("open at once")).count();
+    assert!((1..5).contains(&over), "{r:?}");
+}
