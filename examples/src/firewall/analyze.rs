@@ -1438,7 +1438,10 @@ const CAP_ACKS: u32 = 16;
 /// or more): the receiver caps its fields as one that does not scale does
 /// (Linux advertises at most 65,535 bytes then), and the sender reads them
 /// scaled. No handshake is needed: what window scaling removed from the
-/// SYN-ACK on the way leaves behind, seen from either side.
+/// SYN-ACK on the way leaves behind, seen from either side. A receiver
+/// that scales and sits at its largest window, 65,535 << s, would look the
+/// same: Linux picks its shift so that its buffer never needs the largest
+/// field, other stacks may not, hence `medium`.
 fn unscaled_cap_evidence(
     e: &EdgeEvidence,
     lo: u8,
