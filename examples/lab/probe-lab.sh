@@ -178,8 +178,12 @@ done
 # the namespace's own setting, for IPv6 too) and TCP_FASTOPEN on the
 # listener: its queue of pending Fast Open connections, 1024 (with 16, a
 # run of 24 cases once got a SYN-ACK without a cookie in its 21st case,
-# conntrack_strict: the queue seemingly still held the earlier cases'
-# Fast Open children, which the probe resets).
+# conntrack_strict). Linux's net/ipv4/tcp_fastopen.c and
+# net/core/request_sock.c explain it: a Fast Open child that is reset (the
+# probe resets each one) stays counted in the queue for 60 s
+# (reqsk_fastopen_remove), and with the queue full tcp_fastopen_queue_check
+# fails before any cookie is made, so the SYN-ACK carries none
+# (TcpExtTCPFastOpenListenOverflow counts it).
 ip netns exec "$S" sysctl -qw net.ipv4.tcp_fastopen=3
 ip netns exec "$S" python3 -c '
 import socket, threading
