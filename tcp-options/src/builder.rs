@@ -80,6 +80,23 @@ impl AccEcnCounters {
     }
 }
 
+/// MPTCP's MP_CAPABLE, version 1 with flag H (RFC 8684 section 3.1): in a
+/// SYN without a key (4 bytes), in a SYN-ACK with the sender's key (12).
+///
+/// ```
+/// use tcp_options::{MpCapable, OptionsBuilder};
+/// let syn = OptionsBuilder::new().mp_capable(MpCapable { key: None }).build().unwrap();
+/// assert_eq!(&syn[..], &[30, 4, 0x01, 0x01]);
+/// let synack = OptionsBuilder::new().mp_capable(MpCapable { key: Some(7) }).build().unwrap();
+/// assert_eq!(&synack[..4], &[30, 12, 0x01, 0x01]);
+/// assert_eq!(&synack[4..], &7u64.to_be_bytes());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MpCapable {
+    /// The sender's key (a SYN-ACK's, or a third ACK's); `None` in a SYN.
+    pub key: Option<u64>,
+}
+
 /// Options to write; set fields directly or with the chained setters.
 ///
 /// ```
@@ -110,6 +127,8 @@ pub struct OptionsBuilder<'a> {
     pub sack_blocks: &'a [SackBlock],
     /// Fast Open (kind 34): `Some(&[])` is a cookie request.
     pub fast_open: Option<&'a [u8]>,
+    /// MPTCP MP_CAPABLE (kind 30), written after Fast Open.
+    pub mp_capable: Option<MpCapable>,
     /// Accurate ECN (kind 172 or 174), written last.
     pub accecn: Option<AccEcnCounters>,
 }
@@ -125,6 +144,7 @@ impl<'a> OptionsBuilder<'a> {
             window_scale: None,
             sack_blocks: &[],
             fast_open: None,
+            mp_capable: None,
             accecn: None,
         }
     }
@@ -161,6 +181,12 @@ impl<'a> OptionsBuilder<'a> {
     /// Add Fast Open: an empty cookie is a request.
     pub const fn fast_open(mut self, cookie: &'a [u8]) -> Self {
         self.fast_open = Some(cookie);
+        self
+    }
+
+    /// Add MPTCP's MP_CAPABLE (RFC 8684).
+    pub const fn mp_capable(mut self, m: MpCapable) -> Self {
+        self.mp_capable = Some(m);
         self
     }
 
@@ -204,6 +230,9 @@ impl<'a> OptionsBuilder<'a> {
                 return Err(BuildError::InvalidFastOpenCookie { len: l });
             }
             n += (2 + l + 3) & !3;
+        }
+        if let Some(m) = self.mp_capable {
+            n += usize::from(mp_capable_len(m));
         }
         if let Some(a) = self.accecn {
             if a.fields > 3 {
@@ -285,6 +314,17 @@ impl<'a> OptionsBuilder<'a> {
                 w.put(&[kind::NOP, kind::NOP]);
             }
         }
+        if let Some(m) = self.mp_capable {
+            w.put(&[
+                kind::MPTCP,
+                mp_capable_len(m),
+                kind::MP_CAPABLE_V1,
+                kind::MP_CAPABLE_FLAG_H,
+            ]);
+            if let Some(key) = m.key {
+                w.put(&key.to_be_bytes());
+            }
+        }
         if let Some(a) = self.accecn {
             // At most 3 fields (checked in len): 2 + 9 fits in a byte.
             let len = kind::ACCECN_BASE_LEN + kind::ACCECN_FIELD_LEN * a.fields;
@@ -323,5 +363,14 @@ impl Writer<'_> {
             dst.copy_from_slice(bytes);
             self.pos = end;
         }
+    }
+}
+
+/// MP_CAPABLE's length: 4 without a key, 12 with one (both multiples of 4).
+const fn mp_capable_len(m: MpCapable) -> u8 {
+    if m.key.is_some() {
+        kind::MP_CAPABLE_KEY_LEN
+    } else {
+        kind::MP_CAPABLE_SYN_LEN
     }
 }

@@ -59,6 +59,15 @@ pub const USER_TIMEOUT_LEN: u8 = 4;
 pub const TCP_AO_MIN_LEN: u8 = 4;
 /// Smallest MPTCP option that carries its subtype nibble.
 pub const MPTCP_MIN_LEN: u8 = 3;
+/// MP_CAPABLE in a SYN: kind, length, subtype/version, flags (RFC 8684
+/// section 3.1).
+pub const MP_CAPABLE_SYN_LEN: u8 = 4;
+/// MP_CAPABLE with the sender's 64-bit key, as a SYN-ACK carries it.
+pub const MP_CAPABLE_KEY_LEN: u8 = 12;
+/// MP_CAPABLE's version byte: subtype 0 (high nibble), version 1.
+pub const MP_CAPABLE_V1: u8 = 0x01;
+/// MP_CAPABLE's flag H: HMAC-SHA256, the one algorithm RFC 8684 defines.
+pub const MP_CAPABLE_FLAG_H: u8 = 0x01;
 /// Length of a Fast Open cookie request (no cookie).
 pub const FAST_OPEN_BASE_LEN: u8 = 2;
 /// Shortest Fast Open cookie in bytes (RFC 7413).

@@ -67,7 +67,7 @@ pub mod rewrite;
 pub mod session;
 mod walk;
 
-pub use builder::{AccEcnCounters, OptionsBuilder};
+pub use builder::{AccEcnCounters, MpCapable, OptionsBuilder};
 pub use display::OptionList;
 pub use error::{
     AuthOptionError, BuildError, ExpectedLength, HeaderError, OptionError, OptionErrorReason,

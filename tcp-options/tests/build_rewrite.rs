@@ -1,8 +1,8 @@
 //! Builder layouts, checksums and rewrites.
 
 use tcp_options::{
-    checksum, rewrite, BuildError, OptionsBuilder, RewriteError, SackBlock, StrictOptions,
-    TcpOption, TcpPacket,
+    checksum, rewrite, BuildError, MpCapable, OptionsBuilder, RewriteError, SackBlock,
+    StrictOptions, TcpOption, TcpPacket,
 };
 
 #[test]
@@ -386,4 +386,42 @@ fn builder_accecn_golden_and_round_trip() {
             .len(),
         Err(BuildError::TooLong { needed: 44 })
     );
+}
+
+/// MP_CAPABLE as RFC 8684 section 3.1 lays it out (version 1, flag H): 4
+/// bytes in a SYN, 12 with the sender's key in a SYN-ACK; the strict
+/// parser reads it back as subtype 0, and a full block with it is refused
+/// as too long rather than cut.
+#[test]
+fn builder_mp_capable_round_trips() {
+    for (key, len) in [(None, 4usize), (Some(0x6c61_622d_6b65_7931u64), 12)] {
+        let b = OptionsBuilder::new()
+            .mss(1460)
+            .mp_capable(MpCapable { key });
+        let opts = b.build().unwrap();
+        assert_eq!(opts.len(), 4 + len);
+        let parsed: Vec<_> = StrictOptions::new(&opts)
+            .map(|o| o.unwrap().option)
+            .collect();
+        match parsed[1] {
+            TcpOption::Mptcp(m) => {
+                assert_eq!(m.subtype, 0);
+                assert_eq!(m.subtype_name(), Some("MP_CAPABLE"));
+                assert_eq!(m.data.len(), len - 2);
+                assert_eq!(m.data[0..2], [0x01, 0x01]);
+                if let Some(k) = key {
+                    assert_eq!(m.data[2..], k.to_be_bytes());
+                }
+            }
+            ref o => panic!("{o:?}"),
+        }
+    }
+    let full = OptionsBuilder::new()
+        .timestamps(1, 2)
+        .sack_permitted()
+        .mss(1460)
+        .window_scale(7)
+        .fast_open(&[1, 2, 3, 4, 5, 6, 7, 8])
+        .mp_capable(MpCapable { key: Some(1) });
+    assert!(matches!(full.build(), Err(BuildError::TooLong { .. })));
 }

@@ -39,6 +39,7 @@ impl Opts {
             window_scale: self.ws,
             sack_blocks: &self.blocks,
             fast_open: self.tfo.as_deref(),
+            mp_capable: None,
             accecn: None,
         }
     }

@@ -49,7 +49,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use serde_json::json;
-use tcp_options::{AccEcnCounters, Flags, OptionsBuilder};
+use tcp_options::{AccEcnCounters, Flags, MpCapable, OptionsBuilder};
 
 use self::diff::{locate, Observation, ProbeKind};
 use self::net::{RawIp, RstGuard};
@@ -258,7 +258,7 @@ pub fn catalogue() -> Vec<TestSpec> {
             "a SYN with MPTCP MP_CAPABLE version 1 (kind 30, RFC 8684)",
             0,
             Flags::empty(),
-            vec![30, 4, 0x01, 0x01],
+            options(OptionsBuilder::new().mp_capable(MpCapable { key: None })),
             ProbeKind::ProbeDropped,
         ),
         t(
@@ -485,7 +485,7 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
                     "reverse_ect0_data" | "reverse_ce_data" | "reverse_out_of_window" => {
                         prober.run_reverse_data(c, i as u8, sport, spec)?
                     }
-                    "synack_accecn_setup" | "reverse_dscp_all" => {
+                    n if REVERSE_NOT_RUN.iter().any(|(x, _)| *x == n) => {
                         prober.reverse_not_run(sport, spec)?
                     }
                     _ => prober.run_reverse(c, i as u8, sport, spec)?,
@@ -1358,12 +1358,9 @@ fn reverse_note(e: &str) -> String {
 /// allows 4 to 16). The prober never uses it: it only has to arrive.
 pub const REVERSE_COOKIE: [u8; 8] = *b"fcpcooki";
 
-/// MP_CAPABLE as a SYN-ACK carries it (RFC 8684 section 3.1): version 1,
-/// flag H (HMAC-SHA256), and the sender's 64-bit key (12 bytes; the SYN's
-/// has no key, 4 bytes).
-pub const REVERSE_MP_CAPABLE: [u8; 12] = [
-    30, 12, 0x01, 0x01, 0x6c, 0x61, 0x62, 0x2d, 0x6b, 0x65, 0x79, 0x31,
-];
+/// The sender's key in the crafted `synack_mptcp` SYN-ACK's MP_CAPABLE
+/// (RFC 8684 section 3.1: a SYN-ACK's carries one, a SYN's none).
+pub const REVERSE_MPTCP_KEY: u64 = u64::from_be_bytes(*b"lab-key1");
 
 /// The twins that are reported but not run, and why.
 pub const REVERSE_NOT_RUN: [(&str, &str); 2] = [
@@ -1442,7 +1439,11 @@ pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
                     r.payload = FASTOPEN_DATA.to_vec();
                 }
             }
-            "mptcp" => r.options = REVERSE_MP_CAPABLE.to_vec(),
+            "mptcp" => {
+                r.options = options(OptionsBuilder::new().mp_capable(MpCapable {
+                    key: Some(REVERSE_MPTCP_KEY),
+                }))
+            }
             _ => {}
         }
         v.push(r);
@@ -2601,6 +2602,10 @@ mod tests {
             (30, 12, 0),
             "MP_CAPABLE, subtype 0"
         );
+        // The bytes the probe sent before the builder wrote them.
+        assert_eq!(mp[..], *b"\x1e\x0c\x01\x01lab-key1");
+        let syn = &all.iter().find(|t| t.name == "mptcp").unwrap().options;
+        assert_eq!(syn[..], [30, 4, 0x01, 0x01]);
         for t in all.iter().chain(&rev) {
             assert!(
                 t.options.len().is_multiple_of(4) && t.options.len() <= 40,
