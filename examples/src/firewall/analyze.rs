@@ -1917,8 +1917,8 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
             (None, None, None) => Limit::none(match inferred_here {
                 Some(i) => format!(
                     "the window scale is unknown (the handshake is not in the capture; it shows only that the {} reads the {}'s fields with a shift from {} to {}): pass --assume-wscale S",
-                    if dir == Direction::ClientToServer { "client" } else { "server" },
-                    if dir == Direction::ClientToServer { "server" } else { "client" },
+                    dir.sender(),
+                    dir.reverse().sender(),
                     i.min,
                     i.max
                 ),
@@ -2625,12 +2625,8 @@ pub fn analyze<R: Read, W: Write>(
         let (conn, dir) = tracker.track(&rec, ConnState::default);
         let before = conn.state.log_len();
         conn.state.update(&rec, dir, settings);
-        let after = conn.state.log_len();
-        logged.set(logged.get() + after - before.min(after));
-        if after < before {
-            // The log was dropped at its own bound.
-            logged.set(logged.get().saturating_sub(before));
-        }
+        // The log grew, or was dropped at its own bound (then it is empty).
+        logged.set(logged.get().saturating_sub(before) + conn.state.log_len());
         if logged.get() > limit_log::LOG_BUDGET {
             if let Some(l) = conn.state.limit_log.as_mut() {
                 let freed = l.drop_events(limit_log::Dropped::Budget);

@@ -83,6 +83,14 @@ impl Direction {
         }
     }
 
+    /// The endpoint that sends this direction's data: `client` or `server`.
+    pub fn sender(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "client",
+            Direction::ServerToClient => "server",
+        }
+    }
+
     /// `client_to_server` or `server_to_client`, the names used in JSON.
     pub fn as_str(self) -> &'static str {
         match self {
