@@ -1985,6 +1985,136 @@ pub fn remarking_map(map: &[report::DscpMapEntry]) -> Vec<String> {
     out
 }
 
+/// How much of the probe a test needs an observer to have seen: its
+/// option block and data for the tests that carry them, the fixed header
+/// for the ECN-setup flags, the IP header and the first 8 TCP bytes for
+/// the marks and the arrival tests (an RFC 792 quote shows those).
+fn needs(spec: &TestSpec) -> diff::Coverage {
+    let ecn_flags = Flags::AE | Flags::CWR | Flags::ECE;
+    match spec.name {
+        // The DS byte of data segments; whether a segment arrives.
+        "ttl"
+        | "ect0_data"
+        | "ce_data"
+        | "reverse_ect0_data"
+        | "reverse_ce_data"
+        | "out_of_window"
+        | "reverse_out_of_window"
+        | "dscp_all"
+        | "reverse_dscp_all" => diff::Coverage::Partial,
+        // The server's own SYN-ACK: its options.
+        "synack" => diff::Coverage::Full,
+        _ if !spec.options.is_empty()
+            || !spec.payload.is_empty()
+            || spec.name.contains("fastopen") =>
+        {
+            diff::Coverage::Full
+        }
+        _ if spec.flags.intersects(ecn_flags) => diff::Coverage::FixedHeader,
+        _ => diff::Coverage::Partial,
+    }
+}
+
+/// What the routers' quotes of one run show: how many quoted the whole
+/// header, and which quoted only part of it (RFC 792: the first 8 TCP
+/// bytes, ports and sequence number), so that a partial quote is never
+/// counted as having seen what it does not hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct QuoteEvidence {
+    /// Quotes of the whole TCP header (options included).
+    full: usize,
+    /// The partial quotes: (TTL, TCP bytes quoted), by TTL.
+    partial: Vec<(u8, usize)>,
+    /// The last hop (TTL) that quoted the whole header.
+    last_full: Option<u8>,
+    /// Each quote's TTL and coverage, by TTL.
+    all: Vec<(u8, diff::Coverage)>,
+}
+
+impl QuoteEvidence {
+    fn of(quotes: &[(u8, wire::IcmpError)]) -> QuoteEvidence {
+        let mut all: Vec<(u8, diff::Coverage)> = quotes
+            .iter()
+            .map(|(t, e)| (*t, diff::coverage(&e.quote)))
+            .collect();
+        all.sort_by_key(|(t, _)| *t);
+        let mut partial: Vec<(u8, usize)> = quotes
+            .iter()
+            .filter(|(_, e)| diff::coverage(&e.quote) != diff::Coverage::Full)
+            .map(|(t, e)| (*t, e.quoted_tcp_len))
+            .collect();
+        partial.sort_by_key(|(t, _)| *t);
+        QuoteEvidence {
+            full: all
+                .iter()
+                .filter(|(_, c)| *c == diff::Coverage::Full)
+                .count(),
+            partial,
+            last_full: all
+                .iter()
+                .filter(|(_, c)| *c == diff::Coverage::Full)
+                .map(|(t, _)| *t)
+                .max(),
+            all,
+        }
+    }
+
+    /// The last hop whose quote shows what a test needing `needs` checks.
+    fn last_covering(&self, needs: diff::Coverage) -> Option<u8> {
+        self.all
+            .iter()
+            .filter(|(_, c)| *c >= needs)
+            .map(|(t, _)| *t)
+            .max()
+    }
+
+    /// Whether the last hop that quoted the probe at all showed what the
+    /// test checks (no quote at all: only the marks' tests, whose fields
+    /// the answer's arrival does not show either, count as seen).
+    fn covers_last(&self, needs: diff::Coverage) -> bool {
+        match self.all.last() {
+            Some((_, c)) => *c >= needs,
+            None => needs == diff::Coverage::Partial,
+        }
+    }
+
+    /// ", 1 more in part" after the count of full quotes.
+    fn in_part(&self) -> String {
+        match self.partial.len() {
+            0 => String::new(),
+            n => format!(" in full and {n} in part"),
+        }
+    }
+
+    /// The partial quotes in words: which hops, how much, and from which
+    /// hop on the rest of the probe is unknown (past the last hop that
+    /// quoted it in full, when a partial quote comes after it).
+    fn partial_note(&self) -> Option<String> {
+        let (first, _) = *self.partial.first()?;
+        let last = self.partial.last().map_or(first, |(t, _)| *t);
+        let hops = self
+            .partial
+            .iter()
+            .map(|(t, _)| t.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let bytes = self.partial.iter().map(|(_, n)| *n).min().unwrap_or(0);
+        let what = if bytes < 20 {
+            " (ports and sequence number: options, flags and window not quoted)"
+        } else {
+            " (options not quoted in full)"
+        };
+        let beyond = match self.last_full {
+            Some(k) if k > last => String::new(),
+            Some(k) => format!(": unknown beyond hop {k}"),
+            None => ": no hop quoted it in full".into(),
+        };
+        Some(format!(
+            "hop(s) {hops} quoted only the first {bytes} TCP bytes{what}{beyond}"
+        ))
+    }
+}
+
 /// Turns the test runs into the report.
 fn evaluate(
     target: SocketAddr,
@@ -2071,12 +2201,7 @@ fn evaluate(
             })
             .collect();
         obs.extend(run.at_end.clone());
-        let partial: Vec<u8> = run
-            .quotes
-            .iter()
-            .filter(|(_, e)| diff::coverage(&e.quote) != diff::Coverage::Full)
-            .map(|(t, _)| *t)
-            .collect();
+        let ev = QuoteEvidence::of(&run.quotes);
         let mut located = locate(&run.sent, &obs);
         let mut detail: Vec<String> = run.note.iter().cloned().collect();
         // Server to client behind a NAT: the reflector's copies go to the
@@ -2203,9 +2328,10 @@ fn evaluate(
         } else if !located.is_empty() {
             result = "modified";
             detail.push(format!(
-                "quoted by {} of {}",
-                run.quotes.len(),
-                of_hops(len.map_or(0, |x| x.saturating_sub(1)))
+                "quoted by {} of {}{}",
+                ev.full,
+                of_hops(len.map_or(0, |x| x.saturating_sub(1))),
+                ev.in_part()
             ));
             for l in &located {
                 detail.push(format!(
@@ -2260,53 +2386,40 @@ fn evaluate(
                 }
             }
         } else {
-            let last = run.quotes.iter().map(|(t, _)| *t).max();
-            result = if run.at_end.is_none()
-                && partial.len() == run.quotes.len()
-                && (!spec.options.is_empty() || spec.name == "fastopen_data")
-            {
+            // Unchanged as far as the observers saw: the test's fields
+            // are known up to the last hop that quoted them (a partial
+            // quote past it says nothing about them), and at the far end
+            // with the reflector.
+            result = if run.at_end.is_none() && !ev.covers_last(needs(spec)) {
                 "unknown"
             } else {
                 "unchanged"
             };
             let hops = of_hops(len.map_or(0, |x| x.saturating_sub(1)));
-            match (&run.at_end, last) {
-                (Some(_), _) if reverse => detail.push(format!(
-                    "quoted unchanged by {} of {hops} and received unchanged here",
-                    run.quotes.len()
-                )),
+            let quoted = format!("quoted unchanged by {} of {hops}{}", ev.full, ev.in_part());
+            match (&run.at_end, ev.last_covering(needs(spec))) {
+                (Some(_), _) if reverse => {
+                    detail.push(format!("{quoted} and received unchanged here"))
+                }
                 (Some(_), _) => detail.push(format!(
-                    "quoted unchanged by {} of {hops} and captured unchanged at the target by the reflector",
-                    run.quotes.len()
+                    "{quoted} and captured unchanged at the target by the reflector"
                 )),
                 (None, Some(l)) if reflector && run.answer.is_some() => detail.push(format!(
-                    "quoted unchanged by {} of {hops}; answered, but the reflector did not capture it at the target (past hop {l} a SYN proxy answered it, or a NAT translated it beyond what the reflector finds)",
-                    run.quotes.len()
+                    "{quoted}; answered, but the reflector did not capture it at the target (past hop {l} a SYN proxy answered it, or a NAT translated it beyond what the reflector finds)"
                 )),
                 (None, Some(l)) => detail.push(format!(
-                    "quoted unchanged by {} of {hops}; not visible past hop {l} without --reflector",
-                    run.quotes.len()
+                    "{quoted}; not visible past hop {l} without --reflector"
                 )),
-                (None, None) => {
+                (None, None) if run.quotes.is_empty() => {
                     detail.push("no hop quoted it; not visible without --reflector".into())
                 }
+                (None, None) => detail.push(format!(
+                    "{quoted}; no hop quoted what this test checks; not visible without --reflector"
+                )),
             }
         }
-        if !partial.is_empty() {
-            detail.push(format!(
-                "hop(s) {} quoted only the first {} TCP bytes: options unknown beyond them",
-                partial
-                    .iter()
-                    .map(u8::to_string)
-                    .collect::<Vec<_>>()
-                    .join(","),
-                run.quotes
-                    .iter()
-                    .filter(|(t, _)| partial.contains(t))
-                    .map(|(_, e)| e.quoted_tcp_len)
-                    .min()
-                    .unwrap_or(0)
-            ));
+        if let Some(note) = ev.partial_note() {
+            detail.push(note);
         }
         if spec.name == "ttl" {
             let bad: Vec<String> = run
@@ -2487,6 +2600,170 @@ mod tests {
             hop: (sent != seen).then(|| h(ttl)),
             after_hop: (sent != seen).then(|| h(ttl - 1)),
         }
+    }
+
+    /// The lab's line: r1, r2, r3 at TTL 1 to 3, the target at 4.
+    fn lab_prober(raw: &RawIp) -> Prober<'_> {
+        let hop = |t: u8| (t, IpAddr::V4(Ipv4Addr::new(198, 18, 40 + t, t.min(2))));
+        Prober {
+            raw,
+            src: IpAddr::V4(Ipv4Addr::new(198, 18, 41, 2)),
+            dst: IpAddr::V4(Ipv4Addr::new(198, 18, 44, 2)),
+            dport: 5201,
+            timeout: Duration::from_millis(10),
+            pace: Duration::ZERO,
+            max_ttl: 16,
+            path_len: Some(4),
+            beyond: false,
+            path: (1..=3).map(hop).collect(),
+            rtt: Some(Duration::from_millis(1)),
+            next_port: 40000,
+            dscp_map: Vec::new(),
+        }
+    }
+
+    /// A run of `spec` whose SYN hop `t` quoted (all of it, or its first
+    /// `cut` TCP bytes), as seen at each hop by `at(ttl)`.
+    fn quoted_run(
+        p: &Prober<'_>,
+        spec: &TestSpec,
+        quotes: &[(u8, Option<usize>)],
+        at: impl Fn(u8, &Segment) -> Segment,
+    ) -> TestRun {
+        let seg = Segment {
+            sport: 40001,
+            dport: 5201,
+            seq: 7,
+            ack: 0,
+            flags: Flags::SYN | spec.flags,
+            window: spec.window,
+            options: spec.options.clone(),
+            payload: spec.payload.clone(),
+        };
+        let sent = build_ip(p.src, p.dst, spec.tos, 64, 0x0100, &seg).unwrap();
+        let mut run = TestRun::new(&sent, "client_to_server").unwrap();
+        for &(ttl, cut) in quotes {
+            let seen = at(ttl, &seg);
+            let ip = build_ip(p.src, p.dst, spec.tos, 1, 0x0100 | u16::from(ttl), &seen).unwrap();
+            let mut quote = Seen::from_ip(&ip).unwrap();
+            if let Some(n) = cut {
+                quote.tcp.truncate(n);
+            }
+            run.quotes.push((
+                ttl,
+                wire::IcmpError {
+                    from: p.path[usize::from(ttl) - 1].1,
+                    icmp_type: wire::ICMP_TIME_EXCEEDED,
+                    code: 0,
+                    quoted_tcp_len: quote.tcp.len(),
+                    quote,
+                    extensions: false,
+                },
+            ));
+        }
+        let answer = Segment {
+            sport: 5201,
+            dport: 40001,
+            seq: 99,
+            ack: 8,
+            flags: Flags::SYN | Flags::ACK,
+            window: 64240,
+            options: vec![],
+            payload: vec![],
+        };
+        let a = build_ip(p.dst, p.src, 0, 61, 0, &answer).unwrap();
+        run.answer = Some((4, Seen::from_ip(&a).unwrap()));
+        run
+    }
+
+    fn spec(name: &str) -> TestSpec {
+        catalogue().into_iter().find(|t| t.name == name).unwrap()
+    }
+
+    fn strip_wscale(seg: &Segment) -> Segment {
+        let mut s = seg.clone();
+        let at = s.options.windows(3).position(|w| w == [3, 3, 7]).unwrap();
+        s.options[at..at + 3].fill(1);
+        s
+    }
+
+    /// An RFC 792 quote (8 TCP bytes) shows ports and sequence number
+    /// only: it is never counted as a hop that saw the options unchanged,
+    /// and from the last hop that quoted them in full on they are unknown.
+    #[test]
+    fn a_partial_quote_is_not_an_unchanged_hop() {
+        let raw = RawIp::inert();
+        let p = lab_prober(&raw);
+        let target: SocketAddr = "198.18.44.2:5201".parse().unwrap();
+        let wscale = spec("wscale");
+        // r3 quotes 8 bytes; r2 strips window scale after its own quote
+        // (FORWARD): nobody shows the change, nothing may be placed.
+        let run = quoted_run(
+            &p,
+            &wscale,
+            &[(1, None), (2, None), (3, Some(8))],
+            |t, s| if t >= 3 { strip_wscale(s) } else { s.clone() },
+        );
+        let r = evaluate(
+            target,
+            &p,
+            &[(spec("ttl"), run.clone()), (wscale.clone(), run)],
+            "t",
+            false,
+        );
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        let t = &r.tests[1];
+        assert_eq!(t.result, "unknown", "{}", t.detail);
+        assert!(
+            t.detail.contains("quoted unchanged by 2 of 3 hops"),
+            "{}",
+            t.detail
+        );
+        assert!(!t.detail.contains("by 3 of 3"), "{}", t.detail);
+        assert!(
+            t.detail
+                .contains("hop(s) 3 quoted only the first 8 TCP bytes")
+                && t.detail.contains("unknown beyond hop 2"),
+            "{}",
+            t.detail
+        );
+        assert!(t.detail.contains("not visible past hop 2"), "{}", t.detail);
+        // The DSCP tests need only the IP header: r3's quote shows it.
+        let af11 = spec("dscp_af11");
+        let run = quoted_run(&p, &af11, &[(1, None), (2, None), (3, Some(8))], |_, s| {
+            s.clone()
+        });
+        let r = evaluate(target, &p, &[(af11, run)], "t", false);
+        assert_eq!(r.tests[0].result, "unchanged", "{}", r.tests[0].detail);
+        assert!(
+            r.tests[0].detail.contains("unknown beyond hop 2"),
+            "{}",
+            r.tests[0].detail
+        );
+        // r1 quotes 8 bytes, r2 and r3 in full: known up to hop 3, the
+        // change at r2 before its routing located after no hop (r1 did not
+        // show the options).
+        let run = quoted_run(
+            &p,
+            &wscale,
+            &[(1, Some(8)), (2, None), (3, None)],
+            |t, s| if t >= 2 { strip_wscale(s) } else { s.clone() },
+        );
+        let r = evaluate(target, &p, &[(wscale, run)], "t", false);
+        let f = &r.findings[0];
+        assert_eq!(f.kind.as_str(), "wscale_stripped");
+        assert_eq!(f.hop.map(|h| h.ttl), Some(2));
+        assert_eq!(f.after_hop, None, "r1's 8 bytes show no option");
+        let d = &r.tests[0].detail;
+        assert!(
+            d.contains("quoted by 2 of 3 hops in full and 1 in part"),
+            "{d}"
+        );
+        assert!(
+            d.contains("hop(s) 1 quoted only the first 8 TCP bytes"),
+            "{d}"
+        );
+        assert!(!d.contains("unknown beyond"), "{d}");
     }
 
     #[test]

@@ -186,6 +186,20 @@ impl RawIp {
         })
     }
 
+    /// Sockets that neither probe nor read (an unprivileged UDP socket,
+    /// no readers): for unit tests of the evaluation, which sends nothing.
+    #[cfg(test)]
+    pub fn inert() -> RawIp {
+        let send = Socket::new(Domain::IPV4, Type::DGRAM, None).expect("a UDP socket");
+        let (_tx, rx) = mpsc::channel();
+        RawIp {
+            send,
+            rx,
+            stop: Arc::new(AtomicBool::new(false)),
+            readers: Vec::new(),
+        }
+    }
+
     /// Sends one IP packet (its own header) to `dst`.
     pub fn send(&self, dst: IpAddr, packet: &[u8]) -> Result<(), String> {
         let addr = SockAddr::from(SocketAddr::new(dst, 0));
