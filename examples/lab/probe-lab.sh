@@ -30,6 +30,12 @@
 # With PROBE_LAB_FAMILY=6 the target is [2001:db8:44::2]:5201 and the
 # case's rules go to ip6tables (nftables tables of family ip6); the IPv6
 # addresses mirror the IPv4 ones (2001:db8:41::2 for 198.18.41.2, ...).
+# With PROBE_LAB_PARTIAL=r1 or r3 that router quotes like an RFC 792 one:
+# its ICMP and ICMPv6 time-exceeded messages (OUTPUT, -j NFQUEUE) go
+# through quote8.py, which cuts the quoted datagram to its IP header and 8
+# bytes (ports and sequence number) and reinjects them (its log:
+# OUTDIR/quote8.log, one line per message cut). Linux routers otherwise
+# quote the whole probe.
 # Only 198.18.0.0/15 and 2001:db8::/32 are used; the namespaces have no
 # other interface and no default route; they are deleted on exit (also on
 # Ctrl-C).
@@ -86,8 +92,10 @@ case "${1:-}" in
     ip netns exec "$probe" iptables -t mangle -A FORWARD -j DSCP --set-dscp 0 >/dev/null 2>&1 || ok=0
     ip netns exec "$probe" iptables -t mangle -A FORWARD -p tcp -j ECN --ecn-tcp-remove >/dev/null 2>&1 || ok=0
     ip netns exec "$probe" nft add table inet fcpcheck >/dev/null 2>&1 || ok=0
+    ip netns exec "$probe" iptables -A OUTPUT -p icmp --icmp-type time-exceeded \
+      -j NFQUEUE --queue-num 7 >/dev/null 2>&1 || ok=0
     ip netns del "$probe"
-    [ $ok = 1 ] || skip "iptables TCPOPTSTRIP / DSCP / ECN targets or nftables unavailable"
+    [ $ok = 1 ] || skip "iptables TCPOPTSTRIP / DSCP / ECN / NFQUEUE targets or nftables unavailable"
     exit 0 ;;
   --cases)
     echo "$CASES" | sed -n 's/^\([a-z0-9_]*\)|.*/\1/p'
@@ -222,6 +230,27 @@ if [ "${PROBE_LAB_REFLECT:-0}" = 1 ]; then
     sleep 0.1
   done
   EXTRA+=(--reflector "$RADDR" --reflector-key "$KEY")
+fi
+case "${PROBE_LAB_PARTIAL:-}" in
+  "") PR= ;;
+  r1) PR="$R1" ;;
+  r3) PR="$R3" ;;
+  *) die "PROBE_LAB_PARTIAL must be r1 or r3" ;;
+esac
+if [ -n "$PR" ]; then
+  rm -f "$OUT/quote8.ready"
+  ip netns exec "$PR" python3 "$(dirname "$0")/quote8.py" 7 "$OUT/quote8.ready" \
+    2>"$OUT/quote8.log" &
+  PIDS+=($!)
+  for _ in $(seq 50); do
+    [ -e "$OUT/quote8.ready" ] && break
+    sleep 0.1
+  done
+  [ -e "$OUT/quote8.ready" ] || skip "quote8.py could not bind an NFQUEUE queue: $(cat "$OUT/quote8.log")"
+  # No --queue-bypass: were quote8.py gone, the messages would be dropped,
+  # never passed on as full quotes.
+  ip netns exec "$PR" iptables -A OUTPUT -p icmp --icmp-type time-exceeded -j NFQUEUE --queue-num 7
+  ip netns exec "$PR" ip6tables -A OUTPUT -p ipv6-icmp --icmpv6-type time-exceeded -j NFQUEUE --queue-num 7
 fi
 # One real connection: the path forwards, and every neighbour is resolved
 # before the first probe.

@@ -60,6 +60,19 @@ fn run_lab_text(
     v6: bool,
     text: &[&str],
 ) -> Vec<CaseRun> {
+    run_lab_env(dir, cases, extra, reflect, v6, text, &[])
+}
+
+/// [`run_lab_text`] with more of the lab's environment (`PROBE_LAB_PARTIAL`).
+fn run_lab_env(
+    dir: &std::path::Path,
+    cases: &[&str],
+    extra: &[&str],
+    reflect: bool,
+    v6: bool,
+    text: &[&str],
+    env: &[(&str, &str)],
+) -> Vec<CaseRun> {
     // One lab at a time: on a 2-core machine four labs in parallel push the
     // probes' answers past their timeout.
     static LAB: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -68,6 +81,7 @@ fn run_lab_text(
         .env("PROBE_LAB_REFLECT", if reflect { "1" } else { "0" })
         .env("PROBE_LAB_FAMILY", if v6 { "6" } else { "4" })
         .env("PROBE_LAB_TEXT", text.join(","))
+        .envs(env.iter().copied())
         .arg(lab_support::script(SCRIPT))
         .arg(dir)
         .arg(env!("CARGO_BIN_EXE_firewall-check"))
@@ -1551,4 +1565,224 @@ for key in (None, "wrong-key-0123456789", "lab-key-0123456789"):
         reflect_log.contains("refused a control connection without the key"),
         "{reflect_log}"
     );
+}
+
+/// The probe's own detail of test `name` in `r` contains every one of `parts`.
+fn detail_has(r: &CaseRun, name: &str, parts: &[&str]) {
+    let d = test_detail(r, name);
+    for p in parts {
+        assert!(d.contains(p), "{}: {name}: {p:?} not in {d:?}", r.name);
+    }
+}
+
+/// The tests of the partial-quote runs: the SYN options, the ECN-setup
+/// flags (the fixed header), a DSCP mark (the IP header) and the
+/// out-of-window byte (arrival only).
+const PARTIAL_TESTS: &str = "wscale,mss,dscp_af11,ecn_setup,out_of_window";
+
+/// r3 quoting like an RFC 792 router (PROBE_LAB_PARTIAL=r3: quote8.py cuts
+/// its time-exceeded messages to the IP header and 8 TCP bytes) and no
+/// reflector: a partial quote is never counted as a hop that saw the
+/// options unchanged. The tests of options and flags are `unknown`
+/// ("unknown beyond hop 2", the last hop that quoted them in full); the
+/// DSCP test is not (r3's quote holds the IP header); a change at r2's
+/// FORWARD, which only r3 could show, is not placed anywhere (no finding:
+/// unknown, not invented); one in r2's PREROUTING is located by r2's own
+/// full quote, and the campus firewall's drop by where the quotes stop.
+fn check_partial_r3(runs: &[CaseRun]) {
+    let cut = "hop(s) 3 quoted only the first 8 TCP bytes";
+    for r in runs {
+        assert_schema(r);
+        assert!(r.err.is_empty(), "{}: stderr {}", r.name, r.err);
+        // r3's quotes were cut (the TTL of each quote is in its IP header).
+        detail_has(r, "ttl", &[cut, "each decrements TTL by one"]);
+        match r.name.as_str() {
+            "clean" | "wscale_syn_fwd" => {
+                only_kinds(r, &[]);
+                for t in ["wscale", "mss", "ecn_setup"] {
+                    assert_eq!(test_result(r, t), "unknown", "{}: {t}", r.name);
+                    detail_has(
+                        r,
+                        t,
+                        &[
+                            "quoted unchanged by 2 of 3 hops in full and 1 in part",
+                            cut,
+                            "unknown beyond hop 2",
+                            "not visible past hop 2 without --reflector",
+                        ],
+                    );
+                }
+                assert_eq!(test_result(r, "dscp_af11"), "unchanged", "{}", r.name);
+                if r.name == "clean" {
+                    assert_eq!(test_result(r, "out_of_window"), "unchanged");
+                    detail_has(r, "out_of_window", &["was acknowledged"]);
+                }
+            }
+            "wscale_syn_pre" => {
+                only_kinds(r, &["wscale_stripped"]);
+                located(r, one(r, "wscale_stripped"), 2);
+                assert_eq!(test_result(r, "wscale"), "modified");
+                detail_has(r, "wscale", &[cut, "unknown beyond hop 2"]);
+            }
+            "campus" => {
+                only_kinds(r, &["out_of_window_dropped"]);
+                located(r, one(r, "out_of_window_dropped"), 3);
+                assert_eq!(test_result(r, "out_of_window"), "dropped");
+            }
+            other => panic!("case {other} without assertions"),
+        }
+    }
+}
+
+#[test]
+fn probe_lab_partial_quotes() {
+    if !available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("probe-lab-partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let extra = ["--timeout-ms", "600", "--tests", PARTIAL_TESTS];
+    let runs = run_lab_env(
+        &dir,
+        &["clean", "wscale_syn_fwd", "wscale_syn_pre", "campus"],
+        &extra,
+        false,
+        false,
+        &[],
+        &[("PROBE_LAB_PARTIAL", "r3")],
+    );
+    check_partial_r3(&runs);
+    let log = std::fs::read_to_string(dir.join("quote8.log")).unwrap_or_default();
+    assert!(log.contains("quote8: cut"), "quote8.py cut nothing: {log}");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // r1 quotes 8 bytes: window scale stripped in r2's PREROUTING shows in
+    // r2's own quote (hop 2), and no hop before it showed the option
+    // intact: no after_hop. The hops after r1 quote in full: known up to
+    // hop 3, no "unknown beyond".
+    let runs = run_lab_env(
+        &dir,
+        &["wscale_syn_pre", "clean"],
+        &extra,
+        false,
+        false,
+        &[],
+        &[("PROBE_LAB_PARTIAL", "r1")],
+    );
+    for r in &runs {
+        assert_schema(r);
+        detail_has(r, "ttl", &["hop(s) 1 quoted only the first 8 TCP bytes"]);
+        detail_has(r, "mss", &["by 2 of 3 hops in full and 1 in part"]);
+        assert!(
+            !test_detail(r, "wscale").contains("unknown beyond"),
+            "{}: {}",
+            r.name,
+            test_detail(r, "wscale")
+        );
+    }
+    let f = one(&runs[0], "wscale_stripped");
+    assert_eq!(f["hop"]["ttl"], 2, "{f}");
+    assert_eq!(f["hop"]["address"], R2.0, "{f}");
+    assert!(f["after_hop"].is_null(), "r1's 8 bytes hold no option: {f}");
+    only_kinds(&runs[1], &[]);
+    for t in ["wscale", "mss", "ecn_setup", "dscp_af11"] {
+        assert_eq!(test_result(&runs[1], t), "unchanged", "{t}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same over IPv6: r3's ICMPv6 time-exceeded messages cut to the
+/// quoted IPv6 header and 8 TCP bytes.
+#[test]
+fn probe_lab_ipv6_partial_quotes() {
+    if !available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("probe-lab-partial-v6-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let runs = run_lab_env(
+        &dir,
+        &["clean", "wscale_syn_fwd", "wscale_syn_pre", "campus"],
+        &["--timeout-ms", "600", "--tests", PARTIAL_TESTS],
+        false,
+        true,
+        &[],
+        &[("PROBE_LAB_PARTIAL", "r3")],
+    );
+    check_partial_r3(&runs);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// r3 quoting 8 bytes, with the reflector: the results are those of a
+/// line of full quotes (the reflector sees the far end), only the places
+/// r3 would have shown move. The window scale stripped in r2's FORWARD is
+/// `modified`, seen at the target (hop 4) after r2 (hop 2), r3 passed over;
+/// the campus firewall is found both ways as with full quotes, but the
+/// SYN-ACK's stripped window scale, seen in r2's own quote (hop 2 from the
+/// server), has no after_hop: r3 (hop 1 from the server) quoted 8 bytes.
+#[test]
+fn probe_lab_partial_quotes_with_reflector() {
+    if !available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("probe-lab-partial-refl-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let runs = run_lab_env(
+        &dir,
+        &["clean", "wscale_syn_fwd", "campus"],
+        &["--timeout-ms", "600", "--tests", PARTIAL_TESTS],
+        true,
+        false,
+        &[],
+        &[("PROBE_LAB_PARTIAL", "r3")],
+    );
+    for r in &runs {
+        assert_schema(r);
+        assert!(r.err.is_empty(), "{}: stderr {}", r.name, r.err);
+        detail_has(r, "ttl", &["hop(s) 3 quoted only the first 8 TCP bytes"]);
+        // From the server r3 is hop 1: its quotes to the reflector are cut.
+        detail_has(
+            r,
+            "synack_mss",
+            &["hop(s) 1 quoted only the first 8 TCP bytes"],
+        );
+    }
+    let clean = &runs[0];
+    only_kinds(clean, &[]);
+    for t in ["wscale", "mss", "ecn_setup", "dscp_af11"] {
+        assert_eq!(test_result(clean, t), "unchanged", "{t}");
+        detail_has(
+            clean,
+            t,
+            &["captured unchanged at the target", "unknown beyond hop 2"],
+        );
+    }
+    for t in ["synack_wscale", "synack_mss", "synack_ecn_setup"] {
+        assert_eq!(test_result_dir(clean, t), "unchanged", "{t}");
+        detail_has(clean, t, &["received unchanged here"]);
+    }
+    let w = &runs[1];
+    only_kinds(w, &["wscale_stripped"]);
+    let f = one(w, "wscale_stripped");
+    assert_eq!(f["after_hop"]["ttl"], 2, "{f}");
+    assert_eq!(f["after_hop"]["address"], R2.0, "{f}");
+    assert_eq!(f["hop"]["ttl"], 4, "{f}");
+    assert_eq!(f["hop"]["address"], "198.18.44.2", "{f}");
+    assert_eq!(test_result(w, "wscale"), "modified");
+    detail_has(w, "wscale", &["unknown beyond hop 2", "at hop 4"]);
+    let c = &runs[2];
+    located(c, one(c, "out_of_window_dropped"), 3);
+    assert_eq!(
+        one(c, "out_of_window_dropped")["before"]["shift_from"],
+        "reflector"
+    );
+    let ws = findings_dir(c, "wscale_stripped", "server_to_client");
+    assert_eq!(ws.len(), 1, "{}", c.json["findings"]);
+    assert_eq!(ws[0]["hop"]["ttl"], 2, "{}", ws[0]);
+    assert!(ws[0]["after_hop"].is_null(), "{}", ws[0]);
+    let o = findings_dir(c, "out_of_window_dropped", "server_to_client");
+    assert_eq!(o.len(), 1, "{}", c.json["findings"]);
+    located_reverse(c, o[0], 3);
+    assert_eq!(c.status, 3);
+    let _ = std::fs::remove_dir_all(&dir);
 }
