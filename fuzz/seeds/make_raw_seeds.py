@@ -15,6 +15,12 @@ source; `fuzz/seeds/update` then runs each target on them and keeps the
   captures (Ethernet, Linux SLL, raw IP, BSD loopback; IPv4 and IPv6).
 - qbss_scenario: the shipped scenario files.
 - bdp_parse, dscp_parse: the values the tools' documentation shows.
+- analyze_settings: the shipped captures (examples/data) behind settings
+  bytes: defaults, an assumed shift with an RTT, a one-connection table.
+- probe_answer: a probe (IPv4 and IPv6 SYNs with every standard option)
+  and what comes back: the SYN-ACK, an RST, time-exceeded messages quoting
+  it in full, in 8 bytes, changed (window scale stripped, MSS clamped,
+  DSCP remarked) and with an RFC 4884 extension.
 """
 import hashlib
 import os
@@ -149,6 +155,85 @@ def main():
     for v in ["cs1", "AF41", "ef", "le", "be", "df", "default", "voice-admit", "46", "0x2e",
               "101110", "CS7", "af11", "nqb"]:
         put(outdir, "dscp_parse", v.encode())
+
+    for path in sorted((ROOT / "examples/data").glob("*.pcap")):
+        data = path.read_bytes()
+        for prefix in (b"\x1e\x00\x00", b"\x15\x0a\x07", b"\x01\x00\x00"):
+            put(outdir, "analyze_settings", prefix + data, f"{path.stem}-{prefix.hex()}")
+    for name, data in probe_seeds():
+        put(outdir, "probe_answer", data, name)
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def ipv4(src, dst, proto, payload, tos=0, ttl=64):
+    h = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(payload), 0x1234, 0x4000, ttl, proto, 0,
+                    bytes(src), bytes(dst))
+    return h[:10] + struct.pack("!H", csum(h)) + h[12:] + payload
+
+
+def ipv6(src, dst, proto, payload, tc=0, hlim=64):
+    first = (6 << 28) | (tc << 20)
+    return struct.pack("!IHBB", first, len(payload), proto, hlim) + bytes(src) + bytes(dst) + payload
+
+
+def tcp(sport, dport, seq, ack, flags, window, options=b""):
+    options += b"\0" * (-len(options) % 4)
+    off = (20 + len(options)) // 4
+    return struct.pack("!HHIIBBHHH", sport, dport, seq, ack, off << 4, flags, window, 0, 0) + options
+
+
+def probe_seeds():
+    """(name, input) pairs in the probe_answer target's framing."""
+    syn_opts = (b"\x02\x04\x05\xb4" b"\x04\x02" b"\x08\x0a\x00\x00\x00\x01\x00\x00\x00\x00"
+                b"\x01\x03\x03\x0a")
+    stripped = b"\x02\x04\x05\xb4" b"\x04\x02" b"\x08\x0a\x00\x00\x00\x01\x00\x00\x00\x00"
+    clamped = b"\x02\x04\x04\xb0" + syn_opts[4:]
+    frame = lambda p: struct.pack("!H", len(p)) + p
+    rec = lambda ttl, p: bytes([ttl]) + frame(p)
+    out = []
+    for fam in (4, 6):
+        if fam == 4:
+            c, s, r = [198, 18, 41, 2], [198, 18, 44, 2], [[198, 18, 41, 1], [198, 18, 42, 2], [198, 18, 43, 2]]
+            ip = lambda a, b, seg, tos=0x28, ttl=64, proto=6: ipv4(a, b, proto, seg, tos, ttl)
+            icmp = lambda ttl_router, quote, ext=b"": ip(
+                ttl_router, c, b"\x0b\x00\x00\x00\x00" + bytes([len(quote) // 4 if ext else 0]) + b"\x00\x00"
+                + quote + ext, 0xC0, 64, 1)
+        else:
+            c = [0x20, 0x01, 0x0d, 0xb8, 0, 0x41] + [0] * 9 + [2]
+            s = [0x20, 0x01, 0x0d, 0xb8, 0, 0x44] + [0] * 9 + [2]
+            r = [[0x20, 0x01, 0x0d, 0xb8, 0, 0x41 + i] + [0] * 9 + [1] for i in range(3)]
+            ip = lambda a, b, seg, tos=0x28, ttl=64, proto=6: ipv6(a, b, proto, seg, tos, ttl)
+            icmp = lambda ttl_router, quote, ext=b"": ip(
+                ttl_router, c, b"\x03\x00\x00\x00" + bytes([len(quote) // 8 if ext else 0]) + b"\x00\x00\x00"
+                + quote + ext, 0, 64, 58)
+        sent = ip(c, s, tcp(40000, 5201, 1000, 0, 0x02, 65535, syn_opts))
+        synack = ip(s, c, tcp(5201, 40000, 7000, 1001, 0x12, 65160, syn_opts))
+        rst = ip(s, c, tcp(5201, 40000, 0, 1001, 0x14, 0))
+        q = lambda ttl, opts=syn_opts, tos=0x28: ip(c, s, tcp(40000, 5201, 1000, 0, 0x02, 65535, opts), tos, ttl)
+        ext = b"\x20\x00\x00\x00" + b"\x00\x08\x01\x01" + b"\x00\x00\x00\x01"
+        hdr = 20 if fam == 4 else 40
+        cases = {
+            "clean": [rec(1, icmp(r[0], q(1))), rec(2, icmp(r[1], q(1))), rec(3, icmp(r[2], q(1))),
+                      rec(4, synack)],
+            "wscale-stripped": [rec(1, icmp(r[0], q(1))), rec(2, icmp(r[1], q(1, stripped))),
+                                rec(3, icmp(r[2], q(1, stripped)))],
+            "mss-dscp": [rec(1, icmp(r[0], q(1))), rec(2, icmp(r[1], q(1, clamped, 0x20))), rec(4, rst)],
+            "partial": [rec(1, icmp(r[0], q(1)[: hdr + 8])), rec(2, icmp(r[1], q(1, stripped)[: hdr + 8])),
+                        rec(3, icmp(r[2], q(1, stripped)))],
+            "rfc4884": [rec(1, icmp(r[0], q(1) + b"\0" * (-len(q(1)) % 8), ext)),
+                        rec(2, icmp(r[1], q(1, stripped) + b"\0" * (-len(q(1, stripped)) % 8), ext))],
+        }
+        for name, recs in cases.items():
+            out.append((f"ipv{fam}-{name}", frame(sent) + b"".join(recs)))
+    return out
 
 
 if __name__ == "__main__":
