@@ -44,6 +44,10 @@ set -euo pipefail
 die() { echo "probe-lab: $*" >&2; exit 1; }
 skip() { echo "probe-lab: cannot run here: $*" >&2; exit 77; }
 
+# nat, dnat_pre and snat_post: NAT both ways, before routing only (DNAT) and
+# after it only (SNAT). synproxy_fwd and synproxy_nft: the iptables target and
+# the nftables statement, both in forward (the kernel allows SYNPROXY only in
+# input and forward).
 # Case name | rules on r2: iptables arguments, '@' between rules; a rule
 # starting with "nft " is an nftables command, "sysctl " a sysctl.
 CASES="
@@ -66,11 +70,14 @@ ecn_bleach_pre|-t mangle -A PREROUTING -p tcp -j TOS --and-tos 0xfc@-t mangle -A
 ecn_setup_drop_fwd|-A FORWARD -p tcp --syn -m ecn --ecn-tcp-ece --ecn-tcp-cwr -j DROP
 tfo_drop_fwd|-A FORWARD -p tcp --syn -m length --length 101:65535 -j DROP
 nat|-t nat -A PREROUTING -d %VIP% -p tcp --dport 80 -j DNAT --to-destination %SRV%@-t nat -A POSTROUTING -o r2n -p tcp -j MASQUERADE --to-ports 40000-40999
+dnat_pre|-t nat -A PREROUTING -d %VIP% -p tcp --dport 80 -j DNAT --to-destination %SRV%
+snat_post|-t nat -A POSTROUTING -o r2n -p tcp -j SNAT --to-source %SNAT%:40000-40999
 window_fwd|nft add table ip campus@nft add chain ip campus wfwd { type filter hook forward priority 0 ; }@nft add rule ip campus wfwd tcp flags & (syn | ack) == syn tcp window set 1000
 window_pre|nft add table ip campus@nft add chain ip campus wpre { type filter hook prerouting priority mangle ; }@nft add rule ip campus wpre tcp flags & (syn | ack) == syn tcp window set 1000
 conntrack_strict|sysctl net.netfilter.nf_conntrack_tcp_be_liberal=0@-A FORWARD -m conntrack --ctstate INVALID -j DROP
 campus|sysctl net.netfilter.nf_conntrack_tcp_be_liberal=0@-A FORWARD -m conntrack --ctstate INVALID -j DROP@nft add table ip campus@nft add chain ip campus raw_pre { type filter hook prerouting priority raw ; }@nft add rule ip campus raw_pre tcp flags & (syn | ack) == (syn | ack) reset tcp option window
 synproxy_fwd|sysctl net.ipv4.tcp_syncookies=1@sysctl net.netfilter.nf_conntrack_tcp_loose=0@-t raw -A PREROUTING -i r2p -p tcp --syn --dport 5201 -j CT --notrack@-A FORWARD -i r2p -p tcp --dport 5201 -m conntrack --ctstate INVALID,UNTRACKED -j SYNPROXY --sack-perm --timestamp --wscale 7 --mss 1460@-A FORWARD -m conntrack --ctstate INVALID -j DROP
+synproxy_nft|sysctl net.ipv4.tcp_syncookies=1@sysctl net.netfilter.nf_conntrack_tcp_loose=0@nft add table ip campus@nft add chain ip campus raw_pre { type filter hook prerouting priority raw ; }@nft add rule ip campus raw_pre iifname r2p tcp dport 5201 tcp flags & (fin | syn | rst | ack) == syn notrack@nft add chain ip campus sp { type filter hook forward priority filter ; }@nft add rule ip campus sp iifname r2p tcp dport 5201 ct state invalid,untracked synproxy mss 1460 wscale 7 timestamp sack-perm@nft add rule ip campus sp ct state invalid drop
 "
 
 check_env() {
@@ -126,9 +133,11 @@ trap 'exit 130' INT TERM
 FAMILY="${PROBE_LAB_FAMILY:-4}"
 case "$FAMILY" in
   4) TARGET=198.18.44.2:5201; IPT=iptables; NFT_FAM=ip
-     VIP=198.18.45.80; SRV=198.18.44.2:5201; VIP_TARGET=198.18.45.80:80 ;;
+     VIP=198.18.45.80; SRV=198.18.44.2:5201; VIP_TARGET=198.18.45.80:80
+     SNAT=198.18.43.1 ;;
   6) TARGET='[2001:db8:44::2]:5201'; IPT=ip6tables; NFT_FAM=ip6
-     VIP=2001:db8:45::80; SRV='[2001:db8:44::2]:5201'; VIP_TARGET='[2001:db8:45::80]:80' ;;
+     VIP=2001:db8:45::80; SRV='[2001:db8:44::2]:5201'; VIP_TARGET='[2001:db8:45::80]:80'
+     SNAT='[2001:db8:43::1]' ;;
   *) die "PROBE_LAB_FAMILY must be 4 or 6" ;;
 esac
 for ns in "${NS[@]}"; do
@@ -278,6 +287,7 @@ for case in "${WANT[@]}"; do
     for r in "${RULES[@]}"; do
       r="${r//%VIP%/$VIP}"
       r="${r//%SRV%/$SRV}"
+      r="${r//%SNAT%/$SNAT}"
       case "$r" in
         # shellcheck disable=SC2086
         "nft "*) ip netns exec "$R2" ${r// ip campus/ $NFT_FAM campus} ;;
@@ -291,7 +301,7 @@ for case in "${WANT[@]}"; do
   ip netns exec "$R2" sh -c 'echo f > /proc/net/nf_conntrack' 2>/dev/null || true
   set +e
   t="$TARGET"
-  [ "$case" = nat ] && t="$VIP_TARGET"
+  case "$case" in nat|dnat_pre) t="$VIP_TARGET" ;; esac
   ip netns exec "$C" "$BIN" probe "$t" --json "${EXTRA[@]}" \
     >"$OUT/$case.json" 2>"$OUT/$case.err"
   echo $? >"$OUT/$case.status"
