@@ -619,3 +619,71 @@ fn lab_sequence_rewritten_by_handshake_proxy_ipv6() {
     // SYNPROXY announces its configured MSS 1460 where the IPv6 server said 1440.
     check_synproxy(&run, &[("mss_changed", S2C)]);
 }
+
+/// What `unscaled_cap` assumes of Linux (docs/json.md): a receiver that
+/// scales never advertises 65,535, so fields stuck there mean one that does
+/// not. Linux takes its shift from the largest buffer the socket may ever
+/// have (`tcp_select_initial_window`: the smallest shift that fits the
+/// larger of `tcp_rmem[2]` and `net.core.rmem_max` in 16 bits), and its
+/// window is a fraction of the buffer (`tcp_win_from_space`, the scaling
+/// ratio of payload to buffer memory). The edge of that rule: the client's
+/// `tcp_rmem` max is 8,388,480 bytes, 65,535 << 7, the top of shift 7's
+/// range (above this machine's `rmem_max` of 4 MiB), and a 150 MB download
+/// at 20 ms grows its window to megabytes. Its fields stay far below
+/// 65,535, and the capture cut after the handshake shows no mismatch.
+#[test]
+fn lab_linux_receiver_at_the_top_of_its_shift_stays_below_65535() {
+    let Some(dir) = run_lab(
+        "clean4",
+        &[
+            "--bytes",
+            "150000000",
+            "--up-bytes",
+            "1000",
+            "--client-rmem-max",
+            "8388480",
+            "--delay-ms",
+            "20",
+            "--snaplen",
+            "96",
+        ],
+    ) else {
+        return;
+    };
+    let info: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("client.tcpinfo.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        info["rcv_wscale"], 7,
+        "the client's shift from tcp_rmem max 8,388,480 (a net.core.rmem_max above it would raise it): {info}"
+    );
+    for side in ["inside", "outside"] {
+        let path = dir.join(format!("{side}.pcap"));
+        let whole = firewall_check(&["analyze", "--json"], &[&path]);
+        let conns = whole["connections"].as_array().expect("connections");
+        assert_eq!(conns.len(), 1, "{whole}");
+        // The client's fields: the receive window of the download.
+        let d = &conns[0]["directions"][S2C];
+        let field = d["max_window_field"].as_u64().expect("window fields");
+        eprintln!(
+            "{side}: the client's largest window field {field} (<< 7: {} bytes)",
+            field << 7
+        );
+        assert!(field < 65_535, "{side}: {d}");
+        assert!(
+            field << 7 > 1 << 20,
+            "{side}: the window never grew past 1 MiB, the edge was not approached: {d}"
+        );
+        let cut = dir.join("cut.pcap");
+        std::fs::write(
+            &cut,
+            lab_support::drop_first_records(&std::fs::read(&path).unwrap(), 3),
+        )
+        .unwrap();
+        let partial = firewall_check(&["analyze", "--json"], &[&cut]);
+        let n = &partial["connections"][0]["negotiated"];
+        assert_eq!(n["wscale_mismatch"], false, "{side} cut: {n}");
+        assert!(n["wscale_mismatch_evidence"].is_null(), "{side} cut: {n}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
