@@ -77,6 +77,8 @@ use std::fmt;
 use std::io::{self, Read, Write};
 use std::time::Duration;
 
+use rustc_hash::FxHashMap;
+
 use bdp::{BitsPerSecond, Bytes, DurationDisplay};
 use serde::Serialize;
 use tcp_options::{kind::MAX_WINDOW_SCALE, Flags, LinuxOptions, TcpOption, Timestamps};
@@ -126,6 +128,12 @@ pub struct Settings {
     pub target_rate: BitsPerSecond,
     /// Read window fields of connections without a handshake with this shift.
     pub assume_wscale: Option<u8>,
+    /// For one connection without a handshake, where `assume_wscale` is not
+    /// given: the shift each direction's sender (client to server, server
+    /// to client) reads the receiver's window fields with. `series` sets it
+    /// per connection from a first pass over a capture file ([`learn`]:
+    /// what `analyze` infers); `[None, None]` otherwise.
+    pub learned_wscale: [Option<u8>; 2],
     /// Cap on open connections.
     pub capacity: usize,
     /// Capture reader buffer in bytes (records above half of it are refused).
@@ -138,9 +146,19 @@ impl Default for Settings {
             rtt: None,
             target_rate: DEFAULT_TARGET_RATE,
             assume_wscale: None,
+            learned_wscale: [None, None],
             capacity: DEFAULT_CAPACITY,
             buffer_capacity: DEFAULT_BUFFER_CAPACITY,
         }
+    }
+}
+
+impl Settings {
+    /// The shift direction `d`'s sender reads the receiver's window fields
+    /// with when the handshake is not seen: the assumed one, or the learned one.
+    pub fn assumed_shift(&self, d: Direction) -> Option<u8> {
+        self.assume_wscale
+            .or(self.learned_wscale[usize::from(d == Direction::ServerToClient)])
     }
 }
 
@@ -435,6 +453,16 @@ pub struct ConnState {
 }
 
 impl ConnState {
+    /// The RTT the capture shows: the handshake's, or the two timestamp
+    /// echo loops' (each direction's fastest) added; with its source.
+    fn measured_rtt(&self) -> Option<(Duration, &'static str)> {
+        if let Some(ns) = self.handshake_rtt_ns.filter(|n| *n > 0) {
+            return Some((Duration::from_nanos(ns), "handshake"));
+        }
+        let ns = self.c2s.min_echo_ns?.saturating_add(self.s2c.min_echo_ns?);
+        (ns > 0).then(|| (Duration::from_nanos(ns), "timestamps"))
+    }
+
     /// Segments in the connection's [`LimitLog`].
     fn log_len(&self) -> usize {
         self.limit_log.as_ref().map_or(0, |l| l.len())
@@ -477,7 +505,7 @@ impl ConnState {
         let server_anyway = server_scales_anyway(self, syn_ws, synack_ws);
         let handshake = self.syn.is_some() && self.synack.is_some();
         if !handshake {
-            (settings.assume_wscale, settings.assume_wscale)
+            (settings.assumed_shift(d), settings.assumed_shift(d))
         } else {
             match d {
                 // The client reads the server's fields; the server means them.
@@ -678,7 +706,7 @@ impl ConnState {
         let syn_ws = self.syn.and_then(|s| s.linux().window_scale);
         for dir in [Direction::ClientToServer, Direction::ServerToClient] {
             let main = self
-                .sender_shift(dir, settings.assume_wscale, false)
+                .sender_shift(dir, settings.assumed_shift(dir), false)
                 .unwrap_or(0);
             // The other reading: unscaled, or (when the handshake seen here
             // says unscaled) the shift the receiver offered.
@@ -850,10 +878,12 @@ impl ConnState {
         // Log the trackers' input only where the report may replay it: no
         // handshake, and not both the shift and the RTT given.
         let handshake_seen = self.syn.is_some() && self.synack.is_some();
-        let given = settings.assume_wscale.is_some() && settings.rtt.is_some();
+        let given = settings.rtt.is_some()
+            && settings.assumed_shift(Direction::ClientToServer).is_some()
+            && settings.assumed_shift(Direction::ServerToClient).is_some();
         let log = !(self.series || handshake_seen || given);
         self.feed_limits(rec, dir, timestamps, log);
-        let shift = self.sender_shift(dir, settings.assume_wscale, false);
+        let shift = self.sender_shift(dir, settings.assumed_shift(dir), false);
         // Timestamps: remember ours, match the peer's echo (once the
         // connection carries data: the limit trackers exist then).
         let carries_data = self.lim.is_some();
@@ -1806,19 +1836,9 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         wscale_inferred: inferred,
     };
 
-    let (rtt, rtt_source) = if let Some(r) = settings.rtt {
-        (Some(r), Some("given"))
-    } else if let Some(ns) = st.handshake_rtt_ns.filter(|n| *n > 0) {
-        (Some(Duration::from_nanos(ns)), Some("handshake"))
-    } else if let (Some(a), Some(b)) = (st.c2s.min_echo_ns, st.s2c.min_echo_ns) {
-        let ns = a.saturating_add(b);
-        if ns > 0 {
-            (Some(Duration::from_nanos(ns)), Some("timestamps"))
-        } else {
-            (None, None)
-        }
-    } else {
-        (None, None)
+    let (rtt, rtt_source) = match settings.rtt {
+        Some(r) => (Some(r), Some("given")),
+        None => st.measured_rtt().unzip(),
     };
 
     let assumed = if handshake_seen {
@@ -2480,9 +2500,34 @@ impl Held {
 pub fn series<R: Read>(
     input: R,
     settings: &Settings,
+    filter: impl FnMut(u64) -> bool,
+    each: impl FnMut(&SeriesSample),
+) -> Result<usize, AnalyzeError> {
+    series_learned(input, settings, &FxHashMap::default(), filter, each)
+}
+
+/// [`series`], with what a first pass learned ([`learn`]) for connections
+/// without a handshake: their windows are read with the learned shifts and
+/// their limits timed with the learned RTT, as `analyze` reads them, where
+/// `--assume-wscale` and `--rtt` do not say otherwise.
+pub fn series_learned<R: Read>(
+    input: R,
+    settings: &Settings,
+    learned: &FxHashMap<u64, Learned>,
     mut filter: impl FnMut(u64) -> bool,
     mut each: impl FnMut(&SeriesSample),
 ) -> Result<usize, AnalyzeError> {
+    // The settings of one connection: the global ones, with what was learned.
+    let own = |id: u64| -> Settings {
+        match learned.get(&id) {
+            Some(l) => Settings {
+                learned_wscale: l.wscale,
+                rtt: settings.rtt.or(l.rtt),
+                ..*settings
+            },
+            None => *settings,
+        }
+    };
     let mut reader = CaptureReader::with_capacity(input, settings.buffer_capacity)?;
     let mut tracker: ConnTracker<ConnState> = ConnTracker::new(settings.capacity);
     let mut n = 0usize;
@@ -2491,10 +2536,11 @@ pub fn series<R: Read>(
     // SERIES_HELD of them), in capture order.
     let mut held = Held::default();
     let settle = |held: &mut Held, c: &Connection<ConnState>| {
+        let settings = own(c.id);
         for d in [Direction::ClientToServer, Direction::ServerToClient] {
             if let Some(t) = c
                 .state
-                .series_tracker(d, c.state.series_shifts(d, settings))
+                .series_tracker(d, c.state.series_shifts(d, &settings))
             {
                 held.settle(c.id + 1, d, t);
             }
@@ -2514,6 +2560,8 @@ pub fn series<R: Read>(
             continue;
         };
         let (conn, dir) = tracker.track(&rec, new_state);
+        let own_settings = own(conn.id);
+        let settings = &own_settings;
         conn.state.update(&rec, dir, settings);
         let id = conn.id + 1;
         if !filter(id) {
@@ -2562,6 +2610,112 @@ pub fn series<R: Read>(
     result.map(|()| n)
 }
 
+/// The analysis loop, one home for `analyze` and [`learn`]: every segment
+/// through the connection table and its connection's state (the limit logs
+/// held to their budget, [`limit_log`]), `finished` for each connection
+/// once it and every earlier-started one have finished (see
+/// [`super::flow`]), and `idle` whenever no record is buffered, before
+/// the reader waits for input. An error from `idle` (the output closed)
+/// stops at once and is returned as `Err`; a capture error stops the
+/// reading, the connections seen so far are still finished, and it comes
+/// back as `Ok(Err(..))`.
+fn each_connection<R: Read, C>(
+    reader: &mut CaptureReader<R>,
+    settings: &Settings,
+    ctx: &mut C,
+    mut finished: impl FnMut(&Connection<ConnState>, &mut C),
+    mut idle: impl FnMut(&mut C) -> io::Result<()>,
+) -> io::Result<Result<(), AnalyzeError>> {
+    let mut tracker: ConnTracker<ConnState> = ConnTracker::new(settings.capacity);
+    // Segments in the limit logs of the open connections.
+    let mut logged = 0usize;
+    let result = loop {
+        let record = match reader.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e.into()),
+        };
+        let Ok(Some(rec)) = decode_packet(&record) else {
+            continue;
+        };
+        let (conn, dir) = tracker.track(&rec, ConnState::default);
+        let before = conn.state.log_len();
+        conn.state.update(&rec, dir, settings);
+        // The log grew, or was dropped at its own bound (then it is empty).
+        logged = logged.saturating_sub(before) + conn.state.log_len();
+        if logged > limit_log::LOG_BUDGET {
+            if let Some(l) = conn.state.limit_log.as_mut() {
+                logged = logged.saturating_sub(l.drop_events(limit_log::Dropped::Budget));
+            }
+        }
+        if tracker.has_finished() {
+            tracker.drain_boxed(|c| {
+                logged = logged.saturating_sub(c.state.log_len());
+                finished(&c, ctx);
+            });
+        }
+        if !reader.has_buffered_record() {
+            idle(ctx)?;
+        }
+    };
+    for c in tracker.finish_boxed() {
+        finished(&c, ctx);
+    }
+    Ok(result)
+}
+
+/// What a first pass over a capture learns for `series` ([`learn`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Learned {
+    /// Per direction (client to server, server to client): the shift its
+    /// sender reads the receiver's window fields with, as `analyze` infers
+    /// it (`limit.inferred_shift`).
+    pub wscale: [Option<u8>; 2],
+    /// The RTT `analyze` reports for the connection.
+    pub rtt: Option<Duration>,
+}
+
+/// Most connections [`learn`] remembers (about 40 bytes each); those
+/// beyond are not learned, and `series` labels their rows only with
+/// `--assume-wscale` and `--rtt`.
+pub const LEARN_MAX: usize = 1 << 20;
+
+/// A first pass for `series` over a capture file: for each connection
+/// without a handshake that `want` selects (by the id reports use, from 1),
+/// the shifts and the RTT `analyze` reports for it (keyed by the tracker's
+/// id, from 0); a time series streams, and cannot know them when the rows
+/// are written. A capture error ends the pass with what was learned before
+/// it (the second pass reports the error).
+pub fn learn<R: Read>(
+    input: R,
+    settings: &Settings,
+    mut want: impl FnMut(u64) -> bool,
+) -> FxHashMap<u64, Learned> {
+    let Ok(mut reader) = CaptureReader::with_capacity(input, settings.buffer_capacity) else {
+        return FxHashMap::default();
+    };
+    let mut out: FxHashMap<u64, Learned> = FxHashMap::default();
+    let keep = |c: &Connection<ConnState>, out: &mut FxHashMap<u64, Learned>| {
+        let handshake = c.state.syn.is_some() && c.state.synack.is_some();
+        if handshake || out.len() >= LEARN_MAX || !want(c.id + 1) {
+            return;
+        }
+        let r = report(c, settings);
+        let l = Learned {
+            wscale: [
+                r.directions.client_to_server.limit.inferred_shift,
+                r.directions.server_to_client.limit.inferred_shift,
+            ],
+            rtt: c.state.measured_rtt().map(|(d, _)| d),
+        };
+        if l != Learned::default() {
+            out.insert(c.id, l);
+        }
+    };
+    let _ = each_connection(&mut reader, settings, &mut out, keep, |_| Ok(()));
+    out
+}
+
 /// Analyses the capture from `input`, writing a report per connection to
 /// `out` in order of first appearance, each as soon as it and every
 /// earlier-started connection have finished (closed and idle, evicted, or at
@@ -2574,7 +2728,6 @@ pub fn analyze<R: Read, W: Write>(
     settings: &Settings,
 ) -> Result<AnalyzeSummary, AnalyzeError> {
     let mut reader = CaptureReader::with_capacity(input, settings.buffer_capacity)?;
-    let mut tracker: ConnTracker<ConnState> = ConnTracker::new(settings.capacity);
     let mut written = 0usize;
     let mut findings = 0usize;
     let mut write_err: Option<io::Error> = None;
@@ -2586,10 +2739,7 @@ pub fn analyze<R: Read, W: Write>(
     }
     // One report's JSON, reused for every connection.
     let mut json: Vec<u8> = Vec::new();
-    // Segments in the limit logs of the open connections (limit_log).
-    let logged = std::cell::Cell::new(0usize);
-    let mut emit = |conn: &Connection<ConnState>, out: &mut W| {
-        logged.set(logged.get().saturating_sub(conn.state.log_len()));
+    let emit = |conn: &Connection<ConnState>, out: &mut W| {
         if write_err.is_some() {
             return;
         }
@@ -2612,44 +2762,8 @@ pub fn analyze<R: Read, W: Write>(
             Err(e) => write_err = Some(e),
         }
     };
-    let mut flush_err: Option<io::Error> = None;
-    let result = loop {
-        let record = match reader.next_record() {
-            Ok(Some(r)) => r,
-            Ok(None) => break Ok(()),
-            Err(e) => break Err(e),
-        };
-        let Ok(Some(rec)) = decode_packet(&record) else {
-            continue;
-        };
-        let (conn, dir) = tracker.track(&rec, ConnState::default);
-        let before = conn.state.log_len();
-        conn.state.update(&rec, dir, settings);
-        // The log grew, or was dropped at its own bound (then it is empty).
-        logged.set(logged.get().saturating_sub(before) + conn.state.log_len());
-        if logged.get() > limit_log::LOG_BUDGET {
-            if let Some(l) = conn.state.limit_log.as_mut() {
-                let freed = l.drop_events(limit_log::Dropped::Budget);
-                logged.set(logged.get().saturating_sub(freed));
-            }
-        }
-        if tracker.has_finished() {
-            tracker.drain_boxed(|c| emit(&c, out));
-        }
-        // Reports written so far appear before the tool waits for input.
-        if !reader.has_buffered_record() {
-            if let Err(e) = out.flush() {
-                flush_err = Some(e);
-                break Ok(());
-            }
-        }
-    };
-    if let Some(e) = flush_err {
-        return Err(e.into());
-    }
-    for c in tracker.finish_boxed() {
-        emit(&c, out);
-    }
+    // Reports written so far appear before the tool waits for input.
+    let result = each_connection(&mut reader, settings, out, emit, |out| out.flush())?;
     if let Some(e) = write_err {
         return Err(e.into());
     }

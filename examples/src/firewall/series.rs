@@ -20,7 +20,7 @@
 //! | `in_flight_bytes` | bytes sent and not yet acknowledged, as seen at the capture point |
 //! | `throughput_bps` | bytes acknowledged over the last RTT, in bit/s; empty without an RTT |
 //! | `rtt_s` | an RTT sample, seconds, on a row where the receiver's ACK covers new data: from the newest data segment it covers to the ACK as the capture point saw them, plus the sender's side of the loop (capture point to sender and back: from the handshake, else from the sender's echoes of the receiver's TSvals); never from a retransmitted segment (Karn's rule); empty on other rows |
-//! | `limit` | the sender's phase from this row to the next of its direction, as `analyze`'s limit (section 1) books it: `receive_window` (including rounds a plateau of the flight moved there), `network`, `sender` (decided per round trip: rows wait for their round, at most [`analyze::SERIES_HELD`] of them), `idle`, `busy` (network or sender, where a row could not wait), or empty before the first data segment and wherever the window scale is unknown (no handshake in the capture and no `--assume-wscale`: `analyze` may still infer it, see its `limit.inferred_shift`) (see [`super::limits`]) |
+//! | `limit` | the sender's phase from this row to the next of its direction, as `analyze`'s limit (section 1) books it: `receive_window` (including rounds a plateau of the flight moved there), `network`, `sender` (decided per round trip: rows wait for their round, at most [`analyze::SERIES_HELD`] of them), `idle`, `busy` (network or sender, where a row could not wait), or empty before the first data segment and wherever the window scale or the RTT is unknown (see "Captures without the handshake" below) (see [`super::limits`]) |
 //!
 //! Besides one row per segment, a direction gets a row (with the previous
 //! row's figures and no RTT sample) where its sender learned of an ACK
@@ -35,6 +35,20 @@
 //! The CSV is streamed: memory is that of `analyze`, plus the rows waiting
 //! for their round trip to be decided (at most 65,536), whatever the
 //! capture's length.
+//!
+//! # Captures without the handshake
+//!
+//! A connection whose handshake is not in the capture has no known window
+//! scale or RTT when its rows are written. From a capture file, a first
+//! pass learns what `analyze` infers for it ([`analyze::learn`]: each
+//! direction's `limit.inferred_shift` and the RTT, from the timestamps'
+//! echoes, at most [`analyze::LEARN_MAX`] connections), and the rows read
+//! windows and book limits with those, as `analyze`'s report does (its
+//! fractions and the rows' time by label agree). `--assume-wscale` and
+//! `--rtt` replace what was learned. Where nothing was inferred (a shift
+//! the capture leaves as an interval), and from standard input (read once)
+//! without both flags, the window columns and `limit` stay empty rather
+//! than guess.
 //!
 //! # The SVG
 //!
@@ -113,7 +127,7 @@ pub struct SeriesArgs {
     /// Use this RTT (e.g. `10ms`) instead of the handshake's.
     #[arg(long, value_parser = parse_rtt)]
     pub rtt: Option<Duration>,
-    /// For connections whose handshake is not in the capture, read window fields with this shift (0-14).
+    /// For connections whose handshake is not in the capture, read window fields with this shift (0-14). Without it, a capture file is read twice and each such connection's windows are read with the shift `analyze` infers for it, when it infers one.
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=14))]
     pub assume_wscale: Option<u8>,
     /// Most connections held open at once (closed ones are evicted first).
@@ -205,11 +219,22 @@ pub fn run(args: &SeriesArgs) -> Result<Outcome, Failure> {
         }
     }
     let stop = std::cell::Cell::new(write_err.is_some());
-    let input = super::open_capture(&args.capture)?;
     let want = args.connection;
-    let pass1 = analyze::series(
+    // A capture file without its handshake: what analyze infers (the
+    // shifts, the RTT) read in a first pass, so that the rows read windows
+    // and time limits as analyze does. Standard input is read once.
+    let learned = if from_stdin || (args.assume_wscale.is_some() && args.rtt.is_some()) {
+        FxHashMap::default()
+    } else {
+        analyze::learn(super::open_capture(&args.capture)?, &settings, |id| {
+            want.is_none_or(|c| c == id)
+        })
+    };
+    let input = super::open_capture(&args.capture)?;
+    let pass1 = analyze::series_learned(
         input,
         &settings,
+        &learned,
         |id| !stop.get() && want.is_none_or(|c| c == id),
         |s| {
             if let Some(w) = csv.as_mut() {
