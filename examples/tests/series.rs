@@ -583,6 +583,32 @@ fn a_capture_without_its_handshake_claims_no_limit_it_cannot_know() {
             got.get("network").copied().unwrap_or(0.0) > 0.8,
             "{side}: {got:?}"
         );
+        // A pipe given by name is read once, as standard input is (a second
+        // pass would wait for a writer that never comes: timeout).
+        let fifo = temp(&format!("bulk-{side}-cut.fifo"));
+        let _ = std::fs::remove_file(&fifo);
+        assert!(Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let writer = {
+            let (fifo, cut) = (fifo.clone(), cut.clone());
+            std::thread::spawn(move || std::fs::write(fifo, cut))
+        };
+        let out = Command::new("timeout")
+            .arg("20")
+            .arg(env!("CARGO_BIN_EXE_firewall-check"))
+            .arg("series")
+            .arg(&fifo)
+            .output()
+            .unwrap();
+        writer.join().unwrap().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{side} fifo: {out:?}");
+        let piped = parse_csv(&String::from_utf8(out.stdout).unwrap());
+        assert_eq!(piped.len(), rows(true, &[]).len(), "{side} fifo");
+        assert!(piped.iter().all(|x| x.limit.is_empty()), "{side} fifo");
+        let _ = std::fs::remove_file(&fifo);
         let given = rows(true, &["--assume-wscale", "10", "--rtt", "10.7ms"]);
         let down: Vec<&Row> = given
             .iter()

@@ -46,8 +46,8 @@
 //! windows and book limits with those, as `analyze`'s report does (its
 //! fractions and the rows' time by label agree). `--assume-wscale` and
 //! `--rtt` replace what was learned. Where nothing was inferred (a shift
-//! the capture leaves as an interval), and from standard input (read once)
-//! without both flags, the window columns and `limit` stay empty rather
+//! the capture leaves as an interval), and from standard input or a
+//! pipe (read once) without both flags, the window columns and `limit` stay empty rather
 //! than guess.
 //!
 //! # The SVG
@@ -223,7 +223,10 @@ pub fn run(args: &SeriesArgs) -> Result<Outcome, Failure> {
     // A capture file without its handshake: what analyze infers (the
     // shifts, the RTT) read in a first pass, so that the rows read windows
     // and time limits as analyze does. Standard input is read once.
-    let learned = if from_stdin || (args.assume_wscale.is_some() && args.rtt.is_some()) {
+    // (A pipe given by name, `<(tcpdump ...)`, is read once too.)
+    let regular = std::fs::metadata(&args.capture).is_ok_and(|m| m.is_file());
+    let learned = if from_stdin || !regular || (args.assume_wscale.is_some() && args.rtt.is_some())
+    {
         FxHashMap::default()
     } else {
         analyze::learn(super::open_capture(&args.capture)?, &settings, |id| {
