@@ -583,6 +583,17 @@ fn a_capture_without_its_handshake_claims_no_limit_it_cannot_know() {
             got.get("network").copied().unwrap_or(0.0) > 0.8,
             "{side}: {got:?}"
         );
+        // The SVG of the connection with the most data (found in a pass of
+        // its own) is the one drawn when it is named.
+        let svg = |extra: &[&str]| {
+            let out = run(&[&["series", file, "--svg", "-"][..], extra].concat());
+            assert_eq!(out.status.code(), Some(0), "{side} svg {extra:?}: {out:?}");
+            out.stdout
+        };
+        assert!(
+            svg(&[]) == svg(&["--connection", "1"]),
+            "{side}: the SVGs differ"
+        );
         // A pipe given by name is read once, as standard input is (a second
         // pass would wait for a writer that never comes: timeout).
         let fifo = temp(&format!("bulk-{side}-cut.fifo"));

@@ -319,7 +319,7 @@ pub fn run(args: &SeriesArgs) -> Result<Outcome, Failure> {
             );
             let mut p = PlotData::new(id);
             let input = super::open_capture(&args.capture)?;
-            let r = analyze::series(input, &settings, |c| c == id, |s| p.push(s));
+            let r = analyze::series_learned(input, &settings, &learned, |c| c == id, |s| p.push(s));
             if let Err(e) = r {
                 if !p.is_empty() {
                     write_svg(args, &p)?;
