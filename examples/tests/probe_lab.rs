@@ -825,10 +825,10 @@ fn one_reverse<'a>(r: &'a CaseRun, kind: &str, hop: u64) -> &'a Value {
 
 /// The twins the probe lists but does not run (`unknown`, "not tested:"
 /// and the reason).
-const NOT_RUN: [&str; 2] = ["synack_accecn_setup", "reverse_dscp_all"];
+const NOT_RUN: [&str; 1] = ["synack_accecn_setup"];
 
 /// Every server-to-client test ran (none `unknown`) except `except` and
-/// the two [`NOT_RUN`], which say why not.
+/// the one in [`NOT_RUN`], which says why not.
 fn reverse_all_ran(r: &CaseRun, except: &[&str]) {
     for t in r.json["tests"].as_array().expect("tests") {
         let name = t["name"].as_str().unwrap_or("");
@@ -1063,6 +1063,61 @@ fn probe_lab_ipv6_with_reflector() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The server-to-client DSCP map (`reverse_dscp_all`): 64 entries, each
+/// value as `want` maps it, the changed ones located at `at` from the
+/// server (hop `at`, after hop `at - 1`), the others with no hop.
+fn check_reverse_map(r: &CaseRun, want: impl Fn(u64) -> u64, at: u64) {
+    let map = r.json["reverse_dscp_map"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}: no reverse_dscp_map", r.name));
+    assert_eq!(map.len(), 64, "{}", r.name);
+    let mut changed = 0;
+    for (i, e) in map.iter().enumerate() {
+        let sent = e["sent"].as_u64().unwrap();
+        assert_eq!(sent, i as u64, "{}: {e}", r.name);
+        assert_eq!(e["seen"], want(sent), "{}: {e}", r.name);
+        if want(sent) != sent {
+            changed += 1;
+            assert_eq!(
+                (e["after_hop"]["ttl"].as_u64(), e["hop"]["ttl"].as_u64()),
+                (Some(at - 1), Some(at)),
+                "{}: {e}",
+                r.name
+            );
+        } else {
+            assert!(
+                e["hop"].is_null() && e["after_hop"].is_null(),
+                "{}: {e}",
+                r.name
+            );
+        }
+    }
+    let result = test_result_dir(r, "reverse_dscp_all");
+    let detail = test_detail(r, "reverse_dscp_all");
+    if changed == 0 {
+        assert_eq!(result, "unchanged", "{}: {detail}", r.name);
+        assert!(
+            detail.contains("all 64 values seen unchanged"),
+            "{}: {detail}",
+            r.name
+        );
+    } else {
+        assert_eq!(result, "modified", "{}: {detail}", r.name);
+        assert!(
+            detail.starts_with("remarking map: "),
+            "{}: {detail}",
+            r.name
+        );
+        assert!(
+            detail.contains(&format!(" at hop {at}")),
+            "{}: {detail}",
+            r.name
+        );
+        let f = findings_dir(r, "dscp_changed", "server_to_client");
+        assert!(!f.is_empty(), "{}", r.name);
+    }
+}
+
 fn check_reflect_cases(runs: &[CaseRun]) {
     for r in runs {
         assert_schema(r);
@@ -1133,6 +1188,7 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 for t in NOT_RUN {
                     assert_eq!(test_result_dir(r, t), "unknown", "{t}");
                 }
+                check_reverse_map(r, |d| d, 0);
                 assert!(
                     test_detail(r, "synack_fastopen_data")
                         .contains("the 64 bytes of data in the SYN-ACK arrived here"),
@@ -1211,6 +1267,16 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 );
             }
             "dscp_map_fwd" => {
+                check_reverse_map(
+                    r,
+                    |d| match d {
+                        46 => 0,
+                        10 => 12,
+                        63 => 8,
+                        v => v,
+                    },
+                    3,
+                );
                 // The crafted SYN-ACKs' marks are remarked the same way.
                 assert_eq!(fwd, ["dscp_changed"]);
                 let f = one_reverse(r, "dscp_changed", 3);
@@ -1241,6 +1307,9 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 assert_eq!(one_reverse(r, "mss_clamped", hop_of(r))["after"], 1200);
             }
             "dscp_remark_fwd" | "dscp_remark_pre" => {
+                if r.name == "dscp_remark_fwd" {
+                    check_reverse_map(r, |d| if d == 0 { 0 } else { 8 }, 3);
+                }
                 located(r, one(r, "dscp_changed"), hop_of(r));
                 assert_eq!(
                     one_reverse(r, "dscp_changed", hop_of(r))["after"]["value"],
@@ -1364,6 +1433,7 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 assert!(findings_dir(r, "out_of_window_dropped", "server_to_client").is_empty());
             }
             "dscp_bleach_pre" => {
+                check_reverse_map(r, |_| 0, 2);
                 located(r, one(r, "dscp_changed"), 2);
                 assert_eq!(one_reverse(r, "dscp_changed", 2)["after"]["value"], 0);
             }

@@ -21,7 +21,7 @@
 //!
 //! With `--reflector` ([`reflect`] on the target's host) the probe is also
 //! seen where it arrives, and every test but `ttl` has a server-to-client
-//! twin (two of them listed `unknown`, [`REVERSE_NOT_RUN`]): the reflector
+//! twin (one of them listed `unknown`, [`REVERSE_NOT_RUN`]): the reflector
 //! sends crafted copies
 //! of the server's SYN-ACK, TTL-limited ones whose quotes it captures, and
 //! a full one the prober compares.
@@ -425,9 +425,11 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         RawIp::open()?
     };
     let base = 33000 + (random_u32() % 24000) as u16;
-    // Forward tests, as many reverse ones, 64 for the DSCP map, one for
-    // the out-of-window test, one for Fast Open's cookie request.
-    let ports = (base, base + 2 * selected.len() as u16 + 67);
+    // Forward tests, as many reverse ones, 64 for the DSCP map and at most
+    // 128 for the reverse one (each value's arrival, then the changed ones
+    // located), one for the out-of-window test, one for Fast Open's cookie
+    // request.
+    let ports = (base, base + 2 * selected.len() as u16 + 67 + 128);
     let mut control = match &reflector {
         Some((addr, key)) => {
             let mut c = reflect::Control::connect(*addr, key)?;
@@ -454,6 +456,8 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         rtt: None,
         next_port: base,
         dscp_map: Vec::new(),
+        reverse_dscp_map: Vec::new(),
+        reverse_dscp_unlocated: 0,
     };
     let mut runs = Vec::new();
     for (i, spec) in selected.iter().enumerate() {
@@ -485,6 +489,7 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
                     "reverse_ect0_data" | "reverse_ce_data" | "reverse_out_of_window" => {
                         prober.run_reverse_data(c, i as u8, sport, spec)?
                     }
+                    "reverse_dscp_all" => prober.run_reverse_dscp_all(c, i as u8, spec)?,
                     n if REVERSE_NOT_RUN.iter().any(|(x, _)| *x == n) => {
                         prober.reverse_not_run(sport, spec)?
                     }
@@ -638,6 +643,11 @@ struct Prober<'a> {
     next_port: u16,
     /// The DSCP map: (sent, seen at the last observer, where it changed).
     dscp_map: Vec<report::DscpMapEntry>,
+    /// The server-to-client DSCP map (`reverse_dscp_all`).
+    reverse_dscp_map: Vec<report::DscpMapEntry>,
+    /// Changed values of the reverse map left unlocated (the reflector's
+    /// packet budget).
+    reverse_dscp_unlocated: usize,
 }
 
 impl Prober<'_> {
@@ -1363,16 +1373,15 @@ pub const REVERSE_COOKIE: [u8; 8] = *b"fcpcooki";
 pub const REVERSE_MPTCP_KEY: u64 = u64::from_be_bytes(*b"lab-key1");
 
 /// The twins that are reported but not run, and why.
-pub const REVERSE_NOT_RUN: [(&str, &str); 2] = [
-    (
-        "synack_accecn_setup",
-        "not tested: a server's AccECN SYN-ACK answers the setup with a combination of AE, CWR and ECE that depends on the IP-ECN field its SYN arrived with (RFC 9768), not with a copy of the SYN's flags, and the reflector does not craft one; synack_ecn_setup tests the SYN-ACK's ECE",
-    ),
-    (
-        "reverse_dscp_all",
-        "not tested: the server-to-client remarking map would take 64 more handshakes and 256 crafted SYN-ACKs per run; synack_dscp_af11, synack_dscp_cs1 and synack_dscp_ef test three marks of the SYN-ACK",
-    ),
-];
+pub const REVERSE_NOT_RUN: [(&str, &str); 1] = [(
+    "synack_accecn_setup",
+    "not tested: a server's AccECN SYN-ACK answers the setup with a combination of AE, CWR and ECE that depends on the IP-ECN field its SYN arrived with (RFC 9768), not with a copy of the SYN's flags, and the reflector does not craft one; synack_ecn_setup tests the SYN-ACK's ECE",
+)];
+
+/// Crafted packets the reverse DSCP map may take from the reflector's
+/// session budget (1024) to locate its changed values: the other reverse
+/// tests need the rest.
+const REVERSE_DSCP_LOCATE_BUDGET: usize = 512;
 
 /// The reverse tests: the server's own SYN-ACK, then a crafted SYN-ACK per
 /// forward test (its options, DS byte and ECN flags), sent by the reflector.
@@ -1384,8 +1393,9 @@ pub const REVERSE_NOT_RUN: [(&str, &str); 2] = [
 /// Fast Open's data in the SYN becomes data in the SYN-ACK (RFC 7413
 /// allows both: a server may send data in its SYN-ACK once the cookie is
 /// valid). `ttl` has no twin (the path is found from the client's side);
-/// `synack_accecn_setup` and `reverse_dscp_all` are listed but not run
-/// (`unknown`, with the reason: [`REVERSE_NOT_RUN`]).
+/// `reverse_dscp_all` is the server-to-client remarking map
+/// ([`Prober::run_reverse_dscp_all`]); `synack_accecn_setup` is listed but
+/// not run (`unknown`, with the reason: [`REVERSE_NOT_RUN`]).
 pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
     let mut v = vec![TestSpec {
         name: "synack",
@@ -1677,6 +1687,94 @@ impl Prober<'_> {
         sport: u16,
         spec: &TestSpec,
     ) -> Result<TestRun, Failure> {
+        self.run_reverse_copies(c, index, sport, spec, false)
+    }
+
+    /// `reverse_dscp_all`: the server-to-client remarking map. For each of
+    /// the 64 DSCP values a crafted SYN-ACK marked with it (one handshake
+    /// each, as [`Prober::run_reverse`]), first its full copy only: what
+    /// arrives here is the map. Then each value that arrived changed once
+    /// more with the TTL-limited copies too, whose quotes (at the
+    /// reflector) locate the change, while the packets stay within
+    /// [`REVERSE_DSCP_LOCATE_BUDGET`]; a value left over is reported
+    /// unlocated. Returns the run of the first value that changed (or of
+    /// the last value).
+    fn run_reverse_dscp_all(
+        &mut self,
+        c: &mut reflect::Control,
+        index: u8,
+        spec: &TestSpec,
+    ) -> Result<TestRun, Failure> {
+        let marked = |d: u8| {
+            let mut s = spec.clone();
+            s.tos = d << 2;
+            s
+        };
+        let mut runs = Vec::new();
+        for d in 0..64u8 {
+            let sport = self.port();
+            let run = self.run_reverse_copies(c, index, sport, &marked(d), true)?;
+            let seen = run.at_end.as_ref().map(|o| o.seen.tos >> 2);
+            self.reverse_dscp_map.push(report::DscpMapEntry {
+                sent: d,
+                seen,
+                hop: None,
+                after_hop: None,
+            });
+            runs.push(run);
+            std::thread::sleep(self.pace);
+        }
+        let per_value = usize::from(self.path_len.unwrap_or(1));
+        let mut spent = 0;
+        let mut first_changed = None;
+        for d in 0..64u8 {
+            let e = self.reverse_dscp_map[usize::from(d)].clone();
+            if e.seen.is_none_or(|x| x == d) {
+                continue;
+            }
+            if spent + per_value > REVERSE_DSCP_LOCATE_BUDGET {
+                self.reverse_dscp_unlocated += 1;
+                continue;
+            }
+            spent += per_value;
+            let sport = self.port();
+            let run = self.run_reverse_copies(c, index, sport, &marked(d), false)?;
+            let mut obs: Vec<Observation> = run
+                .quotes
+                .iter()
+                .map(|(ttl, e)| Observation {
+                    ttl: *ttl,
+                    address: e.from,
+                    seen: e.quote.clone(),
+                })
+                .collect();
+            obs.extend(run.at_end.clone());
+            let change = locate(&run.sent, &obs)
+                .into_iter()
+                .find(|l| l.change.key == "dscp");
+            let entry = &mut self.reverse_dscp_map[usize::from(d)];
+            entry.hop = change.as_ref().and_then(|l| hop_ref(l.hop));
+            entry.after_hop = change.as_ref().and_then(|l| hop_ref(l.after_hop));
+            if first_changed.is_none() {
+                first_changed = Some(run);
+            }
+            std::thread::sleep(self.pace);
+        }
+        first_changed
+            .or_else(|| runs.pop())
+            .ok_or_else(|| Failure::Runtime("no reverse DSCP probe ran".into()))
+    }
+
+    /// [`Prober::run_reverse`]; with `full_only`, the reflector sends the
+    /// full copy alone (no TTL-limited ones, no quotes to wait for).
+    fn run_reverse_copies(
+        &mut self,
+        c: &mut reflect::Control,
+        index: u8,
+        sport: u16,
+        spec: &TestSpec,
+        full_only: bool,
+    ) -> Result<TestRun, Failure> {
         let len = self.path_len.unwrap_or(1);
         let seq = random_u32();
         let syn = Segment {
@@ -1708,7 +1806,11 @@ impl Prober<'_> {
         let ident = 0x8000 | (u16::from(index) << 8);
         let mut req = json!({"op": "send_synack", "port": sport, "ack": ack, "ident": ident});
         let own = spec.name == "synack";
-        let mut ttls: Vec<u8> = (1..len).collect();
+        let mut ttls: Vec<u8> = if full_only {
+            vec![]
+        } else {
+            (1..len).collect()
+        };
         if !own {
             ttls.push(64);
             req["tos"] = json!(spec.tos);
@@ -1789,7 +1891,9 @@ impl Prober<'_> {
                 }
             }
         }
-        run.quotes = self.reverse_quotes(c, sport, ack, ident, false)?;
+        if !full_only {
+            run.quotes = self.reverse_quotes(c, sport, ack, ident, false)?;
+        }
         if let Some((_, s)) = &run.answer {
             run.at_end = Some(Observation {
                 ttl: len,
@@ -2487,16 +2591,35 @@ fn evaluate(
                 o.offset, o.unscaled_edge, o.scaled_edge, o.ack_window, o.shift, o.shift_source
             ));
         }
-        if spec.name == "dscp_all" {
-            let changed = remarking_map(&p.dscp_map);
-            let unseen = p.dscp_map.iter().filter(|e| e.seen.is_none()).count();
+        if spec.name == "dscp_all" || (spec.name == "reverse_dscp_all" && run.note.is_none()) {
+            let map = if reverse {
+                &p.reverse_dscp_map
+            } else {
+                &p.dscp_map
+            };
+            let changed = remarking_map(map);
+            let unseen = map.iter().filter(|e| e.seen.is_none()).count();
+            // The map replaces the one value's words; a NAT's translation
+            // back stays said.
+            let nat: Vec<String> = detail
+                .iter()
+                .filter(|d| d.starts_with("translated back by the NAT"))
+                .cloned()
+                .collect();
             detail = vec![if changed.is_empty() {
-                format!("all {} values seen unchanged", p.dscp_map.len() - unseen)
+                format!("all {} values seen unchanged", map.len() - unseen)
             } else {
                 format!("remarking map: {}", changed.join(", "))
             }];
             if unseen > 0 {
                 detail.push(format!("{unseen} values seen by nobody"));
+            }
+            detail.extend(nat);
+            if reverse && p.reverse_dscp_unlocated > 0 {
+                detail.push(format!(
+                    "{} changed values not located (the reflector's packet budget)",
+                    p.reverse_dscp_unlocated
+                ));
             }
             result = if changed.is_empty() {
                 "unchanged"
@@ -2512,6 +2635,7 @@ fn evaluate(
         });
     }
     report.dscp_map = p.dscp_map.clone();
+    report.reverse_dscp_map = p.reverse_dscp_map.clone();
     let nat = crate::firewall::finding::Kind::Nat;
     if let Some((h, a)) = nat_hint {
         if !report.findings.iter().any(|f| f.kind == nat) {
@@ -2619,6 +2743,8 @@ mod tests {
             rtt: Some(Duration::from_millis(1)),
             next_port: 40000,
             dscp_map: Vec::new(),
+            reverse_dscp_map: Vec::new(),
+            reverse_dscp_unlocated: 0,
         }
     }
 

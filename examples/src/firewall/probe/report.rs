@@ -92,6 +92,11 @@ pub struct Report {
     /// The `dscp_all` test: every value sent and what became of it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dscp_map: Vec<DscpMapEntry>,
+    /// The `reverse_dscp_all` test (with the reflector): every value the
+    /// reflector's SYN-ACKs carried and what arrived here; hops count from
+    /// the server.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reverse_dscp_map: Vec<DscpMapEntry>,
 }
 
 impl Report {
@@ -106,6 +111,7 @@ impl Report {
             rtt_s: rtt.map(|d| d.as_secs_f64()),
             notes: Vec::new(),
             dscp_map: Vec::new(),
+            reverse_dscp_map: Vec::new(),
         }
     }
 
