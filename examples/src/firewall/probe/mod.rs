@@ -21,7 +21,7 @@
 //!
 //! With `--reflector` ([`reflect`] on the target's host) the probe is also
 //! seen where it arrives, and every test but `ttl` has a server-to-client
-//! twin (one of them listed `unknown`, [`REVERSE_NOT_RUN`]): the reflector
+//! twin ([`reverse_catalogue`]): the reflector
 //! sends crafted copies
 //! of the server's SYN-ACK, TTL-limited ones whose quotes it captures, and
 //! a full one the prober compares.
@@ -1372,11 +1372,56 @@ pub const REVERSE_COOKIE: [u8; 8] = *b"fcpcooki";
 /// (RFC 8684 section 3.1: a SYN-ACK's carries one, a SYN's none).
 pub const REVERSE_MPTCP_KEY: u64 = u64::from_be_bytes(*b"lab-key1");
 
-/// The twins that are reported but not run, and why.
-pub const REVERSE_NOT_RUN: [(&str, &str); 1] = [(
-    "synack_accecn_setup",
-    "not tested: a server's AccECN SYN-ACK answers the setup with a combination of AE, CWR and ECE that depends on the IP-ECN field its SYN arrived with (RFC 9768), not with a copy of the SYN's flags, and the reflector does not craft one; synack_ecn_setup tests the SYN-ACK's ECE",
-)];
+/// The twins that are reported but not run, and why (none now: the
+/// mechanism stays for a twin that cannot be run honestly).
+pub const REVERSE_NOT_RUN: [(&str, &str); 0] = [];
+
+/// The ECN flags a server answers a SYN with, from the flags and the
+/// IP-ECN field the SYN arrived with (`tos & 3`), and why in words. RFC
+/// 9768: an AccECN server answers a SYN with AE, CWR and ECE all set (and,
+/// section 3.1.3, any combination but none and CWR+ECE, RFC 3168's setup)
+/// with the SYN's IP-ECN field fed back in AE, CWR, ECE (Table 2, section
+/// 3.1.1): Not-ECT 0,1,0; ECT(1) 0,1,1; ECT(0) 1,0,0; CE 1,1,0; an RFC
+/// 3168 setup gets ECE;
+/// a SYN without them no ECN flag.
+pub fn accecn_synack_flags(syn_flags: Flags, syn_ecn: u8) -> (Flags, String) {
+    let setup = syn_flags & (Flags::AE | Flags::CWR | Flags::ECE);
+    if setup.is_empty() {
+        return (
+            Flags::empty(),
+            "the SYN arrived without AE, CWR or ECE: a server answers without ECN flags".into(),
+        );
+    }
+    if setup == Flags::CWR | Flags::ECE {
+        return (
+            Flags::ECE,
+            "the SYN arrived as an RFC 3168 ECN setup (CWR+ECE): an AccECN server answers ECE"
+                .into(),
+        );
+    }
+    let (flags, name) = match syn_ecn & 3 {
+        0 => (Flags::CWR, "Not-ECT"),
+        1 => (Flags::CWR | Flags::ECE, "ECT(1)"),
+        2 => (Flags::AE, "ECT(0)"),
+        _ => (Flags::AE | Flags::CWR, "CE"),
+    };
+    let arrived = [(Flags::AE, "AE"), (Flags::CWR, "CWR"), (Flags::ECE, "ECE")]
+        .iter()
+        .filter(|(f, _)| setup.contains(*f))
+        .map(|(_, n)| *n)
+        .collect::<Vec<_>>()
+        .join("+");
+    let answer = [(Flags::AE, "AE"), (Flags::CWR, "CWR"), (Flags::ECE, "ECE")]
+        .iter()
+        .filter(|(f, _)| flags.contains(*f))
+        .map(|(_, n)| *n)
+        .collect::<Vec<_>>()
+        .join("+");
+    (
+        flags,
+        format!("the AccECN-setup SYN arrived at the server with {arrived} and IP-ECN {name}: the SYN-ACK answers {answer} (RFC 9768)"),
+    )
+}
 
 /// Crafted packets the reverse DSCP map may take from the reflector's
 /// session budget (1024) to locate its changed values: the other reverse
@@ -1394,8 +1439,9 @@ const REVERSE_DSCP_LOCATE_BUDGET: usize = 512;
 /// allows both: a server may send data in its SYN-ACK once the cookie is
 /// valid). `ttl` has no twin (the path is found from the client's side);
 /// `reverse_dscp_all` is the server-to-client remarking map
-/// ([`Prober::run_reverse_dscp_all`]); `synack_accecn_setup` is listed but
-/// not run (`unknown`, with the reason: [`REVERSE_NOT_RUN`]).
+/// ([`Prober::run_reverse_dscp_all`]); `synack_accecn_setup` follows an
+/// AccECN-setup SYN, its flags answering that SYN as the reflector captured
+/// it at the server ([`accecn_synack_flags`]).
 pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
     let mut v = vec![TestSpec {
         name: "synack",
@@ -1777,12 +1823,19 @@ impl Prober<'_> {
     ) -> Result<TestRun, Failure> {
         let len = self.path_len.unwrap_or(1);
         let seq = random_u32();
+        // synack_accecn_setup: an AccECN-setup SYN (AE+CWR+ECE), whose
+        // SYN-ACK's flags answer it as it arrived at the server.
+        let accecn = spec.name == "synack_accecn_setup";
         let syn = Segment {
             sport,
             dport: self.dport,
             seq,
             ack: 0,
-            flags: Flags::SYN,
+            flags: if accecn {
+                Flags::SYN | Flags::AE | Flags::CWR | Flags::ECE
+            } else {
+                Flags::SYN
+            },
             window: 64240,
             options: options(SYN_OPTIONS.timestamps(TSVAL, 0)),
             payload: vec![],
@@ -1800,6 +1853,11 @@ impl Prober<'_> {
         };
         let Some(first_synack) = self.wait_for(sport, |s| is_answer(s)) else {
             // No handshake: nothing to reflect.
+            if accecn {
+                run.note = Some(
+                    "the AccECN-setup SYN got no SYN-ACK (see accecn_setup): nothing to answer it with; not tested".into(),
+                );
+            }
             return Ok(run);
         };
         let ack = seq.wrapping_add(1);
@@ -1821,6 +1879,35 @@ impl Prober<'_> {
             }
         }
         req["ttls"] = json!(ttls);
+        let mut accecn_note = None;
+        if accecn {
+            // The SYN as it arrived at the server; behind a SYN proxy it
+            // arrives only once the prober has completed the proxy's
+            // handshake (the proxy then opens its own, with the prober's
+            // sequence number).
+            let mut arrived = self.arrived_syn(c, sport, seq)?;
+            let mut after_ack = false;
+            if arrived.is_none() {
+                self.send_ack(sport, seq.wrapping_add(1), &first_synack, 0x4000, 502)?;
+                arrived = self.arrived_syn(c, sport, seq)?;
+                after_ack = true;
+            }
+            let Some(arrived) = arrived else {
+                run.note = Some(
+                    "the reflector did not capture the AccECN-setup SYN at the server: no SYN to answer; not tested".into(),
+                );
+                self.send_rst(sport, seq.wrapping_add(1))?;
+                return Ok(run);
+            };
+            let (flags, why) =
+                accecn_synack_flags(arrived.flags().unwrap_or(Flags::SYN), arrived.tos);
+            req["extra_flags"] = json!(flags.bits());
+            accecn_note = Some(if after_ack {
+                format!("a SYN reached the server only after the prober's ACK (a SYN proxy on the path answered the prober's and opened its own handshake); {why}")
+            } else {
+                why
+            });
+        }
         let mut proxied = false;
         let reply = match c.call(&req) {
             Ok(r) => r,
@@ -1877,6 +1964,12 @@ impl Prober<'_> {
                 "sent after the handshake a SYN proxy on the path completed (the server answered the proxy only after the prober's ACK)".into(),
             );
         }
+        if let Some(why) = accecn_note {
+            run.note = Some(match run.note.take() {
+                Some(n) => format!("{n}; {why}"),
+                None => why,
+            });
+        }
         if own {
             run.answer = Some((len, first_synack));
         } else {
@@ -1904,6 +1997,48 @@ impl Prober<'_> {
         // Close the server's half-open connection.
         self.send_rst(sport, ack)?;
         Ok(run)
+    }
+
+    /// The prober's SYN `seq` from `sport` as the reflector captured it at
+    /// the server (by its port, else by its sequence number: a NAT's
+    /// translation), waiting up to the timeout.
+    fn arrived_syn(
+        &self,
+        c: &mut reflect::Control,
+        sport: u16,
+        seq: u32,
+    ) -> Result<Option<Seen>, Failure> {
+        let syn = |s: &Seen| {
+            s.seq() == Some(seq)
+                && s.flags()
+                    .is_some_and(|f| f.contains(Flags::SYN) && !f.contains(Flags::ACK))
+        };
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let by_port = c
+                .report(sport, None)?
+                .into_iter()
+                .filter(|(d, _)| d == "in")
+                .filter_map(|(_, ip)| Seen::from_ip(&ip))
+                .find(|s| syn(s));
+            let found = match by_port {
+                Some(s) => Some(s),
+                None => {
+                    let r = c.call(&json!({"op": "report_seq", "seq": seq}))?;
+                    r["packets"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|p| p["ip"].as_str().and_then(reflect::unhex))
+                        .filter_map(|ip| Seen::from_ip(&ip))
+                        .find(|s| syn(s))
+                }
+            };
+            if found.is_some() || Instant::now() >= deadline {
+                return Ok(found);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// The routers' quotes of the reflector's copies `ident` (they reach
@@ -2890,6 +3025,24 @@ mod tests {
             "{d}"
         );
         assert!(!d.contains("unknown beyond"), "{d}");
+    }
+
+    /// RFC 9768 Table 2 (section 3.1.1): the SYN-ACK's AE, CWR and ECE for
+    /// each IP-ECN field of an AccECN-setup SYN; and the other setups
+    /// (section 3.1.3).
+    #[test]
+    fn accecn_synack_answers_the_syns_ip_ecn_field() {
+        let all = Flags::AE | Flags::CWR | Flags::ECE;
+        let f = |flags, ecn| accecn_synack_flags(flags, ecn).0;
+        assert_eq!(f(all, 0), Flags::CWR);
+        assert_eq!(f(all, 1), Flags::CWR | Flags::ECE);
+        assert_eq!(f(all, 2), Flags::AE);
+        assert_eq!(f(all, 3), Flags::AE | Flags::CWR);
+        // Any other combination but 000 and 011 is taken as AccECN.
+        assert_eq!(f(Flags::AE, 2), Flags::AE);
+        assert_eq!(f(Flags::CWR | Flags::ECE, 0), Flags::ECE);
+        assert_eq!(f(Flags::empty(), 3), Flags::empty());
+        assert!(accecn_synack_flags(all, 0).1.contains("IP-ECN Not-ECT"));
     }
 
     #[test]
