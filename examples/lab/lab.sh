@@ -80,7 +80,7 @@ while [ $# -gt 0 ]; do
     *) die "unknown option $1" ;;
   esac
 done
-echo "$CASES" | tr ' ' '\n' | grep -qx -- "$CASE" || die "unknown case '$CASE' (lab.sh --list)"
+tr ' ' '\n' <<< "$CASES" | grep -x -- "$CASE" >/dev/null || die "unknown case '$CASE' (lab.sh --list)"
 check_env
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"

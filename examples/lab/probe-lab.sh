@@ -224,7 +224,7 @@ while True:
 ' &
 PIDS+=($!)
 for _ in $(seq 50); do
-  ip netns exec "$S" ss -ltn 2>/dev/null | grep -q ':5201 ' && break
+  ip netns exec "$S" ss -ltn 2>/dev/null | grep ':5201 ' >/dev/null && break
   sleep 0.1
 done
 if [ "${PROBE_LAB_REFLECT:-0}" = 1 ]; then
@@ -273,7 +273,10 @@ rules_for() { echo "$CASES" | sed -n "s/^$1|//p"; }
 
 IFS=, read -r -a WANT <<< "$LIST"
 for case in "${WANT[@]}"; do
-  echo "$CASES" | grep -q "^$case|" || die "unknown case $case"
+  # A here-string, not a pipe: echo writes line by line, grep -q exits at
+  # its match, and under pipefail the echo's SIGPIPE failed the check (a CI
+  # run said "unknown case wscale_synack_pre").
+  grep -q "^$case|" <<< "$CASES" || die "unknown case $case"
   for t in filter mangle raw nat; do
     ip netns exec "$R2" iptables -t "$t" -F
     ip netns exec "$R2" ip6tables -t "$t" -F
