@@ -1439,7 +1439,7 @@ const REVERSE_DSCP_LOCATE_BUDGET: usize = 512;
 /// allows both: a server may send data in its SYN-ACK once the cookie is
 /// valid). `ttl` has no twin (the path is found from the client's side);
 /// `reverse_dscp_all` is the server-to-client remarking map
-/// ([`Prober::run_reverse_dscp_all`]); `synack_accecn_setup` follows an
+/// (`Prober::run_reverse_dscp_all`); `synack_accecn_setup` follows an
 /// AccECN-setup SYN, its flags answering that SYN as the reflector captured
 /// it at the server ([`accecn_synack_flags`]).
 pub fn reverse_catalogue(forward: &[TestSpec]) -> Vec<TestSpec> {
