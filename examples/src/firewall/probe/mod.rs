@@ -546,6 +546,22 @@ pub struct TestRun {
 }
 
 impl TestRun {
+    /// Every observer of the probe in path order: the routers' quotes by
+    /// TTL, then the far end.
+    fn observations(&self) -> Vec<Observation> {
+        let mut obs: Vec<Observation> = self
+            .quotes
+            .iter()
+            .map(|(ttl, e)| Observation {
+                ttl: *ttl,
+                address: e.from,
+                seen: e.quote.clone(),
+            })
+            .collect();
+        obs.extend(self.at_end.clone());
+        obs
+    }
+
     /// A run whose probe is the IP packet `sent`, nothing seen yet.
     fn new(sent: &[u8], direction: &'static str) -> Result<TestRun, Failure> {
         Ok(TestRun {
@@ -922,16 +938,7 @@ impl Prober<'_> {
             if let Some(c) = control.as_deref_mut() {
                 self.reflected_forward(c, sport, &mut run)?;
             }
-            let mut obs: Vec<Observation> = run
-                .quotes
-                .iter()
-                .map(|(ttl, e)| Observation {
-                    ttl: *ttl,
-                    address: e.from,
-                    seen: e.quote.clone(),
-                })
-                .collect();
-            obs.extend(run.at_end.clone());
+            let obs = run.observations();
             let change = locate(&run.sent, &obs)
                 .into_iter()
                 .find(|l| l.change.key == "dscp");
@@ -1785,16 +1792,7 @@ impl Prober<'_> {
             spent += per_value;
             let sport = self.port();
             let run = self.run_reverse_copies(c, index, sport, &marked(d), false)?;
-            let mut obs: Vec<Observation> = run
-                .quotes
-                .iter()
-                .map(|(ttl, e)| Observation {
-                    ttl: *ttl,
-                    address: e.from,
-                    seen: e.quote.clone(),
-                })
-                .collect();
-            obs.extend(run.at_end.clone());
+            let obs = run.observations();
             let change = locate(&run.sent, &obs)
                 .into_iter()
                 .find(|l| l.change.key == "dscp");
@@ -2430,16 +2428,7 @@ fn evaluate(
         });
     for (spec, run) in runs {
         let reverse = run.direction == "server_to_client";
-        let mut obs: Vec<Observation> = run
-            .quotes
-            .iter()
-            .map(|(ttl, e)| Observation {
-                ttl: *ttl,
-                address: e.from,
-                seen: e.quote.clone(),
-            })
-            .collect();
-        obs.extend(run.at_end.clone());
+        let obs = run.observations();
         let ev = QuoteEvidence::of(&run.quotes);
         let mut located = locate(&run.sent, &obs);
         let mut detail: Vec<String> = run.note.iter().cloned().collect();
