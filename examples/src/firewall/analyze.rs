@@ -981,6 +981,8 @@ impl ConnState {
             // out; ending just below it, a segment or less, is a hit.
             if let Some(e) = peer.edges.as_mut() {
                 e.sender_read(timestamps.map(|t| t.tsecr));
+                let confirmed = e.sender_data(rec.seq, end, me.snd_nxt);
+                peer.infer_lo = peer.infer_lo.max(confirmed);
                 if !retransmitted && past_handshake_window {
                     let lo = e.on_data(end, me.largest_payload as u64);
                     peer.infer_lo = peer.infer_lo.max(lo);
@@ -1002,6 +1004,11 @@ impl ConnState {
                     let lo = (0u8..=MAX_WINDOW_SCALE)
                         .find(|s| u64::from(f) << s >= in_flight)
                         .unwrap_or(MAX_WINDOW_SCALE);
+                    // A hole open: the capture may have missed the ACKs.
+                    let lo = match peer.edges.as_mut() {
+                        Some(e) => e.rule_out(lo),
+                        None => lo,
+                    };
                     peer.infer_lo = peer.infer_lo.max(lo);
                 }
             }
@@ -1217,6 +1224,20 @@ const EDGE_HITS: u32 = 16;
 /// It also counts the receiver's ACKs whose field is 65,535: a receiver
 /// that does not scale caps its field there (Linux), one that scales
 /// rarely advertises exactly that ([`unscaled_cap_evidence`]).
+///
+/// All of this holds only for ACKs the capture shows: a capture that drops
+/// records (tcpdump's "packets dropped by kernel") loses ACKs with them,
+/// and the sender's data then runs past edges it read from ACKs the
+/// capture missed. Such a drop shows in the sender's data as a hole (new
+/// data starting beyond the highest byte seen): while one is open
+/// (`gap`), what new data rules out is held back (`unconfirmed_lo`) and
+/// counts no hits. A retransmission that fills the hole shows the loss
+/// was the network's, not the capture's: the held bound stands. The
+/// receiver's ACK passing the hole without one, once the sender has read
+/// it, shows the capture missed those bytes (and may have missed ACKs
+/// with them): the held bound is dropped. Seen in the lab: a 150 MB
+/// download whose capture dropped a burst of records made the data pass
+/// the edges of shift 8 for a receiver at shift 7.
 #[derive(Debug, Clone, Default)]
 struct EdgeEvidence {
     /// The receiver's pure ACKs (TSval, ACK, field) the sender has not yet
@@ -1238,6 +1259,11 @@ struct EdgeEvidence {
     segments: u32,
     /// The receiver's window growth (`bdp::linux::WindowGrowth`).
     growth: bdp::linux::WindowGrowth,
+    /// A hole in the sender's data is open: where the data resumed after
+    /// the newest one.
+    gap: Option<u32>,
+    /// Lower bound on the shift from new data sent while a hole was open.
+    unconfirmed_lo: u8,
 }
 
 /// Most receiver ACKs waiting for the sender's echo ([`EdgeEvidence`]).
@@ -1290,6 +1316,11 @@ impl EdgeEvidence {
     }
 
     fn on_ack(&mut self, ack: u32, field: u16) {
+        // The receiver got the hole's bytes, the capture did not show them.
+        if self.gap.is_some_and(|r| !seq_lt(ack, r)) {
+            self.gap = None;
+            self.unconfirmed_lo = 0;
+        }
         for (s, (e, f)) in self
             .edge
             .iter_mut()
@@ -1304,11 +1335,58 @@ impl EdgeEvidence {
         self.seen = true;
     }
 
+    /// A data segment `seq..end` of the sender, whose highest byte sent
+    /// before it was `snd_nxt`: opens a hole when it starts beyond that,
+    /// and closes the open one when it retransmits the bytes just below
+    /// where the data resumed. Returns the held bound a closed hole
+    /// confirms.
+    fn sender_data(&mut self, seq: u32, end: u32, snd_nxt: Option<u32>) -> u8 {
+        let Some(nxt) = snd_nxt else {
+            return 0;
+        };
+        if seq_lt(nxt, seq) {
+            if self.gap.is_none() {
+                self.unconfirmed_lo = 0;
+            }
+            self.gap = Some(seq);
+            return 0;
+        }
+        match self.gap {
+            // Retransmissions fill holes lowest first: the newest one
+            // last, with the bytes just below where the data resumed.
+            Some(r) if !seq_lt(nxt, end) && seq_lt(seq, r) && !seq_lt(end, r) => {
+                self.gap = None;
+                core::mem::take(&mut self.unconfirmed_lo)
+            }
+            _ => 0,
+        }
+    }
+
+    /// A lower bound on the shift: to be applied now, or (a hole open)
+    /// held until the hole closes.
+    fn rule_out(&mut self, lo: u8) -> u8 {
+        if self.gap.is_some() {
+            self.unconfirmed_lo = self.unconfirmed_lo.max(lo);
+            0
+        } else {
+            lo
+        }
+    }
+
     /// New data ending at `end` (segments up to `segment` bytes): the
-    /// smallest shift whose furthest edge it does not pass.
+    /// smallest shift whose furthest edge it does not pass (held back
+    /// while a hole is open, see [`Self::rule_out`]).
     fn on_data(&mut self, end: u32, segment: u64) -> u8 {
         if !self.seen {
             return 0;
+        }
+        if self.gap.is_some() {
+            let lo = self
+                .edge
+                .iter()
+                .rposition(|e| seq_lt(*e, end))
+                .map_or(0, |s| (s + 1).min(SHIFTS - 1) as u8);
+            return self.rule_out(lo);
         }
         self.segments = self.segments.saturating_add(1);
         self.segment = self.segment.max(segment);
@@ -3011,5 +3089,51 @@ mod held_tests {
         assert_eq!(out.len(), SERIES_HELD + 1);
         assert!(out.windows(2).all(|w| w[0].0 < w[1].0));
         assert!(h.rows.is_empty() && h.rounds.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EdgeEvidence;
+
+    /// The receiver at ACK 1000 with field 100: shift 0's edge is 1100,
+    /// shift 1's 1200, shift 2's 1400.
+    fn evidence() -> EdgeEvidence {
+        let mut e = EdgeEvidence::default();
+        e.receiver_ack(1000, 100, None);
+        e
+    }
+
+    #[test]
+    fn data_past_an_edge_with_no_hole_rules_the_shift_out_at_once() {
+        let mut e = evidence();
+        assert_eq!(e.sender_data(1000, 1300, Some(1000)), 0);
+        assert_eq!(e.on_data(1300, 300), 2, "past shift 1's edge at 1200");
+    }
+
+    #[test]
+    fn a_hole_the_network_filled_confirms_the_held_bound() {
+        let mut e = evidence();
+        // 1000..1100 missing: the data resumes at 1100.
+        assert_eq!(e.sender_data(1100, 1300, Some(1000)), 0);
+        assert_eq!(e.on_data(1300, 200), 0, "held while the hole is open");
+        // A segment within what was seen closes nothing.
+        assert_eq!(e.sender_data(1200, 1300, Some(1300)), 0);
+        // The retransmission up to where the data resumed: shift 1 is out.
+        assert_eq!(e.sender_data(1000, 1100, Some(1300)), 2);
+        assert_eq!(e.on_data(1300, 200), 2, "no hole open: applied at once");
+    }
+
+    #[test]
+    fn a_hole_the_receiver_acknowledged_unseen_drops_the_held_bound() {
+        let mut e = evidence();
+        assert_eq!(e.sender_data(1100, 1300, Some(1000)), 0);
+        assert_eq!(e.on_data(1300, 200), 0);
+        // The receiver has the hole's bytes: the capture missed them, and
+        // may have missed the ACKs that allowed the data.
+        e.receiver_ack(1300, 100, None);
+        assert_eq!(e.sender_data(1000, 1100, Some(1300)), 0, "nothing held");
+        assert_eq!(e.on_data(1350, 200), 0, "within every edge of ACK 1300");
+        assert_eq!(e.on_data(1450, 200), 1, "past shift 0's edge at 1400");
     }
 }
