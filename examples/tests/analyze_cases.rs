@@ -588,6 +588,30 @@ struct Download {
     acks: u32,
 }
 
+/// A window-limited sender (its congestion window never binds) and a
+/// receiver at shift 7 whose window grows to 4 MiB: the sender keeps
+/// stopping at the edge it reads.
+const GROWING_WINDOW_LIMITED: Download = Download {
+    meant: 7,
+    read: 7,
+    start: 20 * 1448,
+    cap: 4 << 20,
+    cwnd: 1000,
+    cwnd_max: 1000,
+    acks: 400,
+};
+
+/// The server reads a larger shift (7) than the client means (3).
+const READS_A_LARGER_SHIFT: Download = Download {
+    meant: 3,
+    read: 7,
+    start: 10 * 1448,
+    cap: 200_000,
+    cwnd: 40,
+    cwnd_max: 40,
+    acks: 600,
+};
+
 fn mid_stream_download(d: &Download) -> Vec<Pkt> {
     let Download {
         meant,
@@ -727,15 +751,7 @@ fn mid_stream_window_limited_sender_stops_at_the_edge_it_reads() {
     assert_eq!(n["wscale_mismatch"], false, "{n}");
     // A window that grows while the sender keeps stopping at its edge: the
     // stops follow the window.
-    let (inf, n) = inferred_client(&mid_stream_download(&Download {
-        meant: 7,
-        read: 7,
-        start: 20 * 1448,
-        cap: 4 << 20,
-        cwnd: 1000,
-        cwnd_max: 1000,
-        acks: 400,
-    }));
+    let (inf, n) = inferred_client(&mid_stream_download(&GROWING_WINDOW_LIMITED));
     assert_eq!(inf["sender_edge_shift"], 7, "{inf}");
     assert_eq!(inf["linux_growth_shift"], 7, "{inf}");
     assert_eq!(
@@ -783,15 +799,7 @@ fn mid_stream_edge_and_growth_disagreeing_is_a_mismatch() {
 /// the disagreement is reported.
 #[test]
 fn mid_stream_flight_beyond_the_growth_shift_is_a_mismatch() {
-    let (inf, n) = inferred_client(&mid_stream_download(&Download {
-        meant: 3,
-        read: 7,
-        start: 10 * 1448,
-        cap: 200_000,
-        cwnd: 40,
-        cwnd_max: 40,
-        acks: 600,
-    }));
+    let (inf, n) = inferred_client(&mid_stream_download(&READS_A_LARGER_SHIFT));
     assert_eq!(inf["linux_growth_shift"], 3, "{inf}");
     assert!(inf["bounds"]["min"].as_u64().unwrap() > 3, "{inf}");
     assert_eq!(inf["basis"], "bounds", "{inf}");
@@ -822,15 +830,7 @@ fn with_capture_drop(pkts: &[Pkt], range: std::ops::Range<usize>) -> Vec<Pkt> {
 /// missed it: no bound from it, no mismatch.
 #[test]
 fn mid_stream_capture_drop_is_not_a_mismatch() {
-    let whole = mid_stream_download(&Download {
-        meant: 7,
-        read: 7,
-        start: 20 * 1448,
-        cap: 4 << 20,
-        cwnd: 1000,
-        cwnd_max: 1000,
-        acks: 400,
-    });
+    let whole = mid_stream_download(&GROWING_WINDOW_LIMITED);
     let (inf, n) = inferred_client(&whole);
     assert_eq!(
         (inf["min"].as_u64(), inf["max"].as_u64()),
@@ -841,7 +841,6 @@ fn mid_stream_capture_drop_is_not_a_mismatch() {
     for range in [400..1000, 200..900, 1000..1600] {
         let cut = with_capture_drop(&whole, range.clone());
         let (inf, n) = inferred_client(&cut);
-        eprintln!("{range:?}: {inf}");
         assert_eq!(n["wscale_mismatch"], false, "{range:?}: {n}");
         assert!(n["wscale_mismatch_evidence"].is_null(), "{range:?}: {n}");
         assert_eq!(
@@ -852,24 +851,20 @@ fn mid_stream_capture_drop_is_not_a_mismatch() {
     }
 }
 
-/// A hole the network made, filled by a retransmission before the
-/// receiver acknowledges past it, is not capture loss: the data sent
-/// while it was open still rules shifts out, and the server that reads a
-/// larger shift than the client means is still found. So is one whose
-/// capture dropped a burst early on: the data after it is checked again.
+/// Holes do not hide a real mismatch, the server reading a larger shift
+/// than the client means. A capture that dropped a burst early on: once
+/// the client's ACK passes the hole, the data after it is checked again
+/// (were the hole never closed, nothing after it would rule a shift out).
+/// A hole the network made, filled by a retransmission before the client
+/// acknowledges past it: the mismatch is still found (the bound held
+/// while it was open, and confirmed by the retransmission, is
+/// `edge_tests::a_hole_the_network_filled_confirms_the_held_bound`; here
+/// later data shows the mismatch too).
 #[test]
 fn mid_stream_network_loss_and_an_early_capture_drop_still_show_the_mismatch() {
-    let whole = mid_stream_download(&Download {
-        meant: 3,
-        read: 7,
-        start: 10 * 1448,
-        cap: 200_000,
-        cwnd: 40,
-        cwnd_max: 40,
-        acks: 600,
-    });
-    // The first data segment past the handshake's window, lost and
-    // retransmitted after the next data segment.
+    let whole = mid_stream_download(&READS_A_LARGER_SHIFT);
+    // A data segment past the handshake's window (the 61st: 45 fill
+    // 65,535 bytes), lost and retransmitted after the next data segment.
     let is_data = |p: &Pkt| p.data.len() > 1000;
     let lost = whole
         .iter()

@@ -1230,7 +1230,7 @@ const EDGE_HITS: u32 = 16;
 /// and the sender's data then runs past edges it read from ACKs the
 /// capture missed. Such a drop shows in the sender's data as a hole (new
 /// data starting beyond the highest byte seen): while one is open
-/// (`gap`), what new data rules out is held back (`unconfirmed_lo`) and
+/// (`gap`), what new data rules out is held back ([`Gap::held_lo`]) and
 /// counts no hits. A retransmission that fills the hole shows the loss
 /// was the network's, not the capture's: the held bound stands. The
 /// receiver's ACK passing the hole without one, once the sender has read
@@ -1259,11 +1259,17 @@ struct EdgeEvidence {
     segments: u32,
     /// The receiver's window growth (`bdp::linux::WindowGrowth`).
     growth: bdp::linux::WindowGrowth,
-    /// A hole in the sender's data is open: where the data resumed after
-    /// the newest one.
-    gap: Option<u32>,
-    /// Lower bound on the shift from new data sent while a hole was open.
-    unconfirmed_lo: u8,
+    /// A hole in the sender's data is open.
+    gap: Option<Gap>,
+}
+
+/// The holes open in the sender's data ([`EdgeEvidence`]).
+#[derive(Debug, Clone, Copy)]
+struct Gap {
+    /// Where the data resumed after the newest hole.
+    resume: u32,
+    /// Lower bound on the shift from new data sent while it was open.
+    held_lo: u8,
 }
 
 /// Most receiver ACKs waiting for the sender's echo ([`EdgeEvidence`]).
@@ -1317,9 +1323,8 @@ impl EdgeEvidence {
 
     fn on_ack(&mut self, ack: u32, field: u16) {
         // The receiver got the hole's bytes, the capture did not show them.
-        if self.gap.is_some_and(|r| !seq_lt(ack, r)) {
+        if self.gap.is_some_and(|g| !seq_lt(ack, g.resume)) {
             self.gap = None;
-            self.unconfirmed_lo = 0;
         }
         for (s, (e, f)) in self
             .edge
@@ -1345,18 +1350,19 @@ impl EdgeEvidence {
             return 0;
         };
         if seq_lt(nxt, seq) {
-            if self.gap.is_none() {
-                self.unconfirmed_lo = 0;
-            }
-            self.gap = Some(seq);
+            let held_lo = self.gap.map_or(0, |g| g.held_lo);
+            self.gap = Some(Gap {
+                resume: seq,
+                held_lo,
+            });
             return 0;
         }
         match self.gap {
             // Retransmissions fill holes lowest first: the newest one
             // last, with the bytes just below where the data resumed.
-            Some(r) if !seq_lt(nxt, end) && seq_lt(seq, r) && !seq_lt(end, r) => {
+            Some(g) if !seq_lt(nxt, end) && seq_lt(seq, g.resume) && !seq_lt(end, g.resume) => {
                 self.gap = None;
-                core::mem::take(&mut self.unconfirmed_lo)
+                g.held_lo
             }
             _ => 0,
         }
@@ -1365,11 +1371,12 @@ impl EdgeEvidence {
     /// A lower bound on the shift: to be applied now, or (a hole open)
     /// held until the hole closes.
     fn rule_out(&mut self, lo: u8) -> u8 {
-        if self.gap.is_some() {
-            self.unconfirmed_lo = self.unconfirmed_lo.max(lo);
-            0
-        } else {
-            lo
+        match self.gap.as_mut() {
+            Some(g) => {
+                g.held_lo = g.held_lo.max(lo);
+                0
+            }
+            None => lo,
         }
     }
 
@@ -1380,22 +1387,18 @@ impl EdgeEvidence {
         if !self.seen {
             return 0;
         }
-        if self.gap.is_some() {
-            let lo = self
-                .edge
-                .iter()
-                .rposition(|e| seq_lt(*e, end))
-                .map_or(0, |s| (s + 1).min(SHIFTS - 1) as u8);
-            return self.rule_out(lo);
+        // A hole open: the edges may lag the ACKs the sender read.
+        let holding = self.gap.is_some();
+        if !holding {
+            self.segments = self.segments.saturating_add(1);
+            self.segment = self.segment.max(segment);
         }
-        self.segments = self.segments.saturating_add(1);
-        self.segment = self.segment.max(segment);
         let mut lo = 0;
         for s in 0..SHIFTS {
             let e = self.edge[s];
             if seq_lt(e, end) {
                 lo = s + 1;
-            } else if u64::from(e.wrapping_sub(end)) < segment {
+            } else if !holding && u64::from(e.wrapping_sub(end)) < segment {
                 let f = self.edge_field[s];
                 self.hit_fields[s] = if self.hits[s] == 0 {
                     (f, f)
@@ -1405,7 +1408,7 @@ impl EdgeEvidence {
                 self.hits[s] = self.hits[s].saturating_add(1);
             }
         }
-        lo.min(SHIFTS - 1) as u8
+        self.rule_out(lo.min(SHIFTS - 1) as u8)
     }
 
     /// The shift whose edge the new data kept stopping at: at least
@@ -3093,7 +3096,7 @@ mod held_tests {
 }
 
 #[cfg(test)]
-mod tests {
+mod edge_tests {
     use super::EdgeEvidence;
 
     /// The receiver at ACK 1000 with field 100: shift 0's edge is 1100,

@@ -95,14 +95,13 @@ pub fn run_lab_case(tag: &str, case: &str, args: &[&str]) -> Option<PathBuf> {
 
 /// A classic pcap without its first `n` records.
 pub fn drop_first_records(file: &[u8], n: usize) -> Vec<u8> {
-    let first = 0..n;
-    drop_records(file, core::slice::from_ref(&first))
+    drop_records(file, |i| i < n)
 }
 
-/// A classic pcap without the records whose index lies in one of `ranges`
-/// (a capture tool that dropped bursts of them, as tcpdump's "packets
-/// dropped by kernel").
-pub fn drop_records(file: &[u8], ranges: &[std::ops::Range<usize>]) -> Vec<u8> {
+/// A classic pcap without the records whose index `dropped` holds (a
+/// capture tool that dropped bursts of them, as tcpdump's "packets dropped
+/// by kernel").
+pub fn drop_records(file: &[u8], dropped: impl Fn(usize) -> bool) -> Vec<u8> {
     let le = matches!(
         file.get(..4),
         Some([0xd4, 0xc3, 0xb2, 0xa1] | [0x4d, 0x3c, 0xb2, 0xa1])
@@ -118,7 +117,7 @@ pub fn drop_records(file: &[u8], ranges: &[std::ops::Range<usize>]) -> Vec<u8> {
             u32::from_be_bytes(b)
         } as usize;
         let end = (pos + 16 + incl).min(file.len());
-        if !ranges.iter().any(|r| r.contains(&i)) {
+        if !dropped(i) {
             out.extend_from_slice(&file[pos..end]);
         }
         pos = end;
