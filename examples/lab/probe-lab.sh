@@ -67,6 +67,7 @@ dscp_remark_pre|-t mangle -A PREROUTING -p tcp -m dscp ! --dscp 0 -j DSCP --set-
 dscp_map_fwd|-t mangle -A FORWARD -m dscp --dscp 46 -j DSCP --set-dscp 0@-t mangle -A FORWARD -m dscp --dscp 10 -j DSCP --set-dscp 12@-t mangle -A FORWARD -m dscp --dscp 63 -j DSCP --set-dscp 8
 ecn_bleach_fwd|-t mangle -A FORWARD -j TOS --and-tos 0xfc@-t mangle -A FORWARD -p tcp -j ECN --ecn-tcp-remove
 ecn_bleach_pre|-t mangle -A PREROUTING -p tcp -j TOS --and-tos 0xfc@-t mangle -A PREROUTING -p tcp -j ECN --ecn-tcp-remove
+ecn_field_bleach_fwd|-t mangle -A FORWARD -j TOS --and-tos 0xfc
 ecn_setup_drop_fwd|-A FORWARD -p tcp --syn -m ecn --ecn-tcp-ece --ecn-tcp-cwr -j DROP
 tfo_drop_fwd|-A FORWARD -p tcp --syn -m length --length 101:65535 -j DROP
 nat|-t nat -A PREROUTING -d %VIP% -p tcp --dport 80 -j DNAT --to-destination %SRV%@-t nat -A POSTROUTING -o r2n -p tcp -j MASQUERADE --to-ports 40000-40999

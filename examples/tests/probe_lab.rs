@@ -145,9 +145,24 @@ fn assert_schema(r: &CaseRun) {
 }
 
 /// A JSON value as the text report writes it: strings bare, DSCP as
-/// `name (value)`; `None` for the other objects.
+/// `name (value)`, a NAT's ends as `source A:P, destination B:Q`, `null` as
+/// `not seen`; `None` for the other objects.
 fn plain(v: &Value) -> Option<String> {
     match v {
+        Value::Null => Some("not seen".into()),
+        Value::Object(m) if m.contains_key("src") || m.contains_key("dst") => {
+            let text = |key: &str, word: &str| {
+                end(v, key).map(|(a, p)| {
+                    let a: std::net::IpAddr = a.parse().unwrap();
+                    format!("{word} {}", std::net::SocketAddr::new(a, p as u16))
+                })
+            };
+            let parts: Vec<String> = [text("src", "source"), text("dst", "destination")]
+                .into_iter()
+                .flatten()
+                .collect();
+            Some(parts.join(", "))
+        }
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         Value::Object(m) if m.contains_key("name") => {
@@ -374,7 +389,7 @@ fn only_kinds(r: &CaseRun, kinds: &[&str]) {
     );
 }
 
-const CASES: [&str; 24] = [
+const CASES: [&str; 25] = [
     "clean",
     "wscale_syn_pre",
     "wscale_syn_fwd",
@@ -389,6 +404,7 @@ const CASES: [&str; 24] = [
     "dscp_remark_pre",
     "ecn_bleach_fwd",
     "ecn_bleach_pre",
+    "ecn_field_bleach_fwd",
     "ecn_setup_drop_fwd",
     "tfo_drop_fwd",
     "exotic_fwd",
@@ -430,7 +446,8 @@ fn probe_lab_ipv6() {
     }
     let dir = std::env::temp_dir().join(format!("probe-lab-v6-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    // Every case but the two ECN bleaches: ip6tables has no ECN target.
+    // Every case but the two ECN bleaches: ip6tables has no ECN target
+    // (the IP ECN field alone is bleached by ecn_field_bleach_fwd).
     let cases = [
         "clean",
         "wscale_syn_pre",
@@ -446,6 +463,7 @@ fn probe_lab_ipv6() {
         "dscp_remark_pre",
         "dscp_map_fwd",
         "exotic_fwd",
+        "ecn_field_bleach_fwd",
         "ecn_setup_drop_fwd",
         "tfo_drop_fwd",
         "conntrack_strict",
@@ -628,6 +646,23 @@ fn check_cases(runs: &[CaseRun]) {
                 assert_eq!(test_result(r, "ect0_data"), "modified");
                 assert_eq!(test_result(r, "ce_data"), "modified");
             }
+            "ecn_field_bleach_fwd" => {
+                // The IP ECN field cleared in FORWARD (TOS --and-tos 0xfc,
+                // both families), the TCP flags left alone: one finding,
+                // at r2's FORWARD (hop 3), and ECN setup still works.
+                only_kinds(r, &["ecn_changed"]);
+                let f = one(r, "ecn_changed");
+                assert_eq!(
+                    (f["before"].as_str(), f["after"].as_str()),
+                    (Some("ECT(0)"), Some("Not-ECT")),
+                    "{f}"
+                );
+                located(r, f, 3);
+                assert_eq!(test_result(r, "ect0_data"), "modified");
+                assert_eq!(test_result(r, "ce_data"), "modified");
+                assert_eq!(test_result(r, "ecn_setup"), "unchanged");
+                assert_eq!(test_result(r, "accecn_setup"), "unchanged");
+            }
             "ecn_setup_drop_fwd" => {
                 only_kinds(r, &["ecn_setup_dropped"]);
                 let f = findings(r, "ecn_setup_dropped");
@@ -747,6 +782,15 @@ fn check_cases(runs: &[CaseRun]) {
                 assert_eq!(f["hop"]["ttl"], 2, "{f}");
                 assert_eq!(f["hop"]["address"], addr(r, "198.18.45.80"), "{f}");
                 assert_eq!(f["after_hop"]["ttl"], 1, "{f}");
+                // The destination is translated; to what, only a
+                // reflector shows.
+                assert_eq!(
+                    end(&f["before"], "dst"),
+                    Some((addr(r, "198.18.45.80"), 80)),
+                    "{f}"
+                );
+                assert_eq!(end(&f["before"], "src"), None, "{f}");
+                assert!(f["after"].is_null(), "{f}");
             }
             "window_fwd" | "window_pre" => {
                 // nftables `tcp window set 1000` on SYNs in r2's forward
@@ -887,7 +931,7 @@ const EXOTIC_REVERSE: [&str; 8] = [
     "synack_mptcp",
 ];
 
-const REFLECT_CASES: [&str; 24] = [
+const REFLECT_CASES: [&str; 25] = [
     "clean",
     "wscale_syn_pre",
     "wscale_syn_fwd",
@@ -905,6 +949,7 @@ const REFLECT_CASES: [&str; 24] = [
     "dscp_remark_pre",
     "ecn_bleach_fwd",
     "ecn_bleach_pre",
+    "ecn_field_bleach_fwd",
     "window_fwd",
     "window_pre",
     "conntrack_strict",
@@ -1041,7 +1086,7 @@ fn probe_lab_ipv6_with_reflector() {
     let dir = std::env::temp_dir().join(format!("probe-lab-reflect-v6-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     // Every IPv6 case (all but the two ECN bleaches: ip6tables has no ECN
-    // target), as in IPv4.
+    // target; the IP ECN field alone is ecn_field_bleach_fwd), as in IPv4.
     let cases = [
         "clean",
         "wscale_syn_pre",
@@ -1057,6 +1102,7 @@ fn probe_lab_ipv6_with_reflector() {
         "dscp_remark_pre",
         "dscp_map_fwd",
         "exotic_fwd",
+        "ecn_field_bleach_fwd",
         "ecn_setup_drop_fwd",
         "tfo_drop_fwd",
         "window_fwd",
@@ -1067,7 +1113,7 @@ fn probe_lab_ipv6_with_reflector() {
         "synproxy_fwd",
     ];
     let runs = run_lab(&dir, &cases, &["--timeout-ms", "600"], true, true);
-    assert_eq!(runs.len(), 22);
+    assert_eq!(runs.len(), 23);
     check_reflect_cases(&runs);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1367,6 +1413,17 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 // The server-side data byte's ECN field is bleached too.
                 assert_eq!(test_result_dir(r, "reverse_ce_data"), "modified");
             }
+            "ecn_field_bleach_fwd" => {
+                // Both directions pass r2's FORWARD: the server's marks
+                // are bleached too, its SYN-ACK's ECE kept.
+                assert_eq!(fwd, ["ecn_changed"], "{}", r.json["findings"]);
+                assert_eq!(rev, ["ecn_changed"], "{rev:?}");
+                let f = findings_dir(r, "ecn_changed", "server_to_client");
+                assert_eq!(f.len(), 1, "the IP ECN field only: {rev:?}");
+                located_reverse(r, f[0], hop_of(r));
+                assert_eq!(test_result_dir(r, "reverse_ce_data"), "modified");
+                assert_eq!(test_result_dir(r, "reverse_ect0_data"), "modified");
+            }
             "campus" => {
                 assert_eq!(fwd, ["out_of_window_dropped"], "{}", r.json["tests"]);
                 let f = one(r, "out_of_window_dropped");
@@ -1408,21 +1465,18 @@ fn check_reflect_cases(runs: &[CaseRun]) {
                 // finding.
                 assert_eq!(fwd, ["nat"], "{}", r.json["findings"]);
                 let f = one(r, "nat");
-                let after = f["after"].as_str().unwrap_or("");
-                let server = if r.v6 {
-                    "[2001:db8:44::2]:5201"
-                } else {
-                    "198.18.44.2:5201"
-                };
-                let masq = if r.v6 {
-                    "[2001:db8:43::1]:40"
-                } else {
-                    "198.18.43.1:40"
-                };
-                assert!(
-                    after.starts_with(masq) && after.ends_with(&format!(" > {server}")),
-                    "{f}"
+                let (src, dst) = (end(&f["after"], "src"), end(&f["after"], "dst"));
+                let masq = src.unwrap_or_else(|| panic!("source kept: {f}"));
+                assert_eq!(masq.0, addr(r, "198.18.43.1"), "{f}");
+                assert!((40..50).contains(&(masq.1 / 1000)), "{f}");
+                assert_eq!(dst, Some((addr(r, "198.18.44.2"), 5201)), "{f}");
+                let before = (end(&f["before"], "src"), end(&f["before"], "dst"));
+                assert_eq!(
+                    before.1,
+                    Some((addr(r, "198.18.45.80"), 80)),
+                    "the probe's destination: {f}"
                 );
+                assert_eq!(before.0.map(|e| e.0), Some(addr(r, "198.18.41.2")), "{f}");
                 assert_eq!(
                     (f["after_hop"]["ttl"].as_u64(), f["hop"]["ttl"].as_u64()),
                     (Some(1), Some(2)),
@@ -1906,20 +1960,19 @@ fn probe_lab_partial_quotes_with_reflector() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The source and destination ends of a `nat` finding's `before` or
-/// `after` ("ADDR:PORT > ADDR:PORT").
-fn ends(v: &Value) -> (String, String) {
-    let s = v.as_str().unwrap_or_else(|| panic!("not ends: {v}"));
-    let (a, b) = s
-        .split_once(" > ")
-        .unwrap_or_else(|| panic!("not ends: {s}"));
-    (a.to_string(), b.to_string())
-}
-
-/// The address part of "ADDR:PORT" or "[ADDR]:PORT".
-fn host(end: &str) -> String {
-    let h = end.rsplit_once(':').map_or(end, |(h, _)| h);
-    h.trim_start_matches('[').trim_end_matches(']').to_string()
+/// One end (`src` or `dst`) of a `nat` finding's `before` or `after`
+/// (`{"src": {"addr", "port"}, "dst": ...}`, only the rewritten ends) as
+/// `(address, port)`; `None` when that end is not a key (not rewritten).
+fn end(v: &Value, key: &str) -> Option<(String, u64)> {
+    let obj = v.as_object().unwrap_or_else(|| panic!("not nat ends: {v}"));
+    assert!(
+        !obj.is_empty() && obj.keys().all(|k| k == "src" || k == "dst"),
+        "not nat ends: {v}"
+    );
+    let e = obj.get(key)?;
+    let addr = e["addr"].as_str().unwrap_or_else(|| panic!("no addr: {v}"));
+    let port = e["port"].as_u64().unwrap_or_else(|| panic!("no port: {v}"));
+    Some((addr.to_string(), port))
 }
 
 /// The tests of the placement runs with the reflector: the SYN tests that
@@ -1998,10 +2051,15 @@ fn check_placements(runs: &[CaseRun], reflect: bool) {
                 assert_eq!(f["after_hop"]["ttl"], 1, "{f}");
                 assert_eq!(f["after_hop"]["address"], addr(r, "198.18.41.1"), "{f}");
                 if reflect {
-                    let (b, a) = (ends(&f["before"]), ends(&f["after"]));
-                    assert_eq!(a.0, b.0, "the source is kept: {f}");
-                    assert_eq!(host(&b.1), addr(r, "198.18.45.80"), "{f}");
-                    assert!(a.1.ends_with(":5201") && host(&a.1) == server, "{f}");
+                    let (b, a) = (&f["before"], &f["after"]);
+                    assert_eq!(end(a, "src"), None, "the source is kept: {f}");
+                    assert_eq!(end(b, "src"), None, "the source is kept: {f}");
+                    assert_eq!(
+                        end(b, "dst").map(|e| e.0),
+                        Some(addr(r, "198.18.45.80")),
+                        "{f}"
+                    );
+                    assert_eq!(end(a, "dst"), Some((server.clone(), 5201)), "{f}");
                 }
                 assert_eq!(r.status, 3);
             }
@@ -2016,13 +2074,13 @@ fn check_placements(runs: &[CaseRun], reflect: bool) {
                 assert!(rev.is_empty(), "{rev:?}");
                 let f = one(r, "nat");
                 assert!(f["hop"].is_null() && f["after_hop"].is_null(), "{f}");
-                let (b, a) = (ends(&f["before"]), ends(&f["after"]));
-                assert_eq!(host(&b.0), client, "{f}");
-                assert_eq!(host(&a.0), addr(r, "198.18.43.1"), "{f}");
-                assert_eq!(a.1, b.1, "the destination is kept: {f}");
-                assert!(host(&a.1) == server, "{f}");
-                let port: u64 = a.0.rsplit(':').next().unwrap().parse().unwrap();
+                let (b, a) = (&f["before"], &f["after"]);
+                assert_eq!(end(b, "src").map(|e| e.0), Some(client.clone()), "{f}");
+                let (masq, port) = end(a, "src").unwrap_or_else(|| panic!("{f}"));
+                assert_eq!(masq, addr(r, "198.18.43.1"), "{f}");
                 assert!((40000..=40999).contains(&port), "{f}");
+                assert_eq!(end(a, "dst"), None, "the destination is kept: {f}");
+                assert_eq!(end(b, "dst"), None, "the destination is kept: {f}");
                 assert!(
                     test_detail(r, "mss")
                         .contains("NAT translates the routers' quotes back: not located"),

@@ -6,7 +6,10 @@
 //! Adding a kind is one edit: a variant here and its row in [`Kind::ALL`]
 //! and the three `match`es below (the compiler points at each).
 
+use std::net::IpAddr;
+
 use serde::{Serialize, Serializer};
+use serde_json::{json, Map, Value};
 
 /// What a finding is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -273,6 +276,52 @@ impl PartialEq<&str> for Kind {
     }
 }
 
+/// One end of a connection as a `nat` finding gives it:
+/// `{"addr": "198.18.1.2", "port": 33000}`; `port` is `null` when the copy
+/// that showed the address did not show the port.
+pub fn endpoint_json(addr: IpAddr, port: Option<u16>) -> Value {
+    json!({"addr": addr.to_string(), "port": port})
+}
+
+/// The `before` or `after` of a `nat` finding, in `compare` and `probe`
+/// alike: `{"src": endpoint, "dst": endpoint}` with only the rewritten
+/// ends as keys (`dst` for destination NAT, `src` for source NAT).
+pub fn nat_ends(src: Option<(IpAddr, Option<u16>)>, dst: Option<(IpAddr, Option<u16>)>) -> Value {
+    let mut obj = Map::new();
+    if let Some((a, p)) = src {
+        obj.insert("src".into(), endpoint_json(a, p));
+    }
+    if let Some((a, p)) = dst {
+        obj.insert("dst".into(), endpoint_json(a, p));
+    }
+    Value::Object(obj)
+}
+
+/// [`nat_ends`] in words: `source 198.18.43.1:40001, destination
+/// 198.18.44.2:5201`; `None` when `v` is not of that shape.
+pub fn nat_ends_text(v: &Value) -> Option<String> {
+    let m = v.as_object()?;
+    if m.is_empty() || m.keys().any(|k| k != "src" && k != "dst") {
+        return None;
+    }
+    let end = |key: &str, word: &str| -> Option<Option<String>> {
+        let Some(e) = m.get(key) else {
+            return Some(None);
+        };
+        let addr: IpAddr = e.get("addr")?.as_str()?.parse().ok()?;
+        let text = match e.get("port").and_then(Value::as_u64) {
+            Some(p) => std::net::SocketAddr::new(addr, u16::try_from(p).ok()?).to_string(),
+            None => addr.to_string(),
+        };
+        Some(Some(format!("{word} {text}")))
+    };
+    let parts: Vec<String> = [end("src", "source")?, end("dst", "destination")?]
+        .into_iter()
+        .flatten()
+        .collect();
+    Some(parts.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,5 +340,33 @@ mod tests {
         assert!(Kind::ALL.windows(2).all(|w| w[0] < w[1]));
         assert!(!Kind::CaptureLoss.is_tampering());
         assert!(Kind::PacketDropped.is_tampering());
+    }
+
+    #[test]
+    fn nat_ends_keep_only_the_rewritten_ends() {
+        let v4: IpAddr = "198.18.43.1".parse().unwrap();
+        let v6: IpAddr = "2001:db8:44::2".parse().unwrap();
+        let dnat = nat_ends(None, Some((v6, Some(5201))));
+        assert_eq!(
+            dnat,
+            json!({"dst": {"addr": "2001:db8:44::2", "port": 5201}})
+        );
+        assert_eq!(
+            nat_ends_text(&dnat).as_deref(),
+            Some("destination [2001:db8:44::2]:5201")
+        );
+        let both = nat_ends(Some((v4, Some(40001))), Some((v4, None)));
+        assert_eq!(both["dst"]["port"], Value::Null);
+        assert_eq!(
+            nat_ends_text(&both).as_deref(),
+            Some("source 198.18.43.1:40001, destination 198.18.43.1")
+        );
+        // Other shapes are not ends.
+        assert_eq!(nat_ends_text(&json!({"shift": 7})), None);
+        assert_eq!(nat_ends_text(&json!({})), None);
+        assert_eq!(
+            nat_ends_text(&json!({"src": {"addr": "x", "port": 1}})),
+            None
+        );
     }
 }

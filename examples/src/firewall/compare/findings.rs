@@ -2,14 +2,14 @@
 //! connection, direction and kind; the structured before/after values.
 
 use std::collections::BTreeMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 
 use serde_json::{json, Value};
 use tcp_options::kind::{MSS, SACK, SACK_PERMITTED, TIMESTAMPS, WINDOW_SCALE};
 use tcp_options::Flags;
 
 use super::packet::Packet;
-use crate::firewall::finding::Kind;
+use crate::firewall::finding::{self, Kind};
 use crate::firewall::flow::Direction;
 
 /// Packet frame numbers kept per finding and side.
@@ -25,11 +25,6 @@ pub struct Val {
     pub text: String,
     /// As a number, when it is one.
     pub num: Option<u64>,
-}
-
-/// An endpoint as JSON: `{"addr": "198.18.1.2", "port": 33000}`.
-pub fn endpoint_json(addr: IpAddr, port: u16) -> Value {
-    json!({"addr": addr.to_string(), "port": port})
 }
 
 impl Val {
@@ -170,17 +165,10 @@ impl Val {
     /// The endpoints a NAT rewrote: only the rewritten ones are keys
     /// (`src`, `dst`), each `{"addr": .., "port": ..}`.
     pub fn endpoints(src: Option<SocketAddr>, dst: Option<SocketAddr>) -> Val {
-        let mut obj = serde_json::Map::new();
-        let mut text = Vec::new();
-        if let Some(s) = src {
-            obj.insert("src".into(), endpoint_json(s.ip(), s.port()));
-            text.push(format!("source {s}"));
-        }
-        if let Some(d) = dst {
-            obj.insert("dst".into(), endpoint_json(d.ip(), d.port()));
-            text.push(format!("destination {d}"));
-        }
-        Val::new(Value::Object(obj), text.join(", "), None)
+        let end = |e: SocketAddr| (e.ip(), Some(e.port()));
+        let json = finding::nat_ends(src.map(end), dst.map(end));
+        let text = finding::nat_ends_text(&json).unwrap_or_default();
+        Val::new(json, text, None)
     }
 }
 

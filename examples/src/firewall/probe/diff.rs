@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use tcp_options::{kind, Flags, RawOptions};
 
 use super::wire::Seen;
-use crate::firewall::finding::Kind;
+use crate::firewall::finding::{self, Kind};
 
 /// A finding kind: the one list (`finding::Kind`), probing-only kinds included.
 pub type ProbeKind = Kind;
@@ -155,25 +155,20 @@ pub fn diff(sent: &Seen, seen: &Seen) -> Vec<Change> {
             ecn_value(seen.tos),
         );
     }
-    // Addresses and ports: one translation, one change (both ends, with
-    // their ports when the segments show them).
-    let ports = |s: &Seen| s.sport().zip(s.dport());
-    if sent.src != seen.src || sent.dst != seen.dst || ports(sent) != ports(seen) {
-        let ends = |s: &Seen| match ports(s) {
-            Some((sp, dp)) => format!(
-                "{} > {}",
-                std::net::SocketAddr::new(s.src, sp),
-                std::net::SocketAddr::new(s.dst, dp)
-            ),
-            None => format!("{} > {}", s.src, s.dst),
-        };
-        push(
-            "address",
-            Kind::Nat,
-            None,
-            json!(ends(sent)),
-            json!(ends(seen)),
-        );
+    // Addresses and ports: one translation, one change, in `compare`'s
+    // shape (only the rewritten ends, each with its port when the copy
+    // shows it; a port only one copy shows is not a change).
+    let src = |s: &Seen| (s.src, s.sport());
+    let dst = |s: &Seen| (s.dst, s.dport());
+    let differ = |(a, p): (IpAddr, Option<u16>), (b, q): (IpAddr, Option<u16>)| {
+        a != b || matches!((p, q), (Some(p), Some(q)) if p != q)
+    };
+    let src_changed = differ(src(sent), src(seen));
+    let dst_changed = differ(dst(sent), dst(seen));
+    if src_changed || dst_changed {
+        let ends =
+            |s: &Seen| finding::nat_ends(src_changed.then(|| src(s)), dst_changed.then(|| dst(s)));
+        push("address", Kind::Nat, None, ends(sent), ends(seen));
     }
     if let (Some(a), Some(b)) = (sent.seq(), seen.seq()) {
         if a != b {
@@ -410,6 +405,49 @@ mod tests {
         );
         assert_eq!(d[0].kind.as_str(), "option_stripped");
         assert_eq!(d[0].option_kind, Some(253));
+    }
+
+    #[test]
+    fn nat_gives_the_rewritten_ends_only_as_compare_does() {
+        let sent = probe(vec![], 0);
+        // Destination NAT: address and port of the destination rewritten.
+        let mut dnat = sent.clone();
+        dnat.dst = IpAddr::V4(Ipv4Addr::new(198, 18, 44, 2));
+        dnat.tcp[2..4].copy_from_slice(&8080u16.to_be_bytes());
+        let d = diff(&sent, &dnat);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].kind, Kind::Nat);
+        assert_eq!(
+            d[0].before,
+            json!({"dst": {"addr": "198.19.0.2", "port": 5201}})
+        );
+        assert_eq!(
+            d[0].after,
+            json!({"dst": {"addr": "198.18.44.2", "port": 8080}})
+        );
+        // Source NAT that keeps the address and changes the port only.
+        let mut snat = sent.clone();
+        snat.tcp[0..2].copy_from_slice(&40999u16.to_be_bytes());
+        let d = diff(&sent, &snat);
+        assert_eq!(
+            (d[0].before.clone(), d[0].after.clone()),
+            (
+                json!({"src": {"addr": "198.18.0.2", "port": 40000}}),
+                json!({"src": {"addr": "198.18.0.2", "port": 40999}})
+            )
+        );
+        // A copy too short to show the ports: the address change alone,
+        // the unseen port null, and a port it cannot show is no change.
+        let mut short = dnat.clone();
+        short.tcp.truncate(2);
+        let d = diff(&sent, &short);
+        assert_eq!(
+            d[0].after,
+            json!({"dst": {"addr": "198.18.44.2", "port": null}})
+        );
+        let mut same_addr = sent.clone();
+        same_addr.tcp.truncate(2);
+        assert!(diff(&sent, &same_addr).is_empty());
     }
 
     fn obs(ttl: u8, seen: Seen) -> Observation {

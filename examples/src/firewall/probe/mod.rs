@@ -48,7 +48,7 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use serde_json::json;
+use serde_json::{json, Value};
 use tcp_options::{AccEcnCounters, Flags, MpCapable, OptionsBuilder};
 
 use self::diff::{locate, Observation, ProbeKind};
@@ -2442,7 +2442,8 @@ fn evaluate(
                 if undone {
                     detail.push(format!(
                         "translated back by the NAT ({} -> {}): the client-to-server translation undone, not a finding",
-                        l.change.before, l.change.after
+                        shown(&l.change.before),
+                        shown(&l.change.after)
                     ));
                 }
                 !undone
@@ -2565,8 +2566,8 @@ fn evaluate(
                 detail.push(format!(
                     "{} {} -> {} at {}",
                     l.change.key,
-                    l.change.before,
-                    l.change.after,
+                    shown(&l.change.before),
+                    shown(&l.change.after),
                     match (l.hop, p.placed(l.hop)) {
                         (_, Some(h)) => format!("hop {}", h.0),
                         (Some(_), None) =>
@@ -2775,14 +2776,19 @@ fn evaluate(
                 direction: "client_to_server",
                 hop: Some(h),
                 after_hop: a,
-                before: json!("each hop answers from its own address"),
-                after: json!(format!(
-                    "hops {} answer from the target's address {}",
-                    from.join(","),
-                    target.ip()
-                )),
+                // The destination translated, to an end only the
+                // reflector can show.
+                before: crate::firewall::finding::nat_ends(
+                    None,
+                    Some((target.ip(), Some(target.port()))),
+                ),
+                after: Value::Null,
                 impact: report::Impact {
-                    summary: "addresses are translated: the target is not the host that answers; the reflector shows the translation".into(),
+                    summary: format!(
+                        "addresses are translated: hops {} answer from the target's address {}, so the target is not the host that answers; the reflector shows the translation",
+                        from.join(","),
+                        target.ip()
+                    ),
                     rtt_s: None,
                     ceiling_bps_before: None,
                     ceiling_bps_after: None,
@@ -2830,6 +2836,12 @@ fn evaluate(
         }
     }
     report
+}
+
+/// A change's value in a test's detail: as JSON (`7`, `"absent"`), a
+/// NAT's ends in words (`source 198.18.43.1:40001`).
+fn shown(v: &Value) -> String {
+    crate::firewall::finding::nat_ends_text(v).unwrap_or_else(|| v.to_string())
 }
 
 #[cfg(test)]

@@ -162,8 +162,13 @@ impl Report {
     }
 }
 
+/// A finding's `before` or `after` in words, for the text report.
 fn plain(v: &Value) -> String {
+    if let Some(ends) = crate::firewall::finding::nat_ends_text(v) {
+        return ends;
+    }
     match v {
+        Value::Null => "not seen".into(),
         Value::String(s) => s.clone(),
         Value::Object(m) if m.contains_key("name") => {
             format!(
