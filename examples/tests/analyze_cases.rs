@@ -907,6 +907,94 @@ fn mid_stream_network_loss_and_an_early_capture_drop_still_show_the_mismatch() {
     }
 }
 
+/// What the capture missed is counted: of a burst of records dropped from
+/// the middle of the download (data and ACKs), the data bytes below the
+/// highest ACK the capture keeps (the receiver had them). They count in
+/// the achieved throughput, not in `bytes`. A hole the network made,
+/// filled by the retransmission before the client's ACK passes it, is no
+/// capture loss, and neither is anything in the whole capture.
+#[test]
+fn capture_missed_bytes_are_the_dropped_data_the_receiver_acknowledged() {
+    let whole = mid_stream_download(&GROWING_WINDOW_LIMITED);
+    let s2c = |pkts: &[Pkt]| {
+        run(pkts, &Settings::default())["connections"][0]["directions"]["server_to_client"].clone()
+    };
+    let full = s2c(&whole);
+    assert_eq!(full["capture_missed_bytes"], 0, "{full}");
+    // Raw IPv4 without options: 40 bytes of headers, the sequence number
+    // at 24, the ACK at 28; the server's data are the long records.
+    let word = |p: &Pkt, at: usize| u32::from_be_bytes(p.data[at..at + 4].try_into().unwrap());
+    let is_data = |p: &Pkt| p.data.len() > 1000;
+    let mut counted = 0;
+    for range in [400..1000, 200..900, 1000..1600] {
+        let kept = with_capture_drop(&whole, range.clone());
+        let top_ack = kept
+            .iter()
+            .filter(|p| !is_data(p))
+            .map(|p| word(p, 28))
+            .max()
+            .unwrap();
+        let expected: u64 = whole[range.clone()]
+            .iter()
+            .filter(|p| is_data(p))
+            .map(|p| {
+                let (seq, len) = (word(p, 24), (p.data.len() - 40) as u32);
+                u64::from(top_ack.clamp(seq, seq + len) - seq)
+            })
+            .sum();
+        counted += u64::from(expected > 0);
+        let cut = s2c(&kept);
+        assert_eq!(cut["capture_missed_bytes"], expected, "{range:?}: {cut}");
+        let mut text = Vec::new();
+        let file = pcap(101, true, &kept);
+        analyze(
+            &file[..],
+            &mut text,
+            AnalyzeFormat::Text,
+            &Settings::default(),
+        )
+        .unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let line = format!(
+            "the capture missed at least {} bytes the receiver acknowledged",
+            examples::firewall::analyze::Thousands(expected)
+        );
+        assert_eq!(text.contains(&line), expected > 0, "{range:?}: {text}");
+        // The throughput counts them (the first and last data are kept:
+        // the same span).
+        let new =
+            |d: &Value| d["bytes"].as_u64().unwrap() - d["retransmitted_bytes"].as_u64().unwrap();
+        let (a, b) = (
+            full["throughput_bps"].as_u64().unwrap() as f64,
+            cut["throughput_bps"].as_u64().unwrap() as f64,
+        );
+        let want = a * (new(&cut) + expected) as f64 / new(&full) as f64;
+        assert!((b - want).abs() <= want * 1e-3, "{range:?}: {b} vs {want}");
+    }
+    assert!(counted >= 2, "the drops lie below the last ACK");
+    // The network's loss: one data segment lost before the capture point
+    // and retransmitted before the client acknowledges past it.
+    let lost = (0..whole.len())
+        .filter(|i| is_data(&whole[*i]))
+        .nth(60)
+        .unwrap();
+    let next = (lost + 1..whole.len())
+        .find(|i| is_data(&whole[*i]))
+        .unwrap();
+    let mut retransmitted: Vec<Pkt> = Vec::new();
+    for (i, p) in whole.iter().enumerate() {
+        if i != lost {
+            retransmitted.push(Pkt::new(p.ts_ns, p.data.clone()));
+        }
+        if i == next {
+            retransmitted.push(Pkt::new(p.ts_ns + 1_000, whole[lost].data.clone()));
+        }
+    }
+    let net = s2c(&retransmitted);
+    assert_eq!(net["capture_missed_bytes"], 0, "{net}");
+    assert_eq!(net["retransmissions"], 1, "{net}");
+}
+
 /// A classic pcap without its first `n` records.
 fn drop_first_records(file: &[u8], n: usize) -> Vec<u8> {
     let mut out = file[..24].to_vec();

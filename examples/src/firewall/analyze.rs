@@ -86,6 +86,7 @@ use tcp_options::{kind::MAX_WINDOW_SCALE, Flags, LinuxOptions, TcpOption, Timest
 use super::flow::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
 use super::limit_log::{self, LimitLog};
 use super::limits::{Limit, LimitKind, LimitTracker, RoundKind};
+use super::missed::Missed;
 use super::negotiation::{self, EcnMode, HandshakeKind, HandshakeSegment, LinuxDrop};
 use super::packet::{decode_packet, TcpRecord};
 use crate::capture::reader::DEFAULT_BUFFER_CAPACITY;
@@ -212,6 +213,9 @@ struct Side {
     ts: Option<Box<TsRing>>,
     /// Smallest delay from one of this side's TSvals to the peer's echo.
     min_echo_ns: Option<u64>,
+    /// Holes in this side's data and the bytes of them the peer
+    /// acknowledged: what the capture missed (allocated at the first hole).
+    missed: Option<Box<Missed>>,
 }
 
 /// Recent TSvals of one side and when they passed the capture point. The
@@ -945,6 +949,9 @@ impl ConnState {
             );
         }
         if ack {
+            if let Some(m) = peer.missed.as_mut() {
+                m.ack(rec.ack);
+            }
             me.highest_ack = Some(match me.highest_ack {
                 Some(h) if seq_lt(rec.ack, h) => h,
                 _ => rec.ack,
@@ -1029,6 +1036,13 @@ impl ConnState {
             }
         }
         if rec.seq_len() > 0 {
+            if let Some(nxt) = me.snd_nxt {
+                if me.missed.is_some() || seq_lt(nxt, rec.seq) {
+                    me.missed
+                        .get_or_insert_with(Box::default)
+                        .data(rec.seq, end, nxt);
+                }
+            }
             me.snd_nxt = Some(match me.snd_nxt {
                 Some(n) if seq_lt(end, n) => n,
                 _ => end,
@@ -1053,6 +1067,11 @@ pub struct DirectionReport {
     pub retransmissions: u64,
     /// Payload bytes in those segments.
     pub retransmitted_bytes: u64,
+    /// Bytes the receiver acknowledged that the capture never showed: the
+    /// capture's loss, not the network's (at least this many; see
+    /// [`super::missed`]). `bytes` and `packets` count what the capture
+    /// shows; `throughput_bps` includes these.
+    pub capture_missed_bytes: u64,
     /// The largest receive window the receiver advertised, as this
     /// direction's sender interprets it, but never more than the receiver
     /// means by it (the two differ when the endpoints disagree about scaling)
@@ -1964,7 +1983,10 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
             _ => None,
         };
         let ceiling_bps = max_window_bytes.and_then(|w| ceiling_of(w, rtt));
-        let new_bytes = me.bytes - me.retransmitted_bytes.min(me.bytes);
+        // New data: what the capture shows once, and what it missed of
+        // what the receiver acknowledged.
+        let missed = me.missed.as_ref().map_or(0, |m| m.bytes());
+        let new_bytes = (me.bytes - me.retransmitted_bytes.min(me.bytes)).saturating_add(missed);
         // The last flight needs one more round trip to be delivered and
         // acknowledged, so the transfer lasts from the first data segment to
         // one RTT after the last (to the last, when the RTT is unknown).
@@ -2060,6 +2082,7 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
             bytes: me.bytes,
             retransmissions: me.retransmissions,
             retransmitted_bytes: me.retransmitted_bytes,
+            capture_missed_bytes: missed,
             max_window_bytes,
             max_window_field: peer.max_window_field,
             ceiling_bps,
@@ -2944,6 +2967,13 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Res
                     format!(" (windows read with shift {s}, inferred from the capture)")
                 })
         )?;
+        if d.capture_missed_bytes > 0 {
+            writeln!(
+                w,
+                "    the capture missed at least {} bytes the receiver acknowledged (capture loss, not the network's; achieved includes them)",
+                Thousands(d.capture_missed_bytes)
+            )?;
+        }
     }
     writeln!(w, "  verdict: {}", r.verdict)?;
     writeln!(w)

@@ -37,6 +37,7 @@ pub mod flow;
 pub mod format;
 pub mod limit_log;
 pub mod limits;
+pub mod missed;
 pub mod negotiation;
 pub mod packet;
 pub mod probe;
