@@ -863,35 +863,7 @@ fn mid_stream_capture_drop_is_not_a_mismatch() {
 #[test]
 fn mid_stream_network_loss_and_an_early_capture_drop_still_show_the_mismatch() {
     let whole = mid_stream_download(&READS_A_LARGER_SHIFT);
-    // A data segment past the handshake's window (the 61st: 45 fill
-    // 65,535 bytes), lost and retransmitted after the next data segment.
-    let is_data = |p: &Pkt| p.data.len() > 1000;
-    let lost = whole
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| is_data(p))
-        .nth(60)
-        .map(|(i, _)| i)
-        .unwrap();
-    let next = (lost + 1..whole.len())
-        .find(|i| is_data(&whole[*i]))
-        .unwrap();
-    // Raw IPv4 (linktype 101): the TCP sequence and ACK numbers.
-    let word = |p: &Pkt, at: usize| u32::from_be_bytes(p.data[at..at + 4].try_into().unwrap());
-    let resume = word(&whole[next], 24);
-    assert!(
-        whole[lost + 1..next].iter().all(|p| word(p, 28) < resume),
-        "the client does not acknowledge past the hole before it is filled"
-    );
-    let mut retransmitted: Vec<Pkt> = Vec::new();
-    for (i, p) in whole.iter().enumerate() {
-        if i != lost {
-            retransmitted.push(Pkt::new(p.ts_ns, p.data.clone()));
-        }
-        if i == next {
-            retransmitted.push(Pkt::new(p.ts_ns + 1_000, whole[lost].data.clone()));
-        }
-    }
+    let retransmitted = with_network_loss(&whole);
     let early_drop = with_capture_drop(&whole, 100..300);
     for (name, pkts) in [
         ("network loss", &retransmitted),
@@ -972,8 +944,18 @@ fn capture_missed_bytes_are_the_dropped_data_the_receiver_acknowledged() {
         assert!((b - want).abs() <= want * 1e-3, "{range:?}: {b} vs {want}");
     }
     assert!(counted >= 2, "the drops lie below the last ACK");
-    // The network's loss: one data segment lost before the capture point
-    // and retransmitted before the client acknowledges past it.
+    // The network's loss: filled before the client acknowledges past it.
+    let net = s2c(&with_network_loss(&whole));
+    assert_eq!(net["capture_missed_bytes"], 0, "{net}");
+    assert_eq!(net["retransmissions"], 1, "{net}");
+}
+
+/// A download whose 61st data segment (past the handshake's window: 45
+/// fill 65,535 bytes) the network lost before the capture point: it is
+/// retransmitted after the next data segment, before the client
+/// acknowledges past the hole.
+fn with_network_loss(whole: &[Pkt]) -> Vec<Pkt> {
+    let is_data = |p: &Pkt| p.data.len() > 1000;
     let lost = (0..whole.len())
         .filter(|i| is_data(&whole[*i]))
         .nth(60)
@@ -981,18 +963,23 @@ fn capture_missed_bytes_are_the_dropped_data_the_receiver_acknowledged() {
     let next = (lost + 1..whole.len())
         .find(|i| is_data(&whole[*i]))
         .unwrap();
-    let mut retransmitted: Vec<Pkt> = Vec::new();
+    // Raw IPv4 (linktype 101): the TCP sequence and ACK numbers.
+    let word = |p: &Pkt, at: usize| u32::from_be_bytes(p.data[at..at + 4].try_into().unwrap());
+    let resume = word(&whole[next], 24);
+    assert!(
+        whole[lost + 1..next].iter().all(|p| word(p, 28) < resume),
+        "the client does not acknowledge past the hole before it is filled"
+    );
+    let mut out: Vec<Pkt> = Vec::new();
     for (i, p) in whole.iter().enumerate() {
         if i != lost {
-            retransmitted.push(Pkt::new(p.ts_ns, p.data.clone()));
+            out.push(Pkt::new(p.ts_ns, p.data.clone()));
         }
         if i == next {
-            retransmitted.push(Pkt::new(p.ts_ns + 1_000, whole[lost].data.clone()));
+            out.push(Pkt::new(p.ts_ns + 1_000, whole[lost].data.clone()));
         }
     }
-    let net = s2c(&retransmitted);
-    assert_eq!(net["capture_missed_bytes"], 0, "{net}");
-    assert_eq!(net["retransmissions"], 1, "{net}");
+    out
 }
 
 /// A classic pcap without its first `n` records.
