@@ -310,6 +310,30 @@ fn lab_real_drops_are_packet_dropped_not_capture_loss() {
         "{dropped}: {}",
         doc["findings"]
     );
+    // One side at a time, analyze sees the holes the drops leave in the
+    // data (on the side after the middlebox) filled by the senders'
+    // retransmissions before the receiver acknowledges past them: the
+    // network's loss, not the capture's (compare, above, found no
+    // capture_loss: neither capture lost records).
+    let mut retransmissions = 0;
+    for (side, path) in [("inside", caps.inside()), ("outside", caps.outside())] {
+        let out = Command::new(env!("CARGO_BIN_EXE_firewall-check"))
+            .args(["analyze", "--json"])
+            .arg(&path)
+            .output()
+            .expect("run firewall-check");
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+        let dirs = &doc["connections"][0]["directions"];
+        for d in [C2S, S2C] {
+            assert_eq!(
+                dirs[d]["capture_missed_bytes"], 0,
+                "{side} {d}: {}",
+                dirs[d]
+            );
+            retransmissions += dirs[d]["retransmissions"].as_u64().unwrap();
+        }
+    }
+    assert!(retransmissions > 0, "the drops were retransmitted");
 }
 
 /// The compare expectations of the lab's other cases, in schema 2's
