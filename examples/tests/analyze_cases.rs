@@ -982,21 +982,6 @@ fn with_network_loss(whole: &[Pkt]) -> Vec<Pkt> {
     out
 }
 
-/// A classic pcap without its first `n` records.
-fn drop_first_records(file: &[u8], n: usize) -> Vec<u8> {
-    let mut out = file[..24].to_vec();
-    let (mut pos, mut i) = (24, 0);
-    while pos + 16 <= file.len() {
-        let incl = u32::from_le_bytes(file[pos + 8..pos + 12].try_into().unwrap()) as usize;
-        let end = (pos + 16 + incl).min(file.len());
-        if i >= n {
-            out.extend_from_slice(&file[pos..end]);
-        }
-        (pos, i) = (end, i + 1);
-    }
-    out
-}
-
 /// The shipped captures cut after their handshake (the first three
 /// records: SYN, SYN-ACK, ACK). The shift each side's peer really reads is
 /// the client's offer in the full capture's SYN for the client's fields

@@ -9,6 +9,7 @@
 //! test says why and passes as skipped, unless `TCP_PERF_LAB_REQUIRED=1`
 //! (set by `.ci/run`), where a skip is a failure. Cases run one at a time.
 
+mod dump_support;
 mod lab_support;
 
 use std::collections::BTreeSet;
@@ -128,7 +129,7 @@ fn lab(case: &str, extra: &[&str]) -> Option<Run> {
         let cut = dir.join("cut.pcap");
         std::fs::write(
             &cut,
-            lab_support::drop_first_records(&std::fs::read(path).unwrap(), 3),
+            dump_support::drop_first_records(&std::fs::read(path).unwrap(), 3),
         )
         .unwrap();
         let partial = firewall_check(&["analyze", "--json"], &[&cut]);
@@ -690,7 +691,7 @@ fn lab_linux_receiver_at_the_top_of_its_shift_stays_below_65535() {
         let cut = dir.join("cut.pcap");
         std::fs::write(
             &cut,
-            lab_support::drop_first_records(&std::fs::read(&path).unwrap(), 3),
+            dump_support::drop_first_records(&std::fs::read(&path).unwrap(), 3),
         )
         .unwrap();
         let partial = firewall_check(&["analyze", "--json"], &[&cut]);
@@ -705,7 +706,7 @@ fn lab_linux_receiver_at_the_top_of_its_shift_stays_below_65535() {
             let (a, b) = (records / 3, 2 * records / 3);
             std::fs::write(
                 &cut,
-                lab_support::drop_records(&std::fs::read(&path).unwrap(), |i| {
+                dump_support::drop_records(&std::fs::read(&path).unwrap(), |i| {
                     i < 3 || (a..a + burst).contains(&i) || (b..b + burst).contains(&i)
                 }),
             )

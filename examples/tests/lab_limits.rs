@@ -17,6 +17,7 @@
 //! Needs root, iproute2, iptables, nft, tc, tcpdump and python3; skips with a
 //! message unless `TCP_PERF_LAB_REQUIRED=1` (set by `.ci/run`).
 
+mod dump_support;
 mod lab_support;
 
 use std::path::{Path, PathBuf};
@@ -164,7 +165,7 @@ fn cut_after_handshake(dir: &Path, side: &str) -> std::path::PathBuf {
     let cut = dir.join(format!("{side}.cut.pcap"));
     std::fs::write(
         &cut,
-        lab_support::drop_first_records(&std::fs::read(&path).unwrap(), 3),
+        dump_support::drop_first_records(&std::fs::read(&path).unwrap(), 3),
     )
     .unwrap();
     cut

@@ -1,5 +1,7 @@
 //! Test helpers shared by the dump and analyze tests: a tiny pcap / pcapng
-//! writer and builders for IPv4 / IPv6 TCP segments with chosen options.
+//! writer, builders for IPv4 / IPv6 TCP segments with chosen options, and
+//! cutting records out of a classic pcap (a capture without its handshake,
+//! or one that dropped records).
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -310,4 +312,37 @@ pub fn ts_options(tsval: u32, tsecr: u32) -> Vec<u8> {
 /// Whether tests that need an external tool must fail rather than skip.
 pub fn required() -> bool {
     std::env::var("TCP_PERF_LAB_REQUIRED").is_ok_and(|v| v == "1")
+}
+
+/// A classic pcap without its first `n` records.
+pub fn drop_first_records(file: &[u8], n: usize) -> Vec<u8> {
+    drop_records(file, |i| i < n)
+}
+
+/// A classic pcap without the records whose index `dropped` holds (a
+/// capture tool that dropped bursts of them, as tcpdump's "packets dropped
+/// by kernel").
+pub fn drop_records(file: &[u8], dropped: impl Fn(usize) -> bool) -> Vec<u8> {
+    let le = matches!(
+        file.get(..4),
+        Some([0xd4, 0xc3, 0xb2, 0xa1] | [0x4d, 0x3c, 0xb2, 0xa1])
+    );
+    let mut out = file[..24].to_vec();
+    let mut pos = 24;
+    let mut i = 0;
+    while pos + 16 <= file.len() {
+        let b = [file[pos + 8], file[pos + 9], file[pos + 10], file[pos + 11]];
+        let incl = if le {
+            u32::from_le_bytes(b)
+        } else {
+            u32::from_be_bytes(b)
+        } as usize;
+        let end = (pos + 16 + incl).min(file.len());
+        if !dropped(i) {
+            out.extend_from_slice(&file[pos..end]);
+        }
+        pos = end;
+        i += 1;
+    }
+    out
 }

@@ -93,39 +93,6 @@ pub fn run_lab_case(tag: &str, case: &str, args: &[&str]) -> Option<PathBuf> {
     Some(dir)
 }
 
-/// A classic pcap without its first `n` records.
-pub fn drop_first_records(file: &[u8], n: usize) -> Vec<u8> {
-    drop_records(file, |i| i < n)
-}
-
-/// A classic pcap without the records whose index `dropped` holds (a
-/// capture tool that dropped bursts of them, as tcpdump's "packets dropped
-/// by kernel").
-pub fn drop_records(file: &[u8], dropped: impl Fn(usize) -> bool) -> Vec<u8> {
-    let le = matches!(
-        file.get(..4),
-        Some([0xd4, 0xc3, 0xb2, 0xa1] | [0x4d, 0x3c, 0xb2, 0xa1])
-    );
-    let mut out = file[..24].to_vec();
-    let mut pos = 24;
-    let mut i = 0;
-    while pos + 16 <= file.len() {
-        let b = [file[pos + 8], file[pos + 9], file[pos + 10], file[pos + 11]];
-        let incl = if le {
-            u32::from_le_bytes(b)
-        } else {
-            u32::from_be_bytes(b)
-        } as usize;
-        let end = (pos + 16 + incl).min(file.len());
-        if !dropped(i) {
-            out.extend_from_slice(&file[pos..end]);
-        }
-        pos = end;
-        i += 1;
-    }
-    out
-}
-
 /// `firewall-check analyze --json ARGS CAPTURE`, which must exit 0 (nothing
 /// found) or 3 (findings); its JSON document.
 pub fn analyze_json(args: &[&str], capture: &std::path::Path) -> serde_json::Value {
