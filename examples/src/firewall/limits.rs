@@ -1148,6 +1148,30 @@ mod tests {
         assert_eq!(l.kind, LimitKind::Sender);
     }
 
+    /// An application that writes 16 KB every three round trips (the
+    /// lab's slow-app4): each write leaves as one flight of the same bytes,
+    /// flat to the byte and far below the window, but the idle rounds
+    /// between the writes end each plateau: the sender, no window read.
+    #[test]
+    fn equal_writes_with_idle_gaps_are_no_plateau() {
+        let mut t = LimitTracker::new(0);
+        t.configure(10 * MS, 0, Some((0, 0, 65_535)));
+        let mut seq = 0u32;
+        for burst in 0..60u64 {
+            let base = burst * 30 * MS;
+            for i in 0..16 {
+                t.on_data(base + i * 10_000, seq, 1024, false, None);
+                seq += 1024;
+            }
+            t.on_ack(base + 10 * MS, seq, 65_535, None);
+        }
+        let l = t.limit();
+        assert_eq!(l.kind, LimitKind::Sender, "{l:?}");
+        assert_eq!(l.window_read_inferred_bytes, None, "{l:?}");
+        assert!(l.receive_window_evidence.is_none(), "{l:?}");
+        assert!(l.receive_window_fraction.unwrap() < 0.05, "{l:?}");
+    }
+
     #[test]
     fn too_little_data_is_none_with_the_threshold() {
         let l = run(2, 65_535, 5, false);
