@@ -64,6 +64,7 @@ mod negotiate;
 pub mod netfilter;
 mod option;
 pub mod rewrite;
+pub mod seq;
 pub mod session;
 mod walk;
 

@@ -81,6 +81,7 @@ use rustc_hash::FxHashMap;
 
 use bdp::{BitsPerSecond, Bytes, DurationDisplay};
 use serde::Serialize;
+use tcp_options::seq::seq_lt;
 use tcp_options::{kind::MAX_WINDOW_SCALE, Flags, LinuxOptions, TcpOption, Timestamps};
 
 use super::flow::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
@@ -1051,11 +1052,6 @@ impl ConnState {
     }
 }
 
-/// `a` comes before `b` in sequence space (RFC 9293 modular comparison).
-fn seq_lt(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) < 0
-}
-
 /// The per-direction part of a report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DirectionReport {
@@ -1326,7 +1322,7 @@ impl EdgeEvidence {
         };
         while let Some(&(tsval, a, f)) = self.pending.front() {
             // TSvals wrap: compare as RFC 7323 does.
-            if (e.wrapping_sub(tsval) as i32) < 0 {
+            if seq_lt(e, tsval) {
                 break;
             }
             self.pending.pop_front();

@@ -115,6 +115,7 @@
 
 use serde::Serialize;
 use tcp_options::kind::MAX_WINDOW_SCALE;
+use tcp_options::seq::seq_lt;
 
 /// Fewest data segments for a verdict.
 pub const MIN_DATA_SEGMENTS: u64 = 20;
@@ -128,11 +129,6 @@ pub const PLATEAU_ROUNDS: u64 = 16;
 const RING: usize = 16;
 /// Receiver TSval ticks kept with the highest ACK sent under each.
 const TS_ACKS: usize = 32;
-
-/// `a` before `b` in sequence space.
-fn seq_lt(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) < 0
-}
 
 /// One receiver segment as the capture point saw it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -1130,20 +1126,27 @@ mod tests {
         assert_eq!(l.kind, LimitKind::Network, "{l:?}");
     }
 
-    #[test]
-    fn an_application_that_pauses_is_idle_then_sender() {
+    /// An application that writes `segments` segments of `len` bytes,
+    /// `gap_ns` apart, every 30 ms (three 10 ms round trips), `writes`
+    /// times; each write acknowledged 10 ms after it began.
+    fn paused_writes(writes: u64, segments: u64, len: u32, gap_ns: u64) -> Limit {
         let mut t = LimitTracker::new(0);
         t.configure(10 * MS, 0, Some((0, 0, 65_535)));
         let mut seq = 0u32;
-        for burst in 0..20u64 {
+        for burst in 0..writes {
             let base = burst * 30 * MS;
-            for i in 0..4 {
-                t.on_data(base + i * 1000, seq, 1000, false, None);
-                seq += 1000;
+            for i in 0..segments {
+                t.on_data(base + i * gap_ns, seq, len, false, None);
+                seq += len;
             }
             t.on_ack(base + 10 * MS, seq, 65_535, None);
         }
-        let l = t.limit();
+        t.limit()
+    }
+
+    #[test]
+    fn an_application_that_pauses_is_idle_then_sender() {
+        let l = paused_writes(20, 4, 1000, 1000);
         assert!(l.idle_fraction.unwrap() > 0.6, "{l:?}");
         assert_eq!(l.kind, LimitKind::Sender);
     }
@@ -1154,18 +1157,7 @@ mod tests {
     /// between the writes end each plateau: the sender, no window read.
     #[test]
     fn equal_writes_with_idle_gaps_are_no_plateau() {
-        let mut t = LimitTracker::new(0);
-        t.configure(10 * MS, 0, Some((0, 0, 65_535)));
-        let mut seq = 0u32;
-        for burst in 0..60u64 {
-            let base = burst * 30 * MS;
-            for i in 0..16 {
-                t.on_data(base + i * 10_000, seq, 1024, false, None);
-                seq += 1024;
-            }
-            t.on_ack(base + 10 * MS, seq, 65_535, None);
-        }
-        let l = t.limit();
+        let l = paused_writes(60, 16, 1024, 10_000);
         assert_eq!(l.kind, LimitKind::Sender, "{l:?}");
         assert_eq!(l.window_read_inferred_bytes, None, "{l:?}");
         assert!(l.receive_window_evidence.is_none(), "{l:?}");

@@ -17,17 +17,14 @@
 //! followed at once (the bytes of one that does not fit are not counted);
 //! and bytes past the last ACK the capture shows are unknown.
 
+use tcp_options::seq::seq_lt;
+
 /// Holes followed at once per direction.
 pub const HOLES: usize = 8;
 
 /// A hole further than this from the data before it is not one (a
 /// sequence number from another connection, or garbage).
 const MAX_HOLE: u32 = 1 << 30;
-
-/// `a` comes before `b` in sequence space (RFC 9293 modular comparison).
-fn before(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) < 0
-}
 
 /// The holes in one direction's data and the bytes the receiver
 /// acknowledged in them.
@@ -81,9 +78,9 @@ impl Missed {
         while i < self.len {
             let (s, e) = self.holes[i];
             // Overlap of [seq, end) with [s, e).
-            let lo = if before(s, seq) { seq } else { s };
-            let hi = if before(end, e) { end } else { e };
-            if !before(lo, hi) {
+            let lo = if seq_lt(s, seq) { seq } else { s };
+            let hi = if seq_lt(end, e) { end } else { e };
+            if !seq_lt(lo, hi) {
                 i += 1;
                 continue;
             }
@@ -101,7 +98,7 @@ impl Missed {
             }
             i += 1;
         }
-        if before(nxt, seq) && seq.wrapping_sub(nxt) < MAX_HOLE {
+        if seq_lt(nxt, seq) && seq.wrapping_sub(nxt) < MAX_HOLE {
             self.push(nxt, seq);
         }
     }
@@ -112,11 +109,11 @@ impl Missed {
         let mut i = 0;
         while i < self.len {
             let (s, e) = self.holes[i];
-            if !before(s, ack) || ack.wrapping_sub(s) >= MAX_HOLE {
+            if !seq_lt(s, ack) || ack.wrapping_sub(s) >= MAX_HOLE {
                 i += 1;
                 continue;
             }
-            if before(ack, e) {
+            if seq_lt(ack, e) {
                 self.bytes += u64::from(ack.wrapping_sub(s));
                 self.holes[i].0 = ack;
                 i += 1;

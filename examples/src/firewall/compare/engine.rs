@@ -48,12 +48,13 @@ use std::io::Read;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use tcp_options::seq::seq_ge;
 use tcp_options::Flags;
 
 use super::findings::{compare_pair, Acc, CaptureSide, Collector, DirCtx, Hit, Val};
 use super::impact::Ctx;
 use super::matching::{
-    keys_of, packet_key, seq_ge, Carried, Evidence, Key, Score, MAX_CANDIDATES, MIN_SCORE,
+    keys_of, packet_key, Carried, Evidence, Key, Score, MAX_CANDIDATES, MIN_SCORE,
 };
 use super::packet::Packet;
 use crate::capture::{CaptureError, CaptureReader};

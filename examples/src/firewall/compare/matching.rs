@@ -225,11 +225,6 @@ pub fn packet_key(p: &Packet, off_seq: u32, off_ack: u32, with_ack: bool) -> Pac
     (flags, p.seq.wrapping_add(off_seq), ack, p.payload_len)
 }
 
-/// `a` is at or after `b` in sequence space (RFC 1982 serial arithmetic).
-pub fn seq_ge(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) >= 0
-}
-
 /// Sequence ranges a capture saw carried in one direction, kept as a few
 /// merged half-open intervals relative to the first sequence number seen
 /// (so wrapping is handled by unwrapping into 64 bits).
@@ -304,6 +299,7 @@ impl Carried {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tcp_options::seq::seq_ge;
 
     #[test]
     fn carried_ranges_merge_and_wrap() {
