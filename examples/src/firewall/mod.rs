@@ -39,6 +39,7 @@ pub mod limit_log;
 pub mod limits;
 pub mod missed;
 pub mod negotiation;
+pub mod open_ids;
 pub mod packet;
 pub mod probe;
 pub mod rewrite;
