@@ -16,7 +16,7 @@
 //! (a test compares the two on every capture the tests ship).
 //!
 //! Each key is copied with its quotes and colon from a small cache of
-//! padded copies ([`Keys`]), keyed by the address of the `&'static str`:
+//! padded copies (`Keys`), keyed by the address of the `&'static str`:
 //! a copy of a fixed 32 bytes is a few vector moves, where copying the key
 //! itself is a `memcpy` call of a length known only at run time (ten
 //! million of them on the benchmark capture: 9% of `analyze`'s CPU).
