@@ -2843,7 +2843,7 @@ pub fn analyze<R: Read, W: Write>(
     // writes 190 MB of JSON: a second copy of it was 5% of the run time).
     let mut sink = JsonSink {
         out,
-        json: Vec::with_capacity(JSON_BLOCK + 4096),
+        json: Vec::with_capacity(2 * JSON_BLOCK),
     };
     let mut writer = super::fastjson::Writer::new();
     let emit = |conn: &Connection<ConnState>, sink: &mut JsonSink<'_, W>| {
@@ -2880,13 +2880,10 @@ pub fn analyze<R: Read, W: Write>(
         sink.write_json()?;
         sink.out.flush()
     })?;
-    // What was gathered is written even after a write error of `out`'s
-    // own (it failed, and fails again, or the error is the one returned).
-    let last = sink.write_json();
     if let Some(e) = write_err {
         return Err(e.into());
     }
-    last?;
+    sink.write_json()?;
     if format == AnalyzeFormat::Json {
         out.write_all(b"\n]}\n")?;
     }

@@ -82,7 +82,7 @@ struct Entry {
     bytes: [u8; PAD],
 }
 
-/// The key cache (8 KB, allocated with the writer).
+/// The key cache (12 KB, allocated with the writer).
 #[derive(Debug)]
 struct Keys(Box<[Entry; ENTRIES]>);
 
@@ -103,7 +103,7 @@ impl Keys {
     fn put(&mut self, key: &'static str, out: &mut Vec<u8>) {
         let k = key.as_bytes();
         let addr = k.as_ptr() as usize;
-        if k.len() > CACHED_KEY || addr == 0 {
+        if k.len() > CACHED_KEY {
             out.push(b'"');
             out.extend_from_slice(k);
             out.extend_from_slice(b"\":");

@@ -340,14 +340,16 @@ impl<T> ConnTracker<T> {
                     self.open_ids.remove(old.id);
                     self.pending.insert(old.id, old);
                     self.ready = true;
-                    self.open_ids.push(id);
+                    let pushed = self.open_ids.push(id);
+                    debug_assert!(pushed, "ids grow");
                 }
                 &mut **o.into_mut()
             }
             Entry::Vacant(v) => {
                 let id = self.next_id;
                 self.next_id += 1;
-                self.open_ids.push(id);
+                let pushed = self.open_ids.push(id);
+                debug_assert!(pushed, "ids grow");
                 let mut c = new_connection(id, rec, src, dst, init());
                 // The rest of an evicted connection (a new SYN starts a new one).
                 if !syn_only && !self.evicted.is_empty() {
