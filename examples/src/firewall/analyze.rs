@@ -2845,7 +2845,6 @@ pub fn analyze<R: Read, W: Write>(
         out,
         json: Vec::with_capacity(2 * JSON_BLOCK),
     };
-    let mut writer = super::fastjson::Writer::new();
     let emit = |conn: &Connection<ConnState>, sink: &mut JsonSink<'_, W>| {
         if write_err.is_some() {
             return;
@@ -2859,7 +2858,7 @@ pub fn analyze<R: Read, W: Write>(
                 let json = &mut sink.json;
                 let start = json.len();
                 json.extend_from_slice(if written == 0 { b"\n" } else { b",\n" });
-                match writer.write(&rep, json) {
+                match super::fastjson::write(&rep, json) {
                     Ok(()) if json.len() >= JSON_BLOCK => sink.write_json(),
                     Ok(()) => Ok(()),
                     Err(e) => {

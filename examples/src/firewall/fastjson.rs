@@ -8,18 +8,22 @@
 //! time. The keys `#[derive(Serialize)]` hands over are the Rust field
 //! names (or their `rename`s): `&'static str` identifiers that never need
 //! escaping, so this serializer copies them as they are. Everything else
-//! keeps `serde_json`'s own formatting: integers through `itoa` (as
-//! `serde_json` does), strings and floats through `serde_json` itself.
+//! keeps `serde_json`'s formatting: unsigned integers as plain digits,
+//! signed ones through `itoa` (as `serde_json` does), strings that need
+//! escaping and floats through `serde_json` itself.
 //! Shapes the documents do not use (maps, tuple structs and variants,
 //! struct variants, byte strings) are refused and [`write()`] falls back to
 //! `serde_json` for the whole value, so the output is the same either way
 //! (a test compares the two on every capture the tests ship).
 //!
-//! Each key is copied with its quotes and colon from a small cache of
-//! padded copies (`Keys`), keyed by the address of the `&'static str`:
-//! a copy of a fixed 32 bytes is a few vector moves, where copying the key
-//! itself is a `memcpy` call of a length known only at run time (ten
-//! million of them on the benchmark capture: 9% of `analyze`'s CPU).
+//! Each key is written with the comma before it, its quotes and colon as
+//! one copy of a fixed 32 bytes, cut back to its length: the field code is
+//! inlined where the derived code names the key, so that copy is a
+//! constant and a few vector moves, where copying the key itself is a
+//! `memcpy` call of a length known only at run time (ten million of them
+//! on the benchmark capture: 9% of `analyze`'s CPU). Unsigned integers
+//! are written the same way: digits into a fixed 20-byte stretch, cut back
+//! to their number.
 
 use std::fmt;
 
@@ -28,100 +32,68 @@ use serde::ser::{self, Impossible, Serialize};
 /// Appends the compact JSON of `value` to `out`, byte for byte what
 /// `serde_json::to_writer` writes.
 pub fn write<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> serde_json::Result<()> {
-    Writer::new().write(value, out)
-}
-
-/// A writer that keeps its key cache from one document to the next: the
-/// way to write many documents of the same shapes.
-#[derive(Debug, Default)]
-pub struct Writer {
-    keys: Keys,
-}
-
-impl Writer {
-    /// A writer with an empty key cache.
-    pub fn new() -> Self {
-        Self::default()
+    let start = out.len();
+    if value.serialize(Fast { out }).is_err() {
+        out.truncate(start);
+        serde_json::to_writer(&mut *out, value)?;
     }
-
-    /// [`write()`], with this writer's cache.
-    pub fn write<T: Serialize + ?Sized>(
-        &mut self,
-        value: &T,
-        out: &mut Vec<u8>,
-    ) -> serde_json::Result<()> {
-        let start = out.len();
-        if value
-            .serialize(Fast {
-                out,
-                keys: &mut self.keys,
-            })
-            .is_err()
-        {
-            out.truncate(start);
-            serde_json::to_writer(&mut *out, value)?;
-        }
-        Ok(())
-    }
+    Ok(())
 }
 
-/// Longest key copied through the cache (with its two quotes and colon it
-/// fills [`PAD`] bytes); longer ones are copied as they are.
-const CACHED_KEY: usize = PAD - 3;
-/// Bytes of a cache entry's padded copy.
+/// Longest key written as one fixed-size copy (with the comma before it,
+/// its two quotes and its colon it fills [`PAD`] bytes); longer ones are
+/// copied as they are.
+const PADDED_KEY: usize = PAD - 4;
+/// Bytes of a key's padded copy.
 const PAD: usize = 32;
-/// Cache entries (direct mapped): more than the distinct keys of the
-/// documents this writes; a collision only costs the plain copy.
-const ENTRIES: usize = 256;
 
-/// `"key":` padded to [`PAD`] bytes, for the `&'static str` at `addr`.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    addr: usize,
-    len: usize,
-    bytes: [u8; PAD],
+/// Appends `"key":` to `out`, after a comma unless the key is its
+/// object's `first`. Inlined where the derived code names the key, so the
+/// padded copy is a constant there and appending it a few vector moves.
+#[inline(always)]
+fn put_key(key: &'static str, first: bool, out: &mut Vec<u8>) {
+    let k = key.as_bytes();
+    if k.len() > PADDED_KEY {
+        if !first {
+            out.push(b',');
+        }
+        out.push(b'"');
+        out.extend_from_slice(k);
+        out.extend_from_slice(b"\":");
+        return;
+    }
+    let mut pad = [0u8; PAD];
+    pad[..2].copy_from_slice(b",\"");
+    pad[2..k.len() + 2].copy_from_slice(k);
+    pad[k.len() + 2..k.len() + 4].copy_from_slice(b"\":");
+    // Fixed-size copies (the first key's without its comma), then the
+    // length cut back to the key's.
+    let end = out.len() + k.len() + 4 - usize::from(first);
+    if first {
+        out.extend_from_slice(&pad[1..]);
+    } else {
+        out.extend_from_slice(&pad);
+    }
+    out.truncate(end);
 }
 
-/// The key cache (12 KB, allocated with the writer).
-#[derive(Debug)]
-struct Keys(Box<[Entry; ENTRIES]>);
-
-impl Default for Keys {
-    fn default() -> Self {
-        Keys(Box::new(
-            [Entry {
-                addr: 0,
-                len: 0,
-                bytes: [0; PAD],
-            }; ENTRIES],
-        ))
+/// Appends the decimal digits of `v` (what `itoa` and `serde_json`
+/// write), into a fixed 20-byte stretch cut back to the digits, so that
+/// no copy of a length known only at run time is made.
+fn put_u64(out: &mut Vec<u8>, v: u64) {
+    if v < 10 {
+        out.push(b'0' + v as u8);
+        return;
     }
-}
-
-impl Keys {
-    /// Appends `"key":` to `out`.
-    fn put(&mut self, key: &'static str, out: &mut Vec<u8>) {
-        let k = key.as_bytes();
-        let addr = k.as_ptr() as usize;
-        if k.len() > CACHED_KEY {
-            out.push(b'"');
-            out.extend_from_slice(k);
-            out.extend_from_slice(b"\":");
-            return;
-        }
-        let e = &mut self.0[(addr ^ (addr >> 8)) % ENTRIES];
-        if e.addr != addr || e.len != k.len() {
-            e.addr = addr;
-            e.len = k.len();
-            e.bytes = [0; PAD];
-            e.bytes[0] = b'"';
-            e.bytes[1..=k.len()].copy_from_slice(k);
-            e.bytes[k.len() + 1..k.len() + 3].copy_from_slice(b"\":");
-        }
-        let end = out.len() + k.len() + 3;
-        out.extend_from_slice(&e.bytes);
-        out.truncate(end);
+    let n = v.ilog10() as usize + 1;
+    let start = out.len();
+    out.extend_from_slice(&[b'0'; 20]);
+    let mut rest = v;
+    for d in out[start..start + n].iter_mut().rev() {
+        *d = b'0' + (rest % 10) as u8;
+        rest /= 10;
     }
+    out.truncate(start + n);
 }
 
 /// A shape this serializer leaves to `serde_json`.
@@ -146,7 +118,6 @@ type Result<T = ()> = std::result::Result<T, Unsupported>;
 
 struct Fast<'a> {
     out: &'a mut Vec<u8>,
-    keys: &'a mut Keys,
 }
 
 impl Fast<'_> {
@@ -173,8 +144,12 @@ impl<'a> ser::Serializer for Fast<'a> {
     type SerializeStructVariant = Impossible<(), Unsupported>;
 
     fn serialize_bool(self, v: bool) -> Result {
-        self.out
-            .extend_from_slice(if v { b"true" } else { b"false" });
+        // Two copies of known length, not one of a length chosen at run time.
+        if v {
+            self.out.extend_from_slice(b"true");
+        } else {
+            self.out.extend_from_slice(b"false");
+        }
         Ok(())
     }
     fn serialize_i8(self, v: i8) -> Result {
@@ -193,16 +168,20 @@ impl<'a> ser::Serializer for Fast<'a> {
         self.int(v)
     }
     fn serialize_u8(self, v: u8) -> Result {
-        self.int(v)
+        put_u64(self.out, u64::from(v));
+        Ok(())
     }
     fn serialize_u16(self, v: u16) -> Result {
-        self.int(v)
+        put_u64(self.out, u64::from(v));
+        Ok(())
     }
     fn serialize_u32(self, v: u32) -> Result {
-        self.int(v)
+        put_u64(self.out, u64::from(v));
+        Ok(())
     }
     fn serialize_u64(self, v: u64) -> Result {
-        self.int(v)
+        put_u64(self.out, v);
+        Ok(())
     }
     fn serialize_u128(self, v: u128) -> Result {
         self.int(v)
@@ -251,7 +230,7 @@ impl<'a> ser::Serializer for Fast<'a> {
         _index: u32,
         variant: &'static str,
     ) -> Result {
-        self.json(variant)
+        self.serialize_str(variant)
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
@@ -273,7 +252,6 @@ impl<'a> ser::Serializer for Fast<'a> {
         self.out.push(b'[');
         Ok(Seq {
             out: self.out,
-            keys: self.keys,
             first: true,
         })
     }
@@ -303,7 +281,6 @@ impl<'a> ser::Serializer for Fast<'a> {
         self.out.push(b'{');
         Ok(Struct {
             out: self.out,
-            keys: self.keys,
             first: true,
         })
     }
@@ -320,7 +297,6 @@ impl<'a> ser::Serializer for Fast<'a> {
 
 struct Seq<'a> {
     out: &'a mut Vec<u8>,
-    keys: &'a mut Keys,
     first: bool,
 }
 
@@ -331,10 +307,7 @@ impl ser::SerializeSeq for Seq<'_> {
         if !std::mem::take(&mut self.first) {
             self.out.push(b',');
         }
-        value.serialize(Fast {
-            out: self.out,
-            keys: self.keys,
-        })
+        value.serialize(Fast { out: self.out })
     }
     fn end(self) -> Result {
         self.out.push(b']');
@@ -355,7 +328,6 @@ impl ser::SerializeTuple for Seq<'_> {
 
 struct Struct<'a> {
     out: &'a mut Vec<u8>,
-    keys: &'a mut Keys,
     first: bool,
 }
 
@@ -371,17 +343,13 @@ fn plain(s: &str) -> bool {
 impl ser::SerializeStruct for Struct<'_> {
     type Ok = ();
     type Error = Unsupported;
+    #[inline(always)]
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result {
         // Derived keys are identifiers; checked in debug builds (the tests).
         debug_assert!(plain(key), "{key:?}");
-        if !std::mem::take(&mut self.first) {
-            self.out.push(b',');
-        }
-        self.keys.put(key, self.out);
-        value.serialize(Fast {
-            out: self.out,
-            keys: self.keys,
-        })
+        let first = std::mem::take(&mut self.first);
+        put_key(key, first, self.out);
+        value.serialize(Fast { out: self.out })
     }
     fn end(self) -> Result {
         self.out.push(b'}');
@@ -475,19 +443,18 @@ mod tests {
             let (a, b) = both(&d);
             assert_eq!(a, b);
         }
-        // One writer for many documents (its key cache filled by the
-        // first), and keys beyond the cached length.
+        // Several documents after one another, and keys at and beyond
+        // the padded length.
         #[derive(Serialize)]
         struct Keys {
             a_key_far_longer_than_the_cached_keys_are: u8,
-            #[serde(rename = "exactly_twenty_nine_bytes_xxx")]
+            #[serde(rename = "exactly_twenty_eight_bytes_x")]
             at_limit: u8,
-            #[serde(rename = "exactly_thirty_bytes_long_xxxx")]
+            #[serde(rename = "exactly_twenty_nine_bytes_xxx")]
             past_limit: u8,
             id: u8,
             i: u8,
         }
-        let mut w = super::Writer::new();
         for n in 0..3u8 {
             let k = Keys {
                 a_key_far_longer_than_the_cached_keys_are: n,
@@ -498,8 +465,8 @@ mod tests {
             };
             let d = inner(Some(f64::from(n)), Kind::ReceiveWindow);
             let mut a = b"prefix".to_vec();
-            w.write(&k, &mut a).unwrap();
-            w.write(&d, &mut a).unwrap();
+            super::write(&k, &mut a).unwrap();
+            super::write(&d, &mut a).unwrap();
             let want = format!(
                 "prefix{}{}",
                 serde_json::to_string(&k).unwrap(),
@@ -507,9 +474,35 @@ mod tests {
             );
             assert_eq!(String::from_utf8(a).unwrap(), want);
         }
+        assert_eq!("exactly_twenty_eight_bytes_x".len(), super::PADDED_KEY);
         // A shape left to serde_json (newtype variant) gives the same bytes too.
         let d = vec![inner(Some(2.5), Kind::Other(3))];
         let (a, b) = both(&d);
         assert_eq!(a, b);
+    }
+
+    #[derive(Serialize)]
+    struct Ints {
+        a: u64,
+        b: u32,
+        c: u16,
+        d: u8,
+        e: Option<u64>,
+        f: Vec<u64>,
+    }
+
+    proptest::proptest! {
+        /// Every unsigned integer, each power of ten and its neighbours
+        /// among them, is written as `serde_json` writes it.
+        #[test]
+        fn unsigned_integers_as_serde_json(
+            a: u64, b: u32, c: u16, d: u8, e: Option<u64>,
+            exp in 0u32..20, delta in -1i64..=1,
+        ) {
+            let p = 10u64.pow(exp).saturating_add_signed(delta);
+            let v = Ints { a, b, c, d, e, f: vec![p, 0, 9, 10, u64::MAX, a % 1000] };
+            let (x, y) = both(&v);
+            proptest::prop_assert_eq!(x, y);
+        }
     }
 }
