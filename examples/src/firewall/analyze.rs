@@ -1602,8 +1602,8 @@ pub struct MismatchEvidence {
     pub detail: String,
 }
 
-/// The report of one connection.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The report of one connection (its JSON: [`ConnectionReport::fields`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConnectionReport {
     /// The connection's number, from 1, in order of first appearance.
     pub id: u64,
@@ -1640,7 +1640,50 @@ pub struct ConnectionReport {
     pub verdict: String,
 }
 
+impl Serialize for ConnectionReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.fields(&self.directions, s)
+    }
+}
+
+/// A report whose `directions` are JSON text written before
+/// ([`DirectionsMemo`]); for [`super::fastjson::write_fast`] only.
+struct WithDirections<'a>(&'a ConnectionReport, super::fastjson::Raw<'a>);
+
+impl Serialize for WithDirections<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.fields(&self.1, s)
+    }
+}
+
 impl ConnectionReport {
+    /// The JSON object, in the order docs/json.md gives, with `directions`
+    /// as given: the report's own, or their JSON written before.
+    fn fields<S: serde::Serializer, D: Serialize>(
+        &self,
+        directions: &D,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut o = s.serialize_struct("ConnectionReport", 15)?;
+        o.serialize_field("id", &self.id)?;
+        o.serialize_field("client", &self.client)?;
+        o.serialize_field("server", &self.server)?;
+        o.serialize_field("client_known", &self.client_known)?;
+        o.serialize_field("handshake_seen", &self.handshake_seen)?;
+        o.serialize_field("evicted", &self.evicted)?;
+        o.serialize_field("continues", &self.continues)?;
+        o.serialize_field("assumed_wscale", &self.assumed_wscale)?;
+        o.serialize_field("first_frame", &self.first_frame)?;
+        o.serialize_field("last_frame", &self.last_frame)?;
+        o.serialize_field("negotiated", &self.negotiated)?;
+        o.serialize_field("rtt_s", &self.rtt_s)?;
+        o.serialize_field("rtt_source", &self.rtt_source)?;
+        o.serialize_field("directions", directions)?;
+        o.serialize_field("verdict", &self.verdict)?;
+        o.end()
+    }
+
     /// A broken negotiation, a handshake segment Linux drops, or a
     /// window-limited direction: what makes
     /// `firewall-check analyze` exit with status 3.
@@ -2844,6 +2887,7 @@ pub fn analyze<R: Read, W: Write>(
     let mut sink = JsonSink {
         out,
         json: Vec::with_capacity(2 * JSON_BLOCK),
+        memo: DirectionsMemo::default(),
     };
     let emit = |conn: &Connection<ConnState>, sink: &mut JsonSink<'_, W>| {
         if write_err.is_some() {
@@ -2858,7 +2902,7 @@ pub fn analyze<R: Read, W: Write>(
                 let json = &mut sink.json;
                 let start = json.len();
                 json.extend_from_slice(if written == 0 { b"\n" } else { b",\n" });
-                match super::fastjson::write(&rep, json) {
+                match write_report_json(&rep, &mut sink.memo, json) {
                     Ok(()) if json.len() >= JSON_BLOCK => sink.write_json(),
                     Ok(()) => Ok(()),
                     Err(e) => {
@@ -2894,6 +2938,69 @@ pub fn analyze<R: Read, W: Write>(
     })
 }
 
+/// The JSON of the last few [`Directions`] written, reused for an equal
+/// value. A port scan or a busy server gives thousands of short
+/// connections whose two directions read the same (one SYN, a RST, no
+/// data): on the many-connections benchmark capture, serializing them
+/// was a sixth of `analyze --json`'s instructions (callgrind). Only values
+/// without a float are kept: equal floats can print differently (`0.0`
+/// and `-0.0`), equal integers, strings and enums cannot.
+#[derive(Debug, Default)]
+struct DirectionsMemo {
+    slots: Vec<(Directions, Vec<u8>)>,
+    /// The slot the next new value replaces once all are used.
+    next: usize,
+}
+
+impl DirectionsMemo {
+    /// Values kept: a scan's few shapes of short connection, compared in
+    /// turn (each comparison is a few dozen fields, well below writing them).
+    const SLOTS: usize = 4;
+
+    /// The JSON of `d`, from the memo or written now and kept; `None` for
+    /// a value the memo does not keep (one with a float) or that
+    /// [`super::fastjson::write`] could not write.
+    fn json(&mut self, d: &Directions) -> Option<&[u8]> {
+        if [&d.client_to_server, &d.server_to_client]
+            .iter()
+            .any(|r| r.limit.has_float())
+        {
+            return None;
+        }
+        if let Some(i) = self.slots.iter().position(|(v, _)| v == d) {
+            return Some(&self.slots[i].1);
+        }
+        let mut json = Vec::new();
+        super::fastjson::write(d, &mut json).ok()?;
+        let i = if self.slots.len() < Self::SLOTS {
+            self.slots.push((d.clone(), json));
+            self.slots.len() - 1
+        } else {
+            let i = self.next;
+            self.slots[i] = (d.clone(), json);
+            self.next = (i + 1) % Self::SLOTS;
+            i
+        };
+        Some(&self.slots[i].1)
+    }
+}
+
+/// Appends the JSON of `rep` to `out`, its directions from `memo` when it
+/// has them: byte for byte [`super::fastjson::write`]'s.
+fn write_report_json(
+    rep: &ConnectionReport,
+    memo: &mut DirectionsMemo,
+    out: &mut Vec<u8>,
+) -> serde_json::Result<()> {
+    if let Some(dirs) = memo.json(&rep.directions) {
+        let raw = super::fastjson::Raw(dirs);
+        if super::fastjson::write_fast(&WithDirections(rep, raw), out).is_ok() {
+            return Ok(());
+        }
+    }
+    super::fastjson::write(rep, out)
+}
+
 /// Bytes of report JSON [`analyze`] gathers before writing them: the
 /// capacity of the tool's own `BufWriter`, which then writes them through.
 const JSON_BLOCK: usize = 1 << 16;
@@ -2902,6 +3009,7 @@ const JSON_BLOCK: usize = 1 << 16;
 struct JsonSink<'a, W> {
     out: &'a mut W,
     json: Vec<u8>,
+    memo: DirectionsMemo,
 }
 
 impl<W: Write> JsonSink<'_, W> {
@@ -3201,5 +3309,116 @@ mod edge_tests {
         assert_eq!(e.sender_data(1000, 1100, Some(1300)), 0, "nothing held");
         assert_eq!(e.on_data(1350, 200), 0, "within every edge of ACK 1300");
         assert_eq!(e.on_data(1450, 200), 1, "past shift 0's edge at 1400");
+    }
+}
+
+#[cfg(test)]
+mod memo_tests {
+    use super::{
+        each_connection, report, write_report_json, CaptureReader, ConnectionReport,
+        DirectionsMemo, Settings,
+    };
+
+    /// The reports of a capture file under `examples/data`.
+    fn reports(name: &str) -> Vec<ConnectionReport> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data")
+            .join(name);
+        let bytes = std::fs::read(&path).expect("shipped capture");
+        let settings = Settings::default();
+        let mut reader = CaptureReader::new(&bytes[..]).expect("a capture");
+        let mut out = Vec::new();
+        each_connection(
+            &mut reader,
+            &settings,
+            &mut out,
+            |c, out: &mut Vec<ConnectionReport>| out.push(report(c, &settings)),
+            |_| Ok(()),
+        )
+        .expect("no I/O error")
+        .expect("a whole capture");
+        out
+    }
+
+    #[test]
+    fn reused_directions_give_what_serde_json_writes() {
+        let mut all = Vec::new();
+        for side in ["inside", "outside"] {
+            for case in ["bulk", "campus", "clean6", "nat", "synproxy"] {
+                all.extend(reports(&format!("{case}-{side}.pcap")));
+            }
+        }
+        assert!(all.len() >= 10, "{} reports", all.len());
+        // Each report twice in a row (the second from the memo), then a
+        // copy that differs in one direction's field only, then copies
+        // whose limit holds a float (never kept: `0.0` and `-0.0` are
+        // equal but print differently).
+        // The shipped captures carry data, so their limits have floats:
+        // each is also taken without them.
+        let mut cases = Vec::new();
+        for r in &all {
+            let mut plain = r.clone();
+            for d in [
+                &mut plain.directions.client_to_server,
+                &mut plain.directions.server_to_client,
+            ] {
+                let l = &mut d.limit;
+                l.receive_window_fraction = None;
+                l.sender_fraction = None;
+                l.network_fraction = None;
+                l.idle_fraction = None;
+                l.busy_s = None;
+            }
+            for base in [r, &plain] {
+                cases.push(base.clone());
+                cases.push(base.clone());
+                let mut other = base.clone();
+                other.directions.server_to_client.packets += 1;
+                cases.push(other);
+            }
+            for f in [0.0, -0.0] {
+                let mut float = plain.clone();
+                float.directions.client_to_server.limit.busy_s = Some(f);
+                cases.push(float);
+            }
+        }
+        let mut memo = DirectionsMemo::default();
+        let mut ours = Vec::new();
+        let mut want = Vec::new();
+        for r in &cases {
+            write_report_json(r, &mut memo, &mut ours).unwrap();
+            serde_json::to_writer(&mut want, r).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&ours),
+                String::from_utf8_lossy(&want),
+                "report {}",
+                r.id
+            );
+        }
+        // The memo was used, and kept no more than its slots.
+        assert!(!memo.slots.is_empty());
+        assert!(memo.slots.len() <= DirectionsMemo::SLOTS);
+        assert!(memo
+            .slots
+            .iter()
+            .all(|(d, _)| !d.client_to_server.limit.has_float()));
+    }
+
+    #[test]
+    fn a_value_with_a_float_is_not_kept() {
+        let mut r = reports("campus-inside.pcap").remove(0);
+        r.directions.client_to_server.limit.sender_fraction = Some(0.5);
+        let mut memo = DirectionsMemo::default();
+        assert!(memo.json(&r.directions).is_none());
+        assert!(memo.slots.is_empty());
+        r.directions.client_to_server.limit.sender_fraction = None;
+        r.directions.client_to_server.limit.receive_window_fraction = None;
+        r.directions.client_to_server.limit.network_fraction = None;
+        r.directions.client_to_server.limit.idle_fraction = None;
+        r.directions.client_to_server.limit.busy_s = None;
+        r.directions.server_to_client.limit = r.directions.client_to_server.limit.clone();
+        let json = memo.json(&r.directions).expect("kept").to_vec();
+        assert_eq!(json, serde_json::to_vec(&r.directions).unwrap());
+        assert_eq!(memo.slots.len(), 1);
     }
 }

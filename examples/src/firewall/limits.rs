@@ -967,6 +967,16 @@ pub struct Limit {
 }
 
 impl Limit {
+    /// True when a fraction or the busy time is given: the fields whose
+    /// equal values can print differently (`0.0` and `-0.0`).
+    pub fn has_float(&self) -> bool {
+        self.receive_window_fraction.is_some()
+            || self.sender_fraction.is_some()
+            || self.network_fraction.is_some()
+            || self.idle_fraction.is_some()
+            || self.busy_s.is_some()
+    }
+
     /// Too little to tell: kind `none`, no shares, and why.
     pub fn none(reason: String) -> Limit {
         Limit {
