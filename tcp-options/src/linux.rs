@@ -207,6 +207,24 @@ impl SignatureBuild {
             None => Ok(AuthOptions::default()),
         }
     }
+
+    /// Whether a kernel of this build drops a segment with option block
+    /// `block` on a socket with no MD5 or TCP-AO key: what
+    /// [`LinuxRepr::drop_without_keys`] answers for a block parsed in this
+    /// build, from the signature walk alone (the other walk has no part in
+    /// it).
+    pub fn drop_without_keys(self, block: &[u8]) -> Option<SignatureDrop> {
+        match self.auth_options(block) {
+            Err(e) => Some(SignatureDrop::Walk(e)),
+            Ok(found) if found.md5.is_some() && self.checks_md5() => {
+                Some(SignatureDrop::Md5Unexpected)
+            }
+            Ok(found) if found.tcp_ao.is_some() && self.checks_tcp_ao() => {
+                Some(SignatureDrop::AoUnexpected)
+            }
+            Ok(_) => None,
+        }
+    }
 }
 
 /// Why a kernel drops a segment because of its signature options, on a

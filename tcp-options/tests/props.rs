@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use tcp_options::{
     checksum, rewrite, LinuxOptions, LinuxRepr, OptionsBuilder, ParseContext, SackBlock,
-    StrictOptions, TcpOption, TcpPacket, Timestamps,
+    SignatureBuild, StrictOptions, TcpOption, TcpPacket, Timestamps,
 };
 
 fn config() -> ProptestConfig {
@@ -180,6 +180,33 @@ proptest! {
         prop_assert_eq!(r.sack_permitted, o.sack_perm);
         prop_assert_eq!(r.stopped, None);
         prop_assert_eq!(r.skipped, 0);
+    }
+
+    /// A build's drop decision from its signature walk alone is the one
+    /// of the block parsed in that build, on arbitrary bytes and on blocks
+    /// that hold MD5 (19) and TCP-AO (29) records of any length.
+    #[test]
+    fn signature_drop_from_the_walk_alone(
+        block in proptest::collection::vec(any::<u8>(), 0..48),
+        sig in proptest::collection::vec(
+            (prop_oneof![Just(19u8), Just(29u8), Just(1u8)], 0u8..24, 0usize..40),
+            0..3,
+        ),
+    ) {
+        let mut block = block;
+        for (kind, len, at) in sig {
+            let at = at.min(block.len());
+            block.splice(at..at, [kind, len]);
+        }
+        block.truncate(40);
+        for build in SignatureBuild::ALL {
+            let ctx = ParseContext::handshake(true).with_signature_build(build);
+            prop_assert_eq!(
+                build.drop_without_keys(&block),
+                LinuxRepr::parse(&block, ctx).drop_without_keys(),
+                "{:?} {:02x?}", build, block
+            );
+        }
     }
 
     /// Strict and Linux on arbitrary bytes: no panic, offsets in order and

@@ -2384,7 +2384,7 @@ fn verdict(
             Direction::ClientToServer => "server",
             Direction::ServerToClient => "client",
         };
-        let name = dir.as_str().replace('_', "-");
+        let name = dir.hyphenated();
         let l = &d.limit;
         if let (Some(rw), Some(snd), Some(net)) = (
             l.receive_window_fraction,
@@ -2463,7 +2463,7 @@ fn verdict(
             let w = d.max_window_bytes.unwrap_or(0);
             let mut line = format!(
                 "{} was window-limited: achieved {} against a ceiling of {} (the {receiver} advertised at most {} bytes)",
-                dir.as_str().replace('_', "-"),
+                name,
                 d.throughput_bps.map_or("?".to_string(), rate_text),
                 d.ceiling_bps.map_or("?".to_string(), rate_text),
                 Thousands(w)

@@ -92,6 +92,14 @@ impl Direction {
         }
     }
 
+    /// `client-to-server` or `server-to-client`, the names used in text.
+    pub fn hyphenated(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "client-to-server",
+            Direction::ServerToClient => "server-to-client",
+        }
+    }
+
     /// `client_to_server` or `server_to_client`, the names used in JSON.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -169,10 +169,11 @@ pub fn linux_drop_parsed(
     let mut first: Option<SignatureDrop> = None;
     for b in [SignatureBuild::TcpAo, SignatureBuild::Md5Only] {
         let ctx = ParseContext::handshake(true).with_signature_build(b);
+        // The other build's answer needs only its signature walk.
         let drop = if ctx == ParseContext::handshake(true) {
             parsed.drop_without_keys()
         } else {
-            LinuxRepr::parse(seg.options.get(), ctx).drop_without_keys()
+            b.drop_without_keys(seg.options.get())
         };
         if let Some(d) = drop {
             builds.push(build_name(b));
