@@ -2477,7 +2477,11 @@ fn verdict(
             parts.push(line);
         }
     }
-    parts.join("; ")
+    // Most connections have one part: it is the verdict (no second copy).
+    match parts.len() {
+        1 => parts.swap_remove(0),
+        _ => parts.join("; "),
+    }
 }
 
 /// Why an analysis stopped.
