@@ -73,6 +73,7 @@
 //! the option block for timestamps, a few comparisons per limit tracker;
 //! the handshake is negotiated when the SYN or SYN-ACK arrives.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::time::Duration;
@@ -2077,15 +2078,14 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
             (Some(_), None, _) => tracker.limit(),
             (None, None, Some(why)) => Limit::none(why.reason()),
             (None, None, None) => Limit::none(match inferred_here {
-                Some(i) => format!(
+                Some(i) => Cow::Owned(format!(
                     "the window scale is unknown (the handshake is not in the capture; it shows only that the {} reads the {}'s fields with a shift from {} to {}): pass --assume-wscale S",
                     dir.sender(),
                     dir.reverse().sender(),
                     i.min,
                     i.max
-                ),
-                None => "the window scale is unknown (the handshake is not in the capture): pass --assume-wscale S"
-                    .to_string(),
+                )),
+                None => Cow::Borrowed("the window scale is unknown (the handshake is not in the capture): pass --assume-wscale S"),
             }),
         };
         let beyond = receiver_shift

@@ -113,12 +113,18 @@
 //! the sender scales); work per segment: a few comparisons and, rarely, a
 //! ring lookup.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use tcp_options::kind::MAX_WINDOW_SCALE;
 use tcp_options::seq::seq_lt;
 
 /// Fewest data segments for a verdict.
 pub const MIN_DATA_SEGMENTS: u64 = 20;
+
+/// The reason given for a direction that sent no data: the one the
+/// `MIN_DATA_SEGMENTS` rule words for 0 (a test holds the two together).
+const NO_DATA: &str = "0 data segments, fewer than the 20 needed to tell";
 /// Fewest round trips of transfer time for a verdict.
 pub const MIN_ROUNDS: u64 = 3;
 /// Fewest consecutive flat rounds for a plateau (module docs). 8 was too
@@ -837,21 +843,24 @@ impl LimitTracker {
 
     /// The verdict (module docs).
     pub fn limit(&self) -> Limit {
-        let none = Limit::none;
+        if self.data_segments == 0 {
+            // The reason of every connection without data (a port scan's).
+            return Limit::none(NO_DATA);
+        }
         if self.data_segments < MIN_DATA_SEGMENTS {
-            return none(format!(
+            return Limit::none(format!(
                 "{} data segments, fewer than the {MIN_DATA_SEGMENTS} needed to tell",
                 self.data_segments
             ));
         }
         if self.round_ns == 0 {
-            return none("the RTT is unknown (pass --rtt)".to_string());
+            return Limit::none("the RTT is unknown (pass --rtt)");
         }
         let Some((mut t, rounds, _)) = self.done else {
-            return none("the receiver never acknowledged all the data in the capture".to_string());
+            return Limit::none("the receiver never acknowledged all the data in the capture");
         };
         if rounds < MIN_ROUNDS {
-            return none(format!(
+            return Limit::none(format!(
                 "the transfer lasted {rounds} round trips, fewer than the {MIN_ROUNDS} needed to tell"
             ));
         }
@@ -872,7 +881,7 @@ impl LimitTracker {
         }
         let total = busy + t.idle;
         if busy == 0 {
-            return none("the sender was never busy".to_string());
+            return Limit::none("the sender was never busy");
         }
         let frac = |x: u64| x as f64 / busy as f64;
         let idle = t.idle as f64 / total as f64;
@@ -953,8 +962,8 @@ pub struct Limit {
     pub idle_fraction: Option<f64>,
     /// The sender's busy time, seconds.
     pub busy_s: Option<f64>,
-    /// Why the kind is `none`.
-    pub reason: Option<String>,
+    /// Why the kind is `none` (most reasons are fixed text, not allocated).
+    pub reason: Option<Cow<'static, str>>,
     /// When the flight's plateau showed a window the capture does not (module
     /// docs): the plateau's bytes in flight, the least the window the sender
     /// read can be (it is below this plus one segment).
@@ -978,7 +987,7 @@ impl Limit {
     }
 
     /// Too little to tell: kind `none`, no shares, and why.
-    pub fn none(reason: String) -> Limit {
+    pub fn none(reason: impl Into<Cow<'static, str>>) -> Limit {
         Limit {
             kind: LimitKind::None,
             receive_window_fraction: None,
@@ -986,7 +995,7 @@ impl Limit {
             network_fraction: None,
             idle_fraction: None,
             busy_s: None,
-            reason: Some(reason),
+            reason: Some(reason.into()),
             window_read_inferred_bytes: None,
             receive_window_evidence: None,
             inferred_shift: None,
@@ -1179,6 +1188,15 @@ mod tests {
         let l = run(2, 65_535, 5, false);
         assert_eq!(l.kind, LimitKind::None);
         assert!(l.reason.unwrap().contains("fewer than the 20"));
+        // No data: the fixed reason is the rule's wording for 0.
+        let l = LimitTracker::new(0).limit();
+        assert_eq!(
+            l.reason.as_deref(),
+            Some(
+                format!("0 data segments, fewer than the {MIN_DATA_SEGMENTS} needed to tell")
+                    .as_str()
+            )
+        );
     }
 
     #[test]
