@@ -1637,8 +1637,8 @@ pub struct ConnectionReport {
     pub rtt_source: Option<&'static str>,
     /// Per direction figures.
     pub directions: Directions,
-    /// The verdict in plain words.
-    pub verdict: String,
+    /// The verdict in plain words (fixed text is not allocated).
+    pub verdict: Cow<'static, str>,
 }
 
 impl Serialize for ConnectionReport {
@@ -2152,7 +2152,7 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         rtt_s: rtt.map(|d| d.as_secs_f64()),
         rtt_source,
         directions,
-        verdict: String::new(),
+        verdict: Cow::Borrowed(""),
     };
     r.verdict = verdict(&r, st, rtt, settings);
     r
@@ -2163,8 +2163,8 @@ fn verdict(
     st: &ConnState,
     rtt: Option<Duration>,
     settings: &Settings,
-) -> String {
-    let mut parts: Vec<String> = Vec::new();
+) -> Cow<'static, str> {
+    let mut parts: Vec<Cow<'static, str>> = Vec::new();
     let target = settings.target_rate;
     let at_rtt = |window: u64, what: &str| -> String {
         match rtt {
@@ -2253,11 +2253,15 @@ fn verdict(
                 "; windows are not interpreted (pass --assume-wscale S to assume a shift)",
             ),
         }
-        parts.push(s);
+        parts.push(Cow::from(s));
     } else if st.synack.is_none() {
-        parts.push("SYN-ACK not seen: what the client negotiated is unknown".to_string());
+        parts.push(Cow::from(
+            "SYN-ACK not seen: what the client negotiated is unknown",
+        ));
     } else if st.syn.is_none() {
-        parts.push("SYN not seen: what the server negotiated is unknown".to_string());
+        parts.push(Cow::from(
+            "SYN not seen: what the server negotiated is unknown",
+        ));
     } else {
         match (n.wscale_offered.client, n.wscale_offered.server) {
             (Some(_), None) => {
@@ -2267,7 +2271,7 @@ fn verdict(
                     (Some(t), Some(c)) if u128::from(t) * 100 > u128::from(c) * CEILING_MAX_PERCENT
                 );
                 if contradicted {
-                    parts.push(format!(
+                    parts.push(Cow::from(format!(
                         "window scaling was offered by the client but not answered: the client advertises at most {} bytes, which {} would cap server-to-client throughput at {}, yet the capture shows {} achieved: the server sent beyond the window the client advertised{}",
                         Thousands(MAX_UNSCALED),
                         rtt.map_or("at the RTT".to_string(), |r| format!("at {}", DurationDisplay(r))),
@@ -2280,16 +2284,16 @@ fn verdict(
                             ),
                             _ => String::new(),
                         }
-                    ));
+                    )));
                     if let Some(need) = rtt.and_then(|rtt| need_text(target, rtt)) {
-                        parts.push(need);
+                        parts.push(Cow::from(need));
                     }
                 } else {
-                    parts.push(format!(
+                    parts.push(Cow::from(format!(
                         "window scaling was offered by the client but not answered: the client's receive window is capped at {} bytes; {}",
                         Thousands(MAX_UNSCALED),
                         at_rtt(MAX_UNSCALED, "server-to-client")
-                    ));
+                    )));
                 }
                 if n.wscale_mismatch {
                     let c2s = &r.directions.client_to_server;
@@ -2318,22 +2322,22 @@ fn verdict(
                             Thousands(bytes)
                         ));
                     }
-                    parts.push(line);
+                    parts.push(Cow::from(line));
                 } else {
-                    parts.push(format!(
+                    parts.push(Cow::from(format!(
                         "the server's receive window is capped at {} bytes as well (client-to-server)",
                         Thousands(MAX_UNSCALED)
-                    ));
+                    )));
                 }
             }
-            (None, Some(_)) => parts.push(
+            (None, Some(_)) => parts.push(Cow::from(
                 "the server sent window scale although the client did not offer it (RFC 7323 forbids this): scaling is off".to_string(),
-            ),
-            (None, None) => parts.push(format!(
+            )),
+            (None, None) => parts.push(Cow::from(format!(
                 "window scaling was not offered by the client: both receive windows are capped at {} bytes; {}",
                 Thousands(MAX_UNSCALED),
                 at_rtt(MAX_UNSCALED, "each direction's")
-            )),
+            ))),
             (Some(c), Some(s)) if n.wscale_mismatch => {
                 let c2s = &r.directions.client_to_server;
                 let mut line = format!(
@@ -2360,21 +2364,21 @@ fn verdict(
                     "), and the server reads the client's unscaled fields with shift {c}, believing it offers up to {} bytes",
                     Thousands(u64::from(r.directions.server_to_client.max_window_field.unwrap_or(0)) << c.min(MAX_WINDOW_SCALE))
                 ));
-                parts.push(line);
+                parts.push(Cow::from(line));
             }
-            (Some(c), Some(s)) => parts.push(format!(
+            (Some(c), Some(s)) => parts.push(Cow::from(format!(
                 "window scaling on (client shift {c}, server shift {s})"
-            )),
+            ))),
         }
     }
     for d in &n.linux_drops {
-        parts.push(d.text());
+        parts.push(Cow::from(d.text()));
     }
     if r.evicted {
-        parts.push(format!(
+        parts.push(Cow::from(format!(
             "evicted: the connection table was full (--max-connections {}), so the rest of this connection is reported separately as its continuation",
             settings.capacity
-        ));
+        )));
     }
     for (dir, d) in [
         (Direction::ClientToServer, &r.directions.client_to_server),
@@ -2400,7 +2404,7 @@ fn verdict(
                 LimitKind::Network => "the network (the congestion window)",
                 LimitKind::None => "too little data to tell",
             };
-            parts.push(format!(
+            parts.push(Cow::from(format!(
                 "{name} was limited by {what}: receive window {:.0}%, sender {:.0}%, network {:.0}% of the sender's busy time{}",
                 rw * 100.0,
                 snd * 100.0,
@@ -2408,11 +2412,11 @@ fn verdict(
                 l.idle_fraction
                     .filter(|i| *i >= 0.05)
                     .map_or(String::new(), |i| format!(", idle {:.0}% of the transfer", i * 100.0))
-            ));
+            )));
         }
         if let (Some(w), Some(e)) = (l.window_read_inferred_bytes, &l.receive_window_evidence) {
             if e.kind == "flight_plateau" {
-                parts.push(format!(
+                parts.push(Cow::from(format!(
                     "{name}: the sender read a window of about {} bytes{} although the {receiver} advertised up to {} (a window field rewritten on the way: no setting of the two hosts lifts it; {} confidence): {}",
                     Thousands(w),
                     ceiling_of(w, r.rtt_s.map(Duration::from_secs_f64))
@@ -2420,12 +2424,12 @@ fn verdict(
                     d.max_window_bytes.map_or("more".to_string(), |m| format!("{} bytes", Thousands(m))),
                     e.confidence,
                     e.detail
-                ));
+                )));
             }
         }
         if let (Some(b), Some(accepted)) = (d.beyond_window_bytes, d.beyond_window_accepted) {
             if b > 0 {
-                parts.push(format!(
+                parts.push(Cow::from(format!(
                     "{name}: {} bytes were sent beyond the window the {receiver} advertised; {}",
                     Thousands(b),
                     if accepted {
@@ -2433,7 +2437,7 @@ fn verdict(
                     } else {
                         "the receiver did not acknowledge them: the sender misread the window"
                     }
-                ));
+                )));
             }
         }
         if !d.advice.is_empty() {
@@ -2448,12 +2452,12 @@ fn verdict(
                     }
                 })
                 .collect();
-            parts.push(format!(
+            parts.push(Cow::from(format!(
                 "{name}: to reach {} on Linux, set on the {}: {}",
                 settings.target_rate,
                 d.advice[0].host,
                 items.join(", ")
-            ));
+            )));
         }
         let plateau = l
             .receive_window_evidence
@@ -2474,13 +2478,13 @@ fn verdict(
                     line.push_str(&format!("; {need}"));
                 }
             }
-            parts.push(line);
+            parts.push(Cow::from(line));
         }
     }
     // Most connections have one part: it is the verdict (no second copy).
     match parts.len() {
         1 => parts.swap_remove(0),
-        _ => parts.join("; "),
+        _ => Cow::Owned(parts.join("; ")),
     }
 }
 
