@@ -1603,7 +1603,8 @@ pub struct MismatchEvidence {
     pub detail: String,
 }
 
-/// The report of one connection (its JSON: [`ConnectionReport::fields`]).
+/// The report of one connection (its JSON object is written field by
+/// field in one place, its `Serialize` implementation).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConnectionReport {
     /// The connection's number, from 1, in order of first appearance.
