@@ -215,15 +215,29 @@ impl SignatureBuild {
     /// it).
     pub fn drop_without_keys(self, block: &[u8]) -> Option<SignatureDrop> {
         match self.auth_options(block) {
-            Err(e) => Some(SignatureDrop::Walk(e)),
-            Ok(found) if found.md5.is_some() && self.checks_md5() => {
-                Some(SignatureDrop::Md5Unexpected)
-            }
-            Ok(found) if found.tcp_ao.is_some() && self.checks_tcp_ao() => {
-                Some(SignatureDrop::AoUnexpected)
-            }
-            Ok(_) => None,
+            Ok(found) => self.drop_for(None, found.md5.is_some(), found.tcp_ao.is_some()),
+            Err(e) => self.drop_for(Some(e), false, false),
         }
+    }
+
+    /// The drop rule, once: a failed walk drops whatever the keys; else an
+    /// option this build checks, with no key on the socket.
+    const fn drop_for(
+        self,
+        walk: Option<AuthOptionError>,
+        md5: bool,
+        ao: bool,
+    ) -> Option<SignatureDrop> {
+        if let Some(e) = walk {
+            return Some(SignatureDrop::Walk(e));
+        }
+        if md5 && self.checks_md5() {
+            return Some(SignatureDrop::Md5Unexpected);
+        }
+        if ao && self.checks_tcp_ao() {
+            return Some(SignatureDrop::AoUnexpected);
+        }
+        None
     }
 }
 
@@ -470,16 +484,8 @@ impl<'a> LinuxRepr<'a> {
     /// assert_eq!(drop(SignatureBuild::Neither), None);
     /// ```
     pub fn drop_without_keys(&self) -> Option<SignatureDrop> {
-        if let Some(e) = self.auth_error {
-            return Some(SignatureDrop::Walk(e));
-        }
-        if self.md5.is_some() && self.signature_build.checks_md5() {
-            return Some(SignatureDrop::Md5Unexpected);
-        }
-        if self.tcp_ao.is_some() && self.signature_build.checks_tcp_ao() {
-            return Some(SignatureDrop::AoUnexpected);
-        }
-        None
+        self.signature_build
+            .drop_for(self.auth_error, self.md5.is_some(), self.tcp_ao.is_some())
     }
 
     fn fast_open_from(&mut self, cookie_len: usize, decoded: Option<TcpOption<'a>>) {
