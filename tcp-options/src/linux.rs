@@ -213,6 +213,15 @@ impl SignatureBuild {
     /// [`LinuxRepr::drop_without_keys`] answers for a block parsed in this
     /// build, from the signature walk alone (the other walk has no part in
     /// it).
+    ///
+    /// ```
+    /// use tcp_options::{SignatureBuild, SignatureDrop};
+    /// // A TCP-AO option (kind 29, length 6): only a TCP-AO build checks it.
+    /// let ao = [29, 6, 1, 1, 0xaa, 0xbb];
+    /// assert_eq!(SignatureBuild::TcpAo.drop_without_keys(&ao), Some(SignatureDrop::AoUnexpected));
+    /// assert_eq!(SignatureBuild::Md5Only.drop_without_keys(&ao), None);
+    /// assert_eq!(SignatureBuild::Neither.drop_without_keys(&ao), None);
+    /// ```
     pub fn drop_without_keys(self, block: &[u8]) -> Option<SignatureDrop> {
         match self.auth_options(block) {
             Ok(found) => self.drop_for(None, found.md5.is_some(), found.tcp_ao.is_some()),

@@ -1667,22 +1667,41 @@ impl ConnectionReport {
         s: S,
     ) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
+        // Every field named (no `..`): a field added to the report does not
+        // compile until it is written here too.
+        let ConnectionReport {
+            id,
+            client,
+            server,
+            client_known,
+            handshake_seen,
+            evicted,
+            continues,
+            assumed_wscale,
+            first_frame,
+            last_frame,
+            negotiated,
+            rtt_s,
+            rtt_source,
+            directions: _,
+            verdict,
+        } = self;
         let mut o = s.serialize_struct("ConnectionReport", 15)?;
-        o.serialize_field("id", &self.id)?;
-        o.serialize_field("client", &self.client)?;
-        o.serialize_field("server", &self.server)?;
-        o.serialize_field("client_known", &self.client_known)?;
-        o.serialize_field("handshake_seen", &self.handshake_seen)?;
-        o.serialize_field("evicted", &self.evicted)?;
-        o.serialize_field("continues", &self.continues)?;
-        o.serialize_field("assumed_wscale", &self.assumed_wscale)?;
-        o.serialize_field("first_frame", &self.first_frame)?;
-        o.serialize_field("last_frame", &self.last_frame)?;
-        o.serialize_field("negotiated", &self.negotiated)?;
-        o.serialize_field("rtt_s", &self.rtt_s)?;
-        o.serialize_field("rtt_source", &self.rtt_source)?;
+        o.serialize_field("id", id)?;
+        o.serialize_field("client", client)?;
+        o.serialize_field("server", server)?;
+        o.serialize_field("client_known", client_known)?;
+        o.serialize_field("handshake_seen", handshake_seen)?;
+        o.serialize_field("evicted", evicted)?;
+        o.serialize_field("continues", continues)?;
+        o.serialize_field("assumed_wscale", assumed_wscale)?;
+        o.serialize_field("first_frame", first_frame)?;
+        o.serialize_field("last_frame", last_frame)?;
+        o.serialize_field("negotiated", negotiated)?;
+        o.serialize_field("rtt_s", rtt_s)?;
+        o.serialize_field("rtt_source", rtt_source)?;
         o.serialize_field("directions", directions)?;
-        o.serialize_field("verdict", &self.verdict)?;
+        o.serialize_field("verdict", verdict)?;
         o.end()
     }
 

@@ -168,9 +168,8 @@ pub fn linux_drop_parsed(
     let mut builds = Vec::new();
     let mut first: Option<SignatureDrop> = None;
     for b in [SignatureBuild::TcpAo, SignatureBuild::Md5Only] {
-        let ctx = ParseContext::handshake(true).with_signature_build(b);
         // The other build's answer needs only its signature walk.
-        let drop = if ctx == ParseContext::handshake(true) {
+        let drop = if b == parsed.signature_build {
             parsed.drop_without_keys()
         } else {
             b.drop_without_keys(seg.options.get())
