@@ -11,6 +11,20 @@
 //! Bytes at odd offsets are updated through the 16-bit word that contains
 //! them; offsets count from the start of the TCP header, which is word
 //! aligned with the pseudo-header.
+//!
+//! # The IPv4 header checksum
+//!
+//! [`ipv4_header`] is the same sum over the IPv4 header alone (RFC 791
+//! section 3.1, computed as RFC 1071 describes), the checksum field
+//! counted as zero; [`verify_ipv4_header`] checks a stored one.
+//!
+//! # Pseudo-headers as a value
+//!
+//! [`PseudoHeader`] holds the two addresses of either family, so code that
+//! handles both calls one [`PseudoHeader::checksum`], [`PseudoHeader::verify`]
+//! or [`PseudoHeader::fill`]; [`crate::TcpRepr::emit`] takes one.
+
+use core::net::{Ipv4Addr, Ipv6Addr};
 
 use crate::header::field;
 
@@ -189,4 +203,129 @@ impl<'s> Incremental<'s> {
 fn word_range(seg: &[u8], start: usize, end: usize) -> &[u8] {
     // An odd-length segment: the last word is padded with zero by `sum`.
     seg.get(start..end.min(seg.len())).unwrap_or(&[])
+}
+
+/// Offset of the checksum field in an IPv4 header.
+const IPV4_CHECKSUM: core::ops::Range<usize> = 10..12;
+
+/// The IPv4 header checksum of `header` (the whole header, options
+/// included), computed as if its checksum field were zero. `None` when
+/// `header` is shorter than 20 bytes or longer than 60.
+///
+/// ```
+/// use tcp_options::checksum;
+/// // Header with checksum b861 (the worked example of Wikipedia's
+/// // "Internet checksum" article).
+/// let h = [0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0x61,
+///          0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7];
+/// assert_eq!(checksum::ipv4_header(&h), Some(0xb861));
+/// assert!(checksum::verify_ipv4_header(&h));
+/// ```
+pub fn ipv4_header(header: &[u8]) -> Option<u16> {
+    if !(20..=60).contains(&header.len()) {
+        return None;
+    }
+    let stored = match header.get(IPV4_CHECKSUM) {
+        Some([a, b]) => u64::from(u16::from_be_bytes([*a, *b])),
+        _ => 0,
+    };
+    Some(!fold(sum(header, 0) + (0xffff - stored)))
+}
+
+/// Whether the checksum field of the IPv4 header `header` (20 to 60
+/// bytes, options included) is correct.
+pub fn verify_ipv4_header(header: &[u8]) -> bool {
+    match (ipv4_header(header), header.get(IPV4_CHECKSUM)) {
+        (Some(c), Some([a, b])) => c == u16::from_be_bytes([*a, *b]),
+        _ => false,
+    }
+}
+
+/// Write the correct checksum into the IPv4 header `header` (20 to 60
+/// bytes); `false` (nothing written) for any other length.
+pub fn fill_ipv4_header(header: &mut [u8]) -> bool {
+    match (ipv4_header(header), header.get_mut(IPV4_CHECKSUM)) {
+        (Some(c), Some(f)) => {
+            f.copy_from_slice(&c.to_be_bytes());
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The addresses of a TCP pseudo-header (RFC 9293 section 3.1 for IPv4,
+/// RFC 8200 section 8.1 for IPv6); the protocol (6) and the segment length
+/// are added by each method.
+///
+/// With an IPv6 Routing header, RFC 8200 asks for the final destination
+/// in `dst`, not the one in the fixed header.
+///
+/// ```
+/// use core::net::Ipv4Addr;
+/// use tcp_options::checksum::PseudoHeader;
+/// let mut seg = [0u8; 20];
+/// seg[12] = 0x50; // data offset 5
+/// let ph = PseudoHeader::V4 { src: Ipv4Addr::new(192, 0, 2, 1), dst: Ipv4Addr::new(192, 0, 2, 2) };
+/// assert!(ph.fill(&mut seg));
+/// assert!(ph.verify(&seg));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PseudoHeader {
+    /// IPv4 source and destination.
+    V4 {
+        /// Source address.
+        src: Ipv4Addr,
+        /// Destination address.
+        dst: Ipv4Addr,
+    },
+    /// IPv6 source and destination.
+    V6 {
+        /// Source address.
+        src: Ipv6Addr,
+        /// Destination address (the final one).
+        dst: Ipv6Addr,
+    },
+}
+
+impl PseudoHeader {
+    /// The TCP checksum of `segment` with this pseudo-header, the checksum
+    /// field counted as zero ([`ipv4`], [`ipv6`]). `None` when the segment
+    /// is longer than the pseudo-header's length field can say (65535
+    /// bytes for IPv4).
+    pub fn checksum(&self, segment: &[u8]) -> Option<u16> {
+        match *self {
+            PseudoHeader::V4 { src, dst } => ipv4(src.octets(), dst.octets(), segment),
+            PseudoHeader::V6 { src, dst } => ipv6(src.octets(), dst.octets(), segment),
+        }
+    }
+
+    /// Whether the checksum field of `segment` is correct.
+    pub fn verify(&self, segment: &[u8]) -> bool {
+        stored(segment).is_some() && stored(segment) == self.checksum(segment)
+    }
+
+    /// Write the correct checksum into `segment`; `false` (nothing
+    /// written) when it is shorter than 20 bytes or too long (see
+    /// [`PseudoHeader::checksum`]).
+    pub fn fill(&self, segment: &mut [u8]) -> bool {
+        match *self {
+            PseudoHeader::V4 { src, dst } => fill_ipv4(src.octets(), dst.octets(), segment),
+            PseudoHeader::V6 { src, dst } => fill_ipv6(src.octets(), dst.octets(), segment),
+        }
+    }
+
+    /// The largest segment the pseudo-header's length field can describe.
+    pub const fn max_segment_len(&self) -> usize {
+        match self {
+            PseudoHeader::V4 { .. } => u16::MAX as usize,
+            // 32 bits; on a 16-bit target, the whole address space.
+            PseudoHeader::V6 { .. } => {
+                if usize::BITS > 32 {
+                    u32::MAX as usize
+                } else {
+                    usize::MAX
+                }
+            }
+        }
+    }
 }

@@ -219,3 +219,176 @@ pub enum RewriteError {
         kind: u8,
     },
 }
+
+/// A whole IP packet could not be read as one TCP segment
+/// ([`crate::PacketRepr::parse`], [`crate::IpRepr::parse`] and the
+/// per-family parsers). Offsets count from the first byte of the IP header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum PacketError {
+    /// The buffer ends before the IP header does.
+    #[error("the buffer holds {len} bytes, the IP header needs {needed}")]
+    Truncated {
+        /// Bytes the header needs (1 for the version nibble of an empty
+        /// buffer, 20 or the IHL for IPv4, 40 for IPv6).
+        needed: usize,
+        /// Length of the buffer.
+        len: usize,
+    },
+    /// The version nibble is neither 4 nor 6.
+    #[error("IP version {version} at offset 0 is neither 4 nor 6")]
+    Version {
+        /// The version nibble.
+        version: u8,
+    },
+    /// An IPv4 header length (IHL) below 5 words.
+    #[error("IPv4 header length {ihl} words at offset 0 is below the minimum of 5")]
+    Ipv4HeaderLen {
+        /// The IHL field.
+        ihl: u8,
+    },
+    /// An IPv4 total length shorter than the IPv4 header.
+    #[error(
+        "IPv4 total length {total_len} at offset 2 is shorter than the {header_len}-byte header"
+    )]
+    Ipv4TotalLen {
+        /// The total length field.
+        total_len: u16,
+        /// The header length from the IHL.
+        header_len: usize,
+    },
+    /// The IP length (IPv4 total length, or 40 plus the IPv6 payload
+    /// length) runs past the buffer.
+    #[error("the IP header says {ip_len} bytes, the buffer holds {len}")]
+    LengthOverrun {
+        /// The packet length from the IP header.
+        ip_len: usize,
+        /// Length of the buffer.
+        len: usize,
+    },
+    /// A fragment (IPv4 MF flag or fragment offset, or an IPv6 fragment
+    /// header with either): no whole TCP segment.
+    #[error("a fragment (offset {offset} bytes, more fragments: {more}), not a whole segment")]
+    Fragment {
+        /// The fragment offset in bytes.
+        offset: u16,
+        /// The MF / M flag.
+        more: bool,
+    },
+    /// An IPv6 extension header runs past the packet.
+    #[error("IPv6 extension header of type {header} at offset {offset} runs past the packet")]
+    ExtensionOverrun {
+        /// The header's type (the next header value that named it).
+        header: u8,
+        /// Offset of the header.
+        offset: usize,
+    },
+    /// The upper-layer protocol is not TCP (6).
+    #[error("protocol {protocol} at offset {offset} is not TCP (6)")]
+    NotTcp {
+        /// The IPv4 protocol, or the IPv6 next header where the walk over
+        /// extension headers ended.
+        protocol: u8,
+        /// Offset of the upper-layer header.
+        offset: usize,
+    },
+    /// The TCP header is invalid.
+    #[error("TCP header at offset {offset}: {error}")]
+    Tcp {
+        /// Offset of the TCP header.
+        offset: usize,
+        /// What is wrong with it.
+        #[source]
+        error: HeaderError,
+    },
+    /// The IPv4 header checksum is wrong (checked by
+    /// [`crate::PacketRepr::parse_verified`] only).
+    #[error("IPv4 header checksum {stored:#06x} at offset 10, correct is {computed:#06x}")]
+    Ipv4Checksum {
+        /// The checksum field.
+        stored: u16,
+        /// The correct checksum.
+        computed: u16,
+    },
+    /// The TCP checksum is wrong (checked by
+    /// [`crate::PacketRepr::parse_verified`] only).
+    #[error("TCP checksum {stored:#06x} at offset {}, correct is {computed:#06x}", offset + 16)]
+    TcpChecksum {
+        /// Offset of the TCP header (the checksum field is 16 bytes on).
+        offset: usize,
+        /// The checksum field.
+        stored: u16,
+        /// The correct checksum.
+        computed: u16,
+    },
+}
+
+/// A representation could not be written ([`crate::TcpRepr::emit`],
+/// [`crate::PacketRepr::emit`] and the IP emitters). Nothing is written
+/// on error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum EmitError {
+    /// A TCP option block that is not whole 32-bit words or is longer than
+    /// 40 bytes.
+    #[error("TCP option block of {len} bytes (must be a multiple of 4, at most 40)")]
+    TcpOptionsLen {
+        /// Its length.
+        len: usize,
+    },
+    /// IPv4 options that are not whole 32-bit words or longer than 40 bytes.
+    #[error("IPv4 options of {len} bytes (must be a multiple of 4, at most 40)")]
+    Ipv4OptionsLen {
+        /// Their length.
+        len: usize,
+    },
+    /// An IPv6 flow label above 20 bits.
+    #[error("IPv6 flow label {flow_label:#x} does not fit 20 bits")]
+    FlowLabel {
+        /// The flow label.
+        flow_label: u32,
+    },
+    /// IPv6 extension headers that are not one whole chain: the walk from
+    /// the next header field stops (or a header overruns) at `offset`,
+    /// not at their end.
+    #[error("IPv6 extension headers of {len} bytes: the chain stops at offset {offset} of them")]
+    ExtensionChain {
+        /// Where the chain stops or the header that runs past the end,
+        /// from the first extension header.
+        offset: usize,
+        /// Length of the extension headers.
+        len: usize,
+    },
+    /// IPv6 extension headers holding a fragment header that makes the
+    /// packet a fragment (a parser would refuse it).
+    #[error(
+        "IPv6 extension headers make a fragment (offset {offset} bytes, more fragments: {more})"
+    )]
+    Fragment {
+        /// The fragment offset in bytes.
+        offset: u16,
+        /// The M flag.
+        more: bool,
+    },
+    /// The IP header names a protocol other than TCP (6) before a TCP segment.
+    #[error("the IP header says protocol {protocol}, not TCP (6)")]
+    NotTcp {
+        /// The IPv4 protocol or the IPv6 upper-layer next header.
+        protocol: u8,
+    },
+    /// More bytes than a length field can hold (IPv4 total length, IPv6
+    /// payload length, or the IPv4 pseudo-header's TCP length: 65535).
+    #[error("{len} bytes do not fit a length field of at most {max}")]
+    TooLong {
+        /// Bytes to describe.
+        len: usize,
+        /// The most the field can say.
+        max: usize,
+    },
+    /// The caller's buffer is too small.
+    #[error("{needed} bytes to write, the buffer holds {available}")]
+    BufferTooSmall {
+        /// Bytes the packet or segment takes.
+        needed: usize,
+        /// Size of the buffer.
+        available: usize,
+    },
+}

@@ -186,7 +186,7 @@ impl TcpLocation {
     }
 }
 
-const IPPROTO_TCP: u8 = 6;
+use crate::ip::PROTOCOL_TCP as IPPROTO_TCP;
 
 /// Find the TCP header of `packet` (module docs). IPv6 extension headers
 /// (hop-by-hop, routing, destination options, AH, fragment) are stepped
@@ -232,42 +232,12 @@ pub fn locate(packet: &[u8]) -> Result<TcpLocation, NetfilterError> {
             if ip_len > len {
                 return Err(NetfilterError::Truncated { ip_len, len });
             }
-            let mut next = packet.get(6).copied().ok_or(not_ip)?;
-            let mut at = 40usize;
-            let mut fragment_offset = 0u16;
-            loop {
-                if !matches!(next, 0 | 43 | 44 | 51 | 60) {
-                    break;
-                }
-                let not_tcp = NetfilterError::NotTcp { protocol: next };
-                let following = packet.get(at).copied().ok_or(not_tcp)?;
-                let hdr_len = match next {
-                    51 => packet
-                        .get(at + 1)
-                        .map(|l| (usize::from(*l) + 2) * 4)
-                        .ok_or(not_tcp)?,
-                    44 => {
-                        let off = be16(packet, at + 2).ok_or(not_tcp)? & !0x7;
-                        if off != 0 {
-                            // A later fragment: its protocol is the
-                            // fragment header's next header.
-                            fragment_offset = off;
-                            next = following;
-                            break;
-                        }
-                        8
-                    }
-                    _ => packet
-                        .get(at + 1)
-                        .map(|l| (usize::from(*l) + 1) * 8)
-                        .ok_or(not_tcp)?,
-                };
-                next = following;
-                at += hdr_len;
-                if at > ip_len {
-                    return Err(NetfilterError::NotTcp { protocol: next });
-                }
-            }
+            let first = packet.get(6).copied().ok_or(not_ip)?;
+            let walk =
+                ipv6_extensions(packet, first, 40, ip_len).map_err(|e| NetfilterError::NotTcp {
+                    protocol: e.reported,
+                })?;
+            let (next, at, fragment_offset) = (walk.next, walk.offset, walk.fragment_offset);
             if next != IPPROTO_TCP {
                 return Err(NetfilterError::NotTcp { protocol: next });
             }
@@ -280,6 +250,97 @@ pub fn locate(packet: &[u8]) -> Result<TcpLocation, NetfilterError> {
         }
         _ => Err(not_ip),
     }
+}
+
+/// Where the walk over IPv6 extension headers stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ExtensionWalk {
+    /// The next header value there: the upper-layer protocol, or for a
+    /// later fragment the fragment header's next header.
+    pub(crate) next: u8,
+    /// Where the walk stopped: the upper-layer header, or for a later
+    /// fragment its fragment header.
+    pub(crate) offset: usize,
+    /// A later fragment's offset in bytes; 0 otherwise.
+    pub(crate) fragment_offset: u16,
+    /// Whether a fragment header on the way had its M (more) flag set.
+    pub(crate) more_fragments: bool,
+}
+
+/// An extension header that runs past the end of the walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ExtensionOverrun {
+    /// Offset of the header.
+    pub(crate) offset: usize,
+    /// Its type (the next header value that named it).
+    pub(crate) header: u8,
+    /// The protocol [`locate`] reports for it in [`NetfilterError::NotTcp`].
+    pub(crate) reported: u8,
+}
+
+/// The one walk over IPv6 extension headers (hop-by-hop 0, routing 43,
+/// fragment 44, AH 51, destination options 60), starting at `start` in
+/// `packet` with header type `first`, where no header may end after `end`.
+/// A fragment header with a non-zero offset ends the walk there. Used by
+/// [`locate`] and by [`crate::ip::Ipv6Repr`].
+pub(crate) fn ipv6_extensions(
+    packet: &[u8],
+    first: u8,
+    start: usize,
+    end: usize,
+) -> Result<ExtensionWalk, ExtensionOverrun> {
+    let mut next = first;
+    let mut at = start;
+    let mut fragment_offset = 0u16;
+    let mut more_fragments = false;
+    loop {
+        if !matches!(next, 0 | 43 | 44 | 51 | 60) {
+            break;
+        }
+        let overrun = ExtensionOverrun {
+            offset: at,
+            header: next,
+            reported: next,
+        };
+        let following = packet.get(at).copied().ok_or(overrun)?;
+        let hdr_len = match next {
+            51 => packet
+                .get(at + 1)
+                .map(|l| (usize::from(*l) + 2) * 4)
+                .ok_or(overrun)?,
+            44 => {
+                let word = be16(packet, at + 2).ok_or(overrun)?;
+                more_fragments |= word & 1 != 0;
+                let off = word & !0x7;
+                if off != 0 {
+                    // A later fragment: its protocol is the fragment
+                    // header's next header.
+                    fragment_offset = off;
+                    next = following;
+                    break;
+                }
+                8
+            }
+            _ => packet
+                .get(at + 1)
+                .map(|l| (usize::from(*l) + 1) * 8)
+                .ok_or(overrun)?,
+        };
+        next = following;
+        at += hdr_len;
+        if at > end {
+            return Err(ExtensionOverrun {
+                reported: next,
+                ..overrun
+            });
+        }
+    }
+    Ok(ExtensionWalk {
+        next,
+        offset: at,
+        fragment_offset,
+        more_fragments,
+    })
 }
 
 /// The `tcp` match of `-p tcp --tcp-flags SYN,RST SYN` (`xt_tcpudp`):
