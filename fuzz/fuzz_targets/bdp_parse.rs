@@ -38,5 +38,5 @@ fuzz_target!(|data: &[u8]| {
         assert!(link.name.eq_ignore_ascii_case(s.trim()));
     }
 
-    let _ = examples::bdp_calc::parse_loss(s);
+    let _ = bdp_calc::parse_loss(s);
 });

@@ -5,10 +5,10 @@
 
 use std::io;
 
-use examples::capture::CaptureReader;
-use examples::firewall::analyze::{analyze, AnalyzeFormat, Settings};
-use examples::firewall::dump::{write_json, write_text};
-use examples::firewall::packet::decode_packet;
+use capture::CaptureReader;
+use firewall_check::analyze::{analyze, AnalyzeFormat, Settings};
+use firewall_check::dump::{write_json, write_text};
+use firewall_check::packet::decode_packet;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! refused one names a line inside the input.
 #![no_main]
 
-use examples::qbss::scenario::{Scenario, MAX_DURATION_S, MAX_STREAMS};
+use qbss::scenario::{Scenario, MAX_DURATION_S, MAX_STREAMS};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

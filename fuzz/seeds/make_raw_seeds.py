@@ -7,7 +7,7 @@ Writes OUTDIR/<target>/<name> for the targets whose input has a natural
 source; `fuzz/seeds/update` then runs each target on them and keeps the
 `cargo fuzz cmin` minimum under fuzz/seeds/<target>/.
 
-- capture_read: every pcap/pcapng shipped (examples/data, examples/tests/data)
+- capture_read: every pcap/pcapng shipped (examples/data, examples/corpus)
   and in the extra directories (e.g. ../shared/corpus/tcpdump).
 - compare_pair: the shipped inside/outside pairs, as the target reads them
   (two bytes giving the split, then the two files).
@@ -114,7 +114,7 @@ def tcp_of(ip):
 
 def main():
     outdir = Path(sys.argv[1])
-    dirs = [ROOT / "examples/data", ROOT / "examples/tests/data"] + [Path(p) for p in sys.argv[2:]]
+    dirs = [ROOT / "examples/data", ROOT / "examples/corpus"] + [Path(p) for p in sys.argv[2:]]
     seen_caps = set()
     option_blocks, headers = set(), set()
     for d in dirs:

@@ -1,0 +1,38 @@
+//! Reading packet captures: pcap/pcapng records, link layers, IPv4/IPv6 down to the TCP segment.
+//!
+//! The layers, one per file:
+//!
+//! - [`reader`]: the streaming pcap / pcapng reader ([`CaptureReader`]) with a
+//!   fixed buffer, yielding numbered [`Record`]s with their link type and
+//!   nanosecond [`Timestamp`].
+//! - [`link`]: Ethernet (VLAN / QinQ), Linux SLL / SLL2, raw IP, BSD loopback.
+//! - [`ipv4`], [`ipv6`]: IP headers; IPv6 extension headers are walked to the
+//!   upper layer (jumbograms and fragments understood).
+//! - [`writer`]: the one pcap / pcapng writer (tests, `rewrite`, the labs,
+//!   the bench generator), and copying a capture without chosen records.
+//! - [`segment`]: the whole path, [`decode_tcp`], giving a [`TcpSegment`]:
+//!   the IP facts and the captured TCP bytes, marked when the snap length cut
+//!   them short.
+//!
+//! ```
+//! use capture::{decode_tcp, link::LINKTYPE_RAW};
+//! let mut pkt = vec![0x45, 0, 0, 40, 0, 1, 0x40, 0, 64, 6, 0, 0, 198, 18, 0, 1, 198, 19, 0, 1];
+//! pkt.extend_from_slice(&[0u8; 20]);
+//! let seg = decode_tcp(LINKTYPE_RAW, &pkt, 40).unwrap().unwrap();
+//! assert_eq!(seg.tcp.len(), 20);
+//! assert!(!seg.is_truncated());
+//! ```
+
+pub mod error;
+pub mod ipv4;
+pub mod ipv6;
+pub mod link;
+pub mod reader;
+pub mod segment;
+pub mod timestamp;
+pub mod writer;
+
+pub use error::{BlockLengthProblem, CaptureError, DecodeError};
+pub use reader::{CaptureFormat, CaptureReader, Record};
+pub use segment::{decode_tcp, IpInfo, IpVersion, TcpSegment};
+pub use timestamp::Timestamp;

@@ -1,0 +1,654 @@
+//! Connection tracking: which connection and direction each segment belongs to.
+//!
+//! A connection is keyed by its unordered pair of endpoints. The client is
+//! the side that sent the SYN (or received the SYN-ACK); for a connection
+//! first seen mid-stream the client is guessed as the endpoint with the
+//! higher port (the server usually has the well-known one) and
+//! [`Connection::client_known`] is false.
+//!
+//! A new SYN on a pair whose connection has closed (RST, or FIN both ways),
+//! or whose sequence number differs from the SYN seen before, starts a new
+//! connection; the old one is handed to the caller as finished.
+//!
+//! Memory is bounded by the number of *open* connections. A connection
+//! closed by RST or by FIN in both directions lingers for
+//! [`LINGER_FRAMES`] frames after its last segment (up to twice that when a
+//! late segment arrives while it lingers: the count restarts from it) (so the last ACK and
+//! late retransmissions still land on it), then it is finished and removed.
+//! Besides, the tracker holds at most `capacity` connections: when a new
+//! one would exceed that, every closed connection is finished at once; if
+//! none is closed, the least recently active sixteenth
+//! ([`EVICT_DIVISOR`]) is finished early and marked
+//! [`Connection::evicted`] (one scan of the table per many arrivals). The
+//! rest of an evicted connection is tracked as its continuation
+//! ([`Connection::continues`]).
+//!
+//! Finished connections are handed out in order of first appearance: one
+//! that finishes while an earlier-started connection is still open waits in
+//! a small ordered buffer. That buffer holds at most [`MAX_PENDING`]
+//! connections; beyond that the oldest waiting one is handed out at once
+//! (so a very long-lived connection cannot make memory follow the capture
+//! size), and the order becomes the order of finishing for it.
+//!
+//! The state type `T` is the caller's: `analyze` keeps counters and
+//! handshake options, `compare` can keep whatever it matches on.
+
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::hash::Hasher;
+use std::net::SocketAddr;
+
+use tcp_options::Flags;
+
+use super::open_ids::OpenIds;
+use super::packet::TcpRecord;
+use capture::Timestamp;
+
+/// Default cap on open connections.
+pub const DEFAULT_CAPACITY: usize = 100_000;
+/// Frames a closed connection stays in the table after its last segment.
+pub const LINGER_FRAMES: u64 = 4096;
+/// Most finished connections waiting for an earlier-started one.
+pub const MAX_PENDING: usize = 4096;
+
+/// The table keys are endpoint pairs from the capture, hashed once per
+/// segment, where SipHash's flooding resistance costs a quarter of the run
+/// time: the Fx hash (`rustc-hash`) instead. A capture crafted to collide
+/// only slows this offline tool down.
+type FxBuild = rustc_hash::FxBuildHasher;
+
+/// A full table with nothing closed evicts this fraction (1/16) of its
+/// least recently active connections at once.
+pub const EVICT_DIVISOR: usize = 16;
+
+/// Most evicted endpoint pairs remembered, so that the rest of an evicted
+/// connection is reported as its continuation, not as a capture that starts
+/// mid-connection.
+pub const EVICTED_MEMORY: usize = 65_536;
+
+/// Which way a segment travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// From the client (SYN sender) to the server.
+    ClientToServer,
+    /// From the server to the client.
+    ServerToClient,
+}
+
+impl Direction {
+    /// The other direction.
+    pub fn reverse(self) -> Self {
+        match self {
+            Direction::ClientToServer => Direction::ServerToClient,
+            Direction::ServerToClient => Direction::ClientToServer,
+        }
+    }
+
+    /// The endpoint that sends this direction's data: `client` or `server`.
+    pub fn sender(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "client",
+            Direction::ServerToClient => "server",
+        }
+    }
+
+    /// `client-to-server` or `server-to-client`, the names used in text.
+    pub fn hyphenated(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "client-to-server",
+            Direction::ServerToClient => "server-to-client",
+        }
+    }
+
+    /// `client_to_server` or `server_to_client`, the names used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "client_to_server",
+            Direction::ServerToClient => "server_to_client",
+        }
+    }
+}
+
+/// Unordered endpoint pair, packed in five words: the two addresses (an
+/// IPv4 address as a number below 2^32), lower endpoint first, then both
+/// families and ports, so comparing and hashing is a few integer
+/// operations and a table entry (key and box) is 48 bytes, not 80 (the
+/// table is probed once per segment; on the many-connections benchmark
+/// capture it holds about 27,000 connections, beyond the CPU caches).
+#[derive(Debug, Clone, Copy, Eq)]
+struct Key([u64; 5]);
+
+/// Word by word, without the `memcmp` call the derived comparison of the
+/// array becomes (4% of `analyze`'s CPU on the many-connections benchmark).
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (&self.0, &other.0);
+        ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4])) == 0
+    }
+}
+
+impl std::hash::Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let [a0, a1, b0, b1, ports] = self.0;
+        state.write_u64(a0);
+        state.write_u64(b0);
+        state.write_u64(a1 ^ b1.rotate_left(32) ^ ports);
+    }
+}
+
+/// One endpoint: address, and family (4 or 6) shifted above the port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Endpoint(u128, u32);
+
+impl Endpoint {
+    fn new(a: SocketAddr) -> Self {
+        match a {
+            SocketAddr::V4(v4) => Endpoint(
+                u128::from(u32::from(*v4.ip())),
+                (4 << 16) | u32::from(v4.port()),
+            ),
+            SocketAddr::V6(v6) => Endpoint(u128::from(*v6.ip()), (6 << 16) | u32::from(v6.port())),
+        }
+    }
+}
+
+impl Key {
+    fn new(a: SocketAddr, b: SocketAddr) -> Self {
+        let (a, b) = (Endpoint::new(a), Endpoint::new(b));
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        Key([
+            a.0 as u64,
+            (a.0 >> 64) as u64,
+            b.0 as u64,
+            (b.0 >> 64) as u64,
+            (u64::from(a.1) << 32) | u64::from(b.1),
+        ])
+    }
+}
+
+/// One tracked connection with the caller's state.
+#[derive(Debug, Clone)]
+pub struct Connection<T> {
+    /// Sequential id, in order of first appearance in the capture (from 0).
+    pub id: u64,
+    /// The client endpoint (SYN sender, or the guess described in the module docs).
+    pub client: SocketAddr,
+    /// The server endpoint.
+    pub server: SocketAddr,
+    /// True when a SYN or SYN-ACK identified the client.
+    pub client_known: bool,
+    /// Initial sequence number of the client's SYN, once seen.
+    pub client_isn: Option<u32>,
+    /// First and last frame numbers of the connection.
+    pub first_frame: u64,
+    /// Last frame number seen.
+    pub last_frame: u64,
+    /// Time of the first segment.
+    pub first_ts: Option<Timestamp>,
+    /// Time of the last segment.
+    pub last_ts: Option<Timestamp>,
+    /// Segments seen.
+    pub segments: u64,
+    /// The client sent a FIN.
+    pub fin_from_client: bool,
+    /// The server sent a FIN.
+    pub fin_from_server: bool,
+    /// A RST was seen.
+    pub rst: bool,
+    /// Finished early because the table was full and it was least recently active.
+    pub evicted: bool,
+    /// This connection is the rest of connection `id`, which was evicted
+    /// from the full table (its handshake, if any, is in that one).
+    pub continues: Option<u64>,
+    /// The caller's state.
+    pub state: T,
+}
+
+impl<T> Connection<T> {
+    /// Closed by RST or by FIN in both directions.
+    pub fn is_closed(&self) -> bool {
+        self.rst || (self.fin_from_client && self.fin_from_server)
+    }
+
+    /// Direction of a segment from `src`.
+    pub fn direction_from(&self, src: SocketAddr) -> Direction {
+        if src == self.client {
+            Direction::ClientToServer
+        } else {
+            Direction::ServerToClient
+        }
+    }
+}
+
+/// The connection table. See the module documentation.
+#[derive(Debug)]
+pub struct ConnTracker<T> {
+    /// Boxed: a connection's state is moved between the table and the
+    /// ordered buffer without copying it, and the table's spare capacity
+    /// holds pointers, not states.
+    table: HashMap<Key, Box<Connection<T>>, FxBuild>,
+    capacity: usize,
+    next_id: u64,
+    /// Ids of the connections in `table`.
+    open_ids: OpenIds,
+    /// Closed connections to finish once they have been idle long enough:
+    /// key, id, and the frame from which to count.
+    closing: VecDeque<(Key, u64, u64)>,
+    /// Finished connections waiting for an earlier-started one.
+    pending: BTreeMap<u64, Box<Connection<T>>>,
+    /// Something finished since [`ConnTracker::drain`] last stopped: only
+    /// then can a waiting connection be handed out.
+    ready: bool,
+    /// Endpoint pairs of evicted connections: id, client, server, whether
+    /// the client was known (at most [`EVICTED_MEMORY`], oldest forgotten).
+    evicted: HashMap<Key, (u64, SocketAddr, SocketAddr, bool), FxBuild>,
+    evicted_order: VecDeque<Key>,
+}
+
+/// A new connection first seen with `rec`, from `src` to `dst`.
+fn new_connection<T>(
+    id: u64,
+    rec: &TcpRecord<'_>,
+    src: SocketAddr,
+    dst: SocketAddr,
+    state: T,
+) -> Connection<T> {
+    let syn_only = rec.flags.contains(Flags::SYN) && !rec.flags.contains(Flags::ACK);
+    let synack = rec.flags.contains(Flags::SYN | Flags::ACK);
+    let (client, server, known) = if syn_only {
+        (src, dst, true)
+    } else if synack {
+        (dst, src, true)
+    } else if src.port() >= dst.port() {
+        (src, dst, false)
+    } else {
+        (dst, src, false)
+    };
+    Connection {
+        id,
+        client,
+        server,
+        client_known: known,
+        client_isn: None,
+        first_frame: rec.frame,
+        last_frame: rec.frame,
+        first_ts: rec.ts,
+        last_ts: rec.ts,
+        segments: 0,
+        fin_from_client: false,
+        fin_from_server: false,
+        rst: false,
+        evicted: false,
+        continues: None,
+        state,
+    }
+}
+
+/// Source and destination socket addresses of a segment.
+pub fn endpoints(rec: &TcpRecord<'_>) -> (SocketAddr, SocketAddr) {
+    (
+        SocketAddr::new(rec.ip.src, rec.src_port),
+        SocketAddr::new(rec.ip.dst, rec.dst_port),
+    )
+}
+
+impl<T> ConnTracker<T> {
+    /// A tracker holding at most `capacity` open connections (at least 1).
+    pub fn new(capacity: usize) -> Self {
+        ConnTracker {
+            table: HashMap::default(),
+            capacity: capacity.max(1),
+            next_id: 0,
+            open_ids: OpenIds::new(),
+            closing: VecDeque::new(),
+            pending: BTreeMap::new(),
+            ready: false,
+            evicted: HashMap::default(),
+            evicted_order: VecDeque::new(),
+        }
+    }
+
+    /// Connections currently held in the table (open, or closed and lingering).
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// True when no connection is held.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// Finds or creates the connection of `rec`, updates its bookkeeping
+    /// (last frame and time, FIN/RST) and returns it with the segment's
+    /// direction. `init` makes the state of a new connection. Connections
+    /// that end (closed and idle, replaced by a new SYN, or evicted) wait
+    /// in the tracker until [`ConnTracker::drain`] hands them out.
+    pub fn track(
+        &mut self,
+        rec: &TcpRecord<'_>,
+        init: impl FnOnce() -> T,
+    ) -> (&mut Connection<T>, Direction) {
+        self.expire(rec.frame);
+        let (src, dst) = endpoints(rec);
+        let key = Key::new(src, dst);
+        let syn_only = rec.flags.contains(Flags::SYN) && !rec.flags.contains(Flags::ACK);
+        // One lookup on the common path; a full table looks up once more.
+        if self.table.len() >= self.capacity && !self.table.contains_key(&key) {
+            self.make_room();
+        }
+        let c = match self.table.entry(key) {
+            Entry::Occupied(mut o) => {
+                let c = o.get();
+                let reused =
+                    syn_only && (c.is_closed() || c.client_isn.is_some_and(|isn| isn != rec.seq));
+                if reused {
+                    let id = self.next_id;
+                    self.next_id += 1;
+                    let old = o.insert(Box::new(new_connection(id, rec, src, dst, init())));
+                    self.open_ids.remove(old.id);
+                    self.pending.insert(old.id, old);
+                    self.ready = true;
+                    let pushed = self.open_ids.push(id);
+                    debug_assert!(pushed, "ids grow");
+                }
+                &mut **o.into_mut()
+            }
+            Entry::Vacant(v) => {
+                let id = self.next_id;
+                self.next_id += 1;
+                let pushed = self.open_ids.push(id);
+                debug_assert!(pushed, "ids grow");
+                let mut c = new_connection(id, rec, src, dst, init());
+                // The rest of an evicted connection (a new SYN starts a new one).
+                if !syn_only && !self.evicted.is_empty() {
+                    if let Some((old, client, server, known)) = self.evicted.remove(&key) {
+                        c.continues = Some(old);
+                        c.client = client;
+                        c.server = server;
+                        c.client_known = known;
+                    }
+                }
+                &mut **v.insert(Box::new(c))
+            }
+        };
+        if syn_only && !c.client_known {
+            c.client = src;
+            c.server = dst;
+            c.client_known = true;
+        }
+        if syn_only && c.client_isn.is_none() {
+            c.client_isn = Some(rec.seq);
+        }
+        let dir = c.direction_from(src);
+        c.last_frame = rec.frame;
+        if rec.ts.is_some() {
+            c.last_ts = rec.ts;
+        }
+        c.segments += 1;
+        let was_closed = c.is_closed();
+        if rec.flags.contains(Flags::FIN) {
+            match dir {
+                Direction::ClientToServer => c.fin_from_client = true,
+                Direction::ServerToClient => c.fin_from_server = true,
+            }
+        }
+        if rec.flags.contains(Flags::RST) {
+            c.rst = true;
+        }
+        if !was_closed && c.is_closed() {
+            self.closing.push_back((key, c.id, rec.frame));
+        }
+        (c, dir)
+    }
+
+    /// Finishes the closed connections idle for [`LINGER_FRAMES`] frames before `frame`.
+    fn expire(&mut self, frame: u64) {
+        while let Some(&(key, id, since)) = self.closing.front() {
+            if since.saturating_add(LINGER_FRAMES) > frame {
+                return;
+            }
+            self.closing.pop_front();
+            // One lookup to check and remove.
+            let Entry::Occupied(o) = self.table.entry(key) else {
+                continue;
+            };
+            let c = o.get();
+            if c.id != id || !c.is_closed() {
+                continue;
+            }
+            if c.last_frame.saturating_add(LINGER_FRAMES) > frame {
+                // Late segments arrived: count again from the last one.
+                let last = c.last_frame;
+                self.closing.push_back((key, id, last));
+                continue;
+            }
+            let c = o.remove();
+            self.finish_one(c);
+        }
+    }
+
+    /// Moves a connection out of the table into the ordered buffer.
+    fn finish_one(&mut self, c: Box<Connection<T>>) {
+        self.open_ids.remove(c.id);
+        self.pending.insert(c.id, c);
+        self.ready = true;
+    }
+
+    /// Finishes every closed connection; if none is closed, the least
+    /// recently active sixteenth of the table (at least one), so that a full
+    /// table costs one scan per many new connections, not one per each.
+    fn make_room(&mut self) {
+        let closed: Vec<Key> = self
+            .table
+            .iter()
+            .filter(|(_, c)| c.is_closed())
+            .map(|(k, _)| *k)
+            .collect();
+        if closed.is_empty() {
+            let mut by_age: Vec<(u64, u64, Key)> = self
+                .table
+                .iter()
+                .map(|(k, c)| (c.last_frame, c.id, *k))
+                .collect();
+            let n = (by_age.len() / EVICT_DIVISOR).max(1).min(by_age.len());
+            if n < by_age.len() {
+                by_age.select_nth_unstable_by_key(n, |e| (e.0, e.1));
+            }
+            for &(_, _, k) in &by_age[..n] {
+                if let Some((k, mut c)) = self.table.remove_entry(&k) {
+                    c.evicted = true;
+                    if self.evicted_order.len() >= EVICTED_MEMORY {
+                        if let Some(old) = self.evicted_order.pop_front() {
+                            self.evicted.remove(&old);
+                        }
+                    }
+                    self.evicted
+                        .insert(k, (c.id, c.client, c.server, c.client_known));
+                    self.evicted_order.push_back(k);
+                    self.finish_one(c);
+                }
+            }
+            return;
+        }
+        for k in closed {
+            if let Some(c) = self.table.remove(&k) {
+                self.finish_one(c);
+            }
+        }
+    }
+
+    /// Hands out the finished connections no earlier-started open
+    /// connection is waiting for, in order of first appearance (and the
+    /// oldest beyond [`MAX_PENDING`] waiting ones).
+    pub fn drain<F: FnMut(Connection<T>)>(&mut self, mut finished: F) {
+        self.drain_boxed(|c| finished(*c));
+    }
+
+    /// [`ConnTracker::drain`] without moving each connection out of its box.
+    pub fn drain_boxed<F: FnMut(Box<Connection<T>>)>(&mut self, mut finished: F) {
+        while let Some(&first) = self.pending.keys().next() {
+            let blocked = self.open_ids.first().is_some_and(|open| open < first);
+            if blocked && self.pending.len() <= MAX_PENDING {
+                self.ready = false;
+                return;
+            }
+            if let Some(c) = self.pending.remove(&first) {
+                finished(c);
+            }
+        }
+    }
+
+    /// True when [`ConnTracker::drain`] has something to hand out.
+    pub fn has_finished(&self) -> bool {
+        self.ready && !self.pending.is_empty()
+    }
+
+    /// Ends tracking: every connection not yet handed out, in order of first appearance.
+    pub fn finish(self) -> Vec<Connection<T>> {
+        self.finish_boxed().into_iter().map(|c| *c).collect()
+    }
+
+    /// [`ConnTracker::finish`] without moving each connection out of its
+    /// box (sorting boxes moves pointers, not states).
+    pub fn finish_boxed(mut self) -> Vec<Box<Connection<T>>> {
+        let mut all: Vec<Box<Connection<T>>> = self.table.drain().map(|(_, c)| c).collect();
+        all.extend(std::mem::take(&mut self.pending).into_values());
+        // Ids are unique: an unstable sort gives the same order.
+        all.sort_unstable_by_key(|c| c.id);
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::{IpAddr, Ipv4Addr};
+
+    use super::*;
+    use crate::packet::Truncation;
+    use capture::{IpInfo, IpVersion};
+
+    /// A segment from 192.0.2.1:`port` to 192.0.2.2:80 (the other way when `back`).
+    fn rec(frame: u64, port: u16, back: bool, flags: Flags) -> TcpRecord<'static> {
+        let (c, s) = (
+            IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)),
+            IpAddr::V4(Ipv4Addr::new(192, 0, 2, 2)),
+        );
+        let (src, dst, src_port, dst_port) = if back {
+            (s, c, 80, port)
+        } else {
+            (c, s, port, 80)
+        };
+        TcpRecord {
+            frame,
+            ts: None,
+            ip: IpInfo {
+                version: IpVersion::V4,
+                src,
+                dst,
+                tos: 0,
+                ttl: 64,
+                ident: None,
+                df: false,
+                flow_label: None,
+                header_len: 20,
+            },
+            src_port,
+            dst_port,
+            seq: 1000,
+            ack: 0,
+            flags,
+            window: 100,
+            urgent: 0,
+            checksum: 0,
+            header_len: 20,
+            options: &[],
+            payload_len: 0,
+            payload: &[],
+            truncation: Truncation::None,
+            tcp: &[],
+        }
+    }
+
+    fn ids(t: &mut ConnTracker<()>) -> Vec<u64> {
+        let mut out = Vec::new();
+        if t.has_finished() {
+            t.drain(|c| out.push(c.id));
+        }
+        out
+    }
+
+    #[test]
+    fn closed_connections_leave_the_table_in_first_appearance_order() {
+        let mut t: ConnTracker<()> = ConnTracker::new(DEFAULT_CAPACITY);
+        let mut frame = 0;
+        let mut feed = |t: &mut ConnTracker<()>, port, back, flags| {
+            frame += 1;
+            t.track(&rec(frame, port, back, flags), || ()).0.id
+        };
+        // Connection 0 opens; connection 1 opens and closes with FINs.
+        assert_eq!(feed(&mut t, 1000, false, Flags::SYN), 0);
+        assert_eq!(feed(&mut t, 2000, false, Flags::SYN), 1);
+        feed(&mut t, 2000, true, Flags::SYN | Flags::ACK);
+        feed(&mut t, 2000, false, Flags::FIN | Flags::ACK);
+        feed(&mut t, 2000, true, Flags::FIN | Flags::ACK);
+        // The last ACK arrives after the close and still lands on connection 1.
+        assert_eq!(feed(&mut t, 2000, false, Flags::ACK), 1);
+        assert_eq!(t.len(), 2);
+        for _ in 0..LINGER_FRAMES {
+            feed(&mut t, 1000, false, Flags::ACK);
+        }
+        // Connection 1 left the table but waits for connection 0.
+        assert_eq!(t.len(), 1);
+        assert_eq!(ids(&mut t), Vec::<u64>::new());
+        feed(&mut t, 1000, true, Flags::RST);
+        for _ in 0..=LINGER_FRAMES {
+            feed(&mut t, 3000, false, Flags::ACK);
+        }
+        assert_eq!(ids(&mut t), vec![0, 1]);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t.finish().iter().map(|c| c.id).collect::<Vec<_>>(), vec![2]);
+    }
+
+    #[test]
+    fn the_rest_of_an_evicted_connection_continues_it() {
+        let mut t: ConnTracker<()> = ConnTracker::new(1);
+        let id0 = t.track(&rec(1, 1000, false, Flags::SYN), || ()).0.id;
+        // A second connection pushes the first out of the one-slot table.
+        t.track(&rec(2, 2000, false, Flags::SYN), || ());
+        let mut out = Vec::new();
+        t.drain(|c| out.push((c.id, c.evicted)));
+        assert_eq!(out, vec![(id0, true)]);
+        // The first one's server answers: the same connection, continued,
+        // with the client the evicted one had (not a port guess).
+        let (c, dir) = t.track(&rec(3, 1000, true, Flags::ACK), || ());
+        assert_eq!(c.continues, Some(id0));
+        assert!(c.client_known);
+        assert_eq!(dir, Direction::ServerToClient);
+        // A new SYN on the same pair after eviction is a new connection.
+        let mut t: ConnTracker<()> = ConnTracker::new(1);
+        t.track(&rec(1, 1000, false, Flags::SYN), || ());
+        t.track(&rec(2, 2000, false, Flags::SYN), || ());
+        assert_eq!(
+            t.track(&rec(3, 1000, false, Flags::SYN), || ()).0.continues,
+            None
+        );
+    }
+
+    #[test]
+    fn waiting_behind_a_long_connection_is_bounded() {
+        let mut t: ConnTracker<()> = ConnTracker::new(DEFAULT_CAPACITY);
+        let mut frame = 0;
+        t.track(&rec(frame, 1, false, Flags::SYN), || ());
+        let mut handed = Vec::new();
+        for port in 2..(MAX_PENDING as u16 + 3) {
+            frame += 1;
+            t.track(&rec(frame, port, false, Flags::RST), || ());
+            frame += LINGER_FRAMES;
+            t.track(&rec(frame, 1, false, Flags::ACK), || ());
+            handed.extend(ids(&mut t));
+        }
+        // Connection 0 is still open: the oldest waiting one went out anyway.
+        assert_eq!(handed, vec![1]);
+        assert!(t.len() <= 2);
+    }
+}

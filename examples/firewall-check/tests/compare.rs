@@ -1,0 +1,923 @@
+//! `firewall-check compare` on the sample captures shipped in `examples/data/`
+//! (made by the network lab, see `examples/data/README.md`). These run
+//! everywhere, without root.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+use firewall_check::compare::{compare_paths, compare_readers, Options, Report};
+
+mod dump_support;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../data")
+        .join(name)
+}
+
+fn compare(a: &str, b: &str) -> Report {
+    compare_paths(&data(a), &data(b), &Options::default()).expect("sample captures compare")
+}
+
+fn kinds(r: &Report) -> BTreeSet<(String, String)> {
+    r.findings
+        .iter()
+        .map(|f| (f.kind.to_string(), f.direction.to_string()))
+        .collect()
+}
+
+fn set(items: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    items
+        .iter()
+        .map(|(k, d)| (k.to_string(), d.to_string()))
+        .collect()
+}
+
+const PAIRS: [(&str, &str); 4] = [
+    ("campus-inside.pcap", "campus-outside.pcap"),
+    ("nat-inside.pcap", "nat-outside.pcap"),
+    ("synproxy-inside.pcap", "synproxy-outside.pcap"),
+    ("clean6-inside.pcap", "clean6-outside.pcap"),
+];
+
+#[test]
+fn campus_window_scale_stripped_from_syn_ack() {
+    let r = compare("campus-inside.pcap", "campus-outside.pcap");
+    assert_eq!(r.connections.len(), 1);
+    let c = &r.connections[0];
+    assert!(c.client.starts_with("198.18.1.2:"), "{}", c.client);
+    assert!(c.server.ends_with(":5201"), "{}", c.server);
+    assert!(c.client_side.capture.ends_with("campus-inside.pcap"));
+    assert_eq!(c.sides_by, "ttl");
+    assert_eq!(kinds(&r), set(&[("wscale_stripped", "server_to_client")]));
+    let f = &r.findings[0];
+    assert_eq!(f.count, 1, "only the SYN-ACK carries the option");
+    // Structured values (schema 2): the shift before, nothing after.
+    assert_eq!(f.before, serde_json::json!({"shift": 10}));
+    assert!(f.after.is_null(), "{}", f.after);
+    assert_eq!(
+        (f.before_text.as_str(), f.after_text.as_str()),
+        ("shift 10", "absent")
+    );
+    // The lab path was shaped to about 10 ms; the unscaled 65,535-byte
+    // window caps server -> client at 65535 * 8 / RTT (52.4 Mbit/s at 10 ms,
+    // the campus incident).
+    let rtt = c.rtt_s.expect("handshake RTT measured");
+    assert!((0.008..0.03).contains(&rtt), "rtt {rtt}");
+    let ceiling = f.impact.ceiling_bps_after.expect("ceiling computed");
+    let expected = 65_535.0 * 8.0 / rtt;
+    assert!(
+        (ceiling as f64 - expected).abs() / expected < 0.001,
+        "{ceiling} vs {expected}"
+    );
+    assert!(
+        f.impact.summary.contains("65,535 bytes"),
+        "{}",
+        f.impact.summary
+    );
+    assert!(f.cause.contains("window-scale"), "{}", f.cause);
+    assert!(r.notes.is_empty());
+}
+
+#[test]
+fn campus_at_exactly_10ms_reproduces_52_4_mbit() {
+    // The campus incident: a 64 KiB window over 10 ms is 65535*8/0.010 = 52.4 Mbit/s.
+    let opts = Options {
+        rtt: Some(std::time::Duration::from_millis(10)),
+        ..Options::default()
+    };
+    let r = compare_paths(
+        &data("campus-inside.pcap"),
+        &data("campus-outside.pcap"),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(r.connections[0].rtt_source, "given");
+    assert_eq!(r.findings[0].impact.ceiling_bps_after, Some(52_428_000));
+    assert!(r.findings[0].impact.summary.contains("52.4 Mbit/s"));
+    assert!(r.findings[0]
+        .impact
+        .summary
+        .contains("1,250,000 bytes (shift 5)"));
+}
+
+#[test]
+fn nat_with_port_translation_and_timestamp_strip() {
+    let r = compare("nat-inside.pcap", "nat-outside.pcap");
+    assert_eq!(r.connections.len(), 1);
+    let c = &r.connections[0];
+    assert!(
+        c.client_side.server.starts_with("198.19.0.80:80"),
+        "{}",
+        c.client_side.server
+    );
+    assert!(
+        c.server_side.client.starts_with("198.18.2.1:"),
+        "{}",
+        c.server_side.client
+    );
+    assert!(!c.matched_by.iter().any(|m| m.contains("same addresses")));
+    // The middlebox rewrote the client's packets (source and destination);
+    // the replies are that translation undone, so they are not a second
+    // finding (schema 1 reported the reply's source rewrite as a nat
+    // server_to_client finding, which read as if replies were NATed).
+    assert_eq!(
+        kinds(&r),
+        set(&[
+            ("nat", "client_to_server"),
+            ("timestamps_stripped", "client_to_server"),
+        ])
+    );
+    let nat = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "nat" && f.direction == "client_to_server")
+        .unwrap();
+    assert_eq!(
+        nat.before,
+        serde_json::json!({
+            "src": {"addr": "198.18.1.2", "port": 33000},
+            "dst": {"addr": "198.19.0.80", "port": 80},
+        })
+    );
+    assert_eq!(nat.after["src"]["addr"], "198.18.2.1");
+    let port = nat.after["src"]["port"].as_u64().unwrap();
+    assert!((40_000..=40_999).contains(&port), "{}", nat.after);
+    assert_eq!(
+        nat.after["dst"],
+        serde_json::json!({"addr": "198.18.2.2", "port": 5201})
+    );
+    assert!(nat.replies_translated.unwrap() > 10, "{nat:?}");
+}
+
+#[test]
+fn syn_proxy_is_named_and_its_translations_reported() {
+    let r = compare("synproxy-inside.pcap", "synproxy-outside.pcap");
+    assert_eq!(r.connections.len(), 1);
+    let k = kinds(&r);
+    for want in [
+        ("handshake_proxied", "server_to_client"),
+        ("seq_rewritten", "server_to_client"),
+        ("ack_rewritten", "client_to_server"),
+        ("wscale_changed", "server_to_client"),
+        ("timestamps_changed", "server_to_client"),
+    ] {
+        assert!(
+            k.contains(&(want.0.to_string(), want.1.to_string())),
+            "missing {want:?} in {k:?}"
+        );
+    }
+    // The client keeps its own ISN through SYNPROXY: no client seq rewrite,
+    // and no packet is reported lost or invented.
+    for absent in [
+        "seq_rewritten",
+        "packet_dropped",
+        "packet_injected",
+        "window_rewritten",
+    ] {
+        assert!(
+            !k.contains(&(absent.to_string(), "client_to_server".to_string())),
+            "{absent} c2s in {k:?}"
+        );
+    }
+    assert!(!k
+        .iter()
+        .any(|(kind, _)| kind == "packet_dropped" || kind == "packet_injected"));
+    let ws = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "wscale_changed")
+        .unwrap();
+    assert_eq!(ws.before, serde_json::json!({"shift": 10}));
+    assert_eq!(ws.after, serde_json::json!({"shift": 7}));
+    let hp = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "handshake_proxied")
+        .unwrap();
+    assert!(hp.cause.contains("SYN"), "{}", hp.cause);
+    assert_eq!(hp.before["from"], "server", "{}", hp.before);
+    assert_eq!(hp.after["from"], "middlebox", "{}", hp.after);
+    assert_eq!(hp.after["shift"], 7, "{}", hp.after);
+    assert_ne!(hp.before["isn"], hp.after["isn"]);
+}
+
+#[test]
+fn clean_ipv6_path_has_no_findings() {
+    let r = compare("clean6-inside.pcap", "clean6-outside.pcap");
+    assert_eq!(r.connections.len(), 1);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    assert_eq!(
+        r.connections[0].sides_by, "ttl",
+        "hop limit tells the sides"
+    );
+    assert_eq!(
+        r.connections[0].matched_packets,
+        r.connections[0].client_side.packets
+    );
+}
+
+#[test]
+fn verdicts_do_not_depend_on_the_order_of_the_files() {
+    for (a, b) in PAIRS {
+        let ab = serde_json::to_value(compare(a, b)).unwrap();
+        let ba = serde_json::to_value(compare(b, a)).unwrap();
+        assert_eq!(ab["findings"], ba["findings"], "{a} {b}");
+        assert_eq!(ab["connections"], ba["connections"], "{a} {b}");
+        assert_eq!(ab["notes"], ba["notes"], "{a} {b}");
+    }
+}
+
+#[test]
+fn a_capture_compared_with_itself_has_no_findings() {
+    for (a, _) in PAIRS {
+        let r = compare(a, a);
+        assert_eq!(r.connections.len(), 1, "{a}");
+        assert!(r.findings.is_empty(), "{a}: {:?}", r.findings);
+    }
+}
+
+#[test]
+fn unrelated_captures_match_nothing() {
+    let r = compare("campus-inside.pcap", "nat-outside.pcap");
+    assert!(r.connections.is_empty());
+    assert!(r.findings.is_empty());
+    assert_eq!(r.captures[0].unmatched_connections.len(), 1);
+    assert_eq!(r.captures[1].unmatched_connections.len(), 1);
+}
+
+#[test]
+fn truncated_capture_gives_partial_result_with_warning() {
+    let full = std::fs::read(data("campus-outside.pcap")).unwrap();
+    let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+    let cut = &full[..full.len() / 3 + 7];
+    let r = compare_readers(
+        &inside[..],
+        "inside",
+        cut,
+        "outside-cut",
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(
+        r.captures[1]
+            .warnings
+            .iter()
+            .any(|w| w.contains("truncated")),
+        "{:?}",
+        r.captures[1].warnings
+    );
+    // The handshake is early in the file: the finding survives.
+    assert!(kinds(&r).contains(&(
+        "wscale_stripped".to_string(),
+        "server_to_client".to_string()
+    )));
+    // Packets after the cut are not reported as dropped.
+    assert!(
+        !r.findings.iter().any(|f| f.kind == "packet_dropped"),
+        "{:?}",
+        kinds(&r)
+    );
+}
+
+#[test]
+fn not_a_capture_is_a_clear_error() {
+    let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+    let err = compare_readers(
+        &inside[..],
+        "inside",
+        &b"GET / HTTP/1.1\r\n"[..],
+        "junk.txt",
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("junk.txt") && err.contains("not a pcap"),
+        "{err}"
+    );
+    let err = compare_readers(
+        &[][..],
+        "empty.pcap",
+        &inside[..],
+        "inside",
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("empty.pcap"), "{err}");
+}
+
+/// The records of a classic little-endian pcap file (24-byte file header,
+/// 16-byte record headers), each with its record header.
+fn pcap_records(file: &[u8]) -> Vec<&[u8]> {
+    let mut records = Vec::new();
+    let mut off = 24;
+    while off + 16 <= file.len() {
+        let incl = u32::from_le_bytes(file[off + 8..off + 12].try_into().unwrap()) as usize;
+        records.push(&file[off..off + 16 + incl]);
+        off += 16 + incl;
+    }
+    records
+}
+
+/// Source address and TCP payload length of an Ethernet + IPv4 record.
+fn v4_src_and_payload(record: &[u8]) -> ([u8; 4], usize) {
+    let ip = &record[16 + 14..];
+    let ihl = usize::from(ip[0] & 0x0f) * 4;
+    let total = usize::from(u16::from_be_bytes([ip[2], ip[3]]));
+    let doff = usize::from(ip[ihl + 12] >> 4) * 4;
+    (ip[12..16].try_into().unwrap(), total - ihl - doff)
+}
+
+/// `file` without the first `n` records from index `from` on that `pick` selects.
+fn without(file: &[u8], from: usize, n: usize, pick: impl Fn(&[u8]) -> bool) -> Vec<u8> {
+    let mut out = file[..24].to_vec();
+    let mut removed = 0;
+    for (i, r) in pcap_records(file).into_iter().enumerate() {
+        if i >= from && removed < n && pick(r) {
+            removed += 1;
+            continue;
+        }
+        out.extend_from_slice(r);
+    }
+    assert_eq!(removed, n);
+    out
+}
+
+#[test]
+fn dropped_packets_are_found() {
+    // Remove three of the client's bare ACKs from the server-side capture:
+    // nothing on the server's wire says they ever crossed it, so the
+    // middlebox "dropped" them.
+    let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+    let outside = std::fs::read(data("campus-outside.pcap")).unwrap();
+    let cut = without(&outside, 100, 3, |r| {
+        v4_src_and_payload(r) == ([198, 18, 1, 2], 0)
+    });
+    let r = compare_readers(
+        &inside[..],
+        "inside",
+        &cut[..],
+        "outside",
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        kinds(&r),
+        set(&[
+            ("wscale_stripped", "server_to_client"),
+            ("packet_dropped", "client_to_server")
+        ])
+    );
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "packet_dropped")
+        .unwrap();
+    assert_eq!(f.count, 3);
+    assert_eq!(f.packets.client_side.len(), 3);
+    assert!(f.packets.server_side.is_empty());
+    assert_eq!(f.before["payload_bytes"], 0, "{}", f.before);
+    assert!(f.after.is_null());
+    assert!(f.impact.summary.contains("Mathis"), "{}", f.impact.summary);
+}
+
+#[test]
+fn frames_missing_from_a_capture_whose_bytes_were_acknowledged_are_capture_loss() {
+    // Remove data segments from one capture: the receiver's ACKs on that
+    // same capture cover their bytes, so they crossed that wire and the
+    // capture missed them. Both ways round: client data missing from the
+    // server-side capture, server data missing from the client-side one.
+    let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+    let outside = std::fs::read(data("campus-outside.pcap")).unwrap();
+    let client_data = |r: &[u8]| {
+        let (src, len) = v4_src_and_payload(r);
+        src == [198, 18, 1, 2] && len > 0
+    };
+    let server_data = |r: &[u8]| {
+        let (src, len) = v4_src_and_payload(r);
+        src == [198, 18, 2, 2] && len > 0
+    };
+    let cases = [
+        (
+            inside.clone(),
+            without(&outside, 4, 2, client_data),
+            "client_to_server",
+            "server_side",
+        ),
+        (
+            without(&inside, 100, 5, server_data),
+            outside.clone(),
+            "server_to_client",
+            "client_side",
+        ),
+    ];
+    for (a, b, dir, missing) in cases {
+        for (x, y) in [(&a, &b), (&b, &a)] {
+            let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
+            assert_eq!(
+                kinds(&r),
+                set(&[
+                    ("wscale_stripped", "server_to_client"),
+                    ("capture_loss", dir)
+                ]),
+                "{dir}"
+            );
+            let f = r
+                .findings
+                .iter()
+                .find(|f| f.kind == "capture_loss")
+                .unwrap();
+            assert_eq!(f.missing_from, Some(missing));
+            assert_eq!(f.count, if dir == "client_to_server" { 2 } else { 5 });
+            assert_eq!(f.outside_span, Some(0));
+            assert!(!r.has_tampering() || r.findings.len() == 2);
+            assert!(
+                f.impact.summary.contains("acknowledged"),
+                "{}",
+                f.impact.summary
+            );
+        }
+    }
+}
+
+#[test]
+fn cli_compare_text_and_json() {
+    let bin = env!("CARGO_BIN_EXE_firewall-check");
+    let out = Command::new(bin)
+        .args(["compare"])
+        .arg(data("campus-inside.pcap"))
+        .arg(data("campus-outside.pcap"))
+        .output()
+        .unwrap();
+    // Exit status 3: done, and the middlebox changed the traffic.
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("wscale_stripped"), "{text}");
+    assert!(text.contains("65,535 bytes"), "{text}");
+    let out = Command::new(bin)
+        .args(["compare", "--json"])
+        .arg(data("campus-outside.pcap"))
+        .arg(data("campus-inside.pcap"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &v["findings"][0];
+    for field in [
+        "kind",
+        "direction",
+        "connection",
+        "count",
+        "before",
+        "after",
+        "impact",
+    ] {
+        assert!(f.get(field).is_some(), "missing {field}: {f}");
+    }
+    assert_eq!(v["schema_version"], 2);
+    assert_eq!(f["kind"], "wscale_stripped");
+    assert_eq!(f["before"]["shift"], 10);
+    assert!(
+        f["after"].is_null(),
+        "the option is gone after the middlebox: {f}"
+    );
+    assert_eq!(f["direction"], "server_to_client");
+    // Unrelated captures: the (empty) report, a message and a non-zero exit.
+    let out = Command::new(bin)
+        .args(["compare"])
+        .arg(data("campus-inside.pcap"))
+        .arg(data("nat-outside.pcap"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 connections seen on both sides"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("no TCP connection was found in both captures"));
+    // A file that is not a capture: a message and a non-zero exit, no panic.
+    let out = Command::new(bin)
+        .args(["compare"])
+        .arg(data("README.md"))
+        .arg(data("campus-inside.pcap"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("README.md"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    /// Corrupting bytes anywhere in a capture never panics: the comparison
+    /// either refuses the file or reports on what it could read.
+    #[test]
+    fn corrupted_captures_never_panic(
+        edits in proptest::collection::vec((0usize..31_270, proptest::prelude::any::<u8>()), 1..40),
+        cut in 0usize..31_270,
+    ) {
+        let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+        let mut outside = std::fs::read(data("campus-outside.pcap")).unwrap();
+        for (at, byte) in edits {
+            if let Some(b) = outside.get_mut(at) {
+                *b = byte;
+            }
+        }
+        outside.truncate(cut.max(1));
+        if let Ok(r) = compare_readers(&inside[..], "inside", &outside[..], "outside", &Options::default()) {
+            for f in &r.findings {
+                proptest::prop_assert!(f.connection >= 1 && f.connection <= r.connections.len());
+            }
+            let _ = firewall_check::compare::render_text(&r);
+        }
+    }
+}
+
+/// Two captures built packet by packet (raw IPv4, linktype 101): the
+/// client side sees each packet at its time, the server side `transit_ns`
+/// later for client packets and earlier for server packets; `late` lists
+/// (index, extra delay on the client side).
+fn synthetic(pkts: &[(u64, bool, dump_support::Seg)], late: &[(usize, u64)]) -> (Vec<u8>, Vec<u8>) {
+    use dump_support::{pcap, Pkt};
+    let t0 = 1_700_000_000_000_000_000u64;
+    let transit = 10_000;
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for (i, (t, from_client, seg)) in pkts.iter().enumerate() {
+        let extra = late.iter().find(|l| l.0 == i).map_or(0, |l| l.1);
+        let (ta, tb) = if *from_client {
+            (t0 + t, t0 + t + transit)
+        } else {
+            (t0 + t + transit + extra, t0 + t)
+        };
+        a.push(Pkt::new(ta, seg.ipv4()));
+        b.push(Pkt::new(tb, seg.ipv4()));
+    }
+    a.sort_by_key(|p| p.ts_ns);
+    b.sort_by_key(|p| p.ts_ns);
+    (pcap(101, true, &a), pcap(101, true, &b))
+}
+
+#[test]
+fn a_spurious_retransmission_acknowledged_before_it_arrives_is_not_a_drop() {
+    use dump_support::{Seg, ACK, FIN, SYN};
+    let c = || Seg::new([198, 18, 1, 2], 40000, [198, 18, 2, 2], 80);
+    let s = || Seg::new([198, 18, 2, 2], 80, [198, 18, 1, 2], 40000);
+    let ms = 1_000_000u64;
+    let pkts = vec![
+        (0, true, c().seq(100).flags(SYN)),
+        (ms, false, s().seq(500).ack(101).flags(SYN | ACK)),
+        (2 * ms, true, c().seq(101).ack(501).flags(ACK)),
+        (
+            3 * ms,
+            false,
+            s().seq(501).ack(101).flags(ACK).payload(1000),
+        ),
+        (
+            4 * ms,
+            false,
+            s().seq(1501).ack(101).flags(ACK).payload(1000),
+        ),
+        (5 * ms, true, c().seq(101).ack(2501).flags(ACK)),
+        (
+            5 * ms + 500_000,
+            false,
+            s().seq(2501).ack(101).flags(ACK).payload(1000),
+        ),
+        // A spurious retransmission of the first segment, held up on its
+        // way to the client: the client's ACK of newer data (covering it)
+        // is seen on the client's side before it.
+        (
+            6 * ms,
+            false,
+            s().seq(501).ack(101).flags(ACK).payload(1000),
+        ),
+        (6 * ms + 10_000, true, c().seq(101).ack(3501).flags(ACK)),
+        (7 * ms, true, c().seq(101).ack(3501).flags(ACK | FIN)),
+        (8 * ms, false, s().seq(3501).ack(102).flags(ACK | FIN)),
+        (9 * ms, true, c().seq(102).ack(3502).flags(ACK)),
+    ];
+    let (a, b) = synthetic(&pkts, &[(7, 200_000)]);
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
+        assert_eq!(r.connections.len(), 1);
+        assert!(r.findings.is_empty(), "{:?}", kinds(&r));
+        assert_eq!(r.connections[0].matched_packets, pkts.len());
+    }
+    // The same retransmission really dropped after the middlebox (missing
+    // from the client's side) is a drop: the client's side saw the bytes
+    // carried before, so the ACK does not make it capture loss.
+    let mut b_only = pkts.clone();
+    b_only.remove(7);
+    let (a2, _) = synthetic(&b_only, &[]);
+    let r = compare_readers(&a2[..], "x", &b[..], "y", &Options::default()).unwrap();
+    assert_eq!(kinds(&r), set(&[("packet_dropped", "server_to_client")]));
+}
+
+/// Two captures of `n` short connections one after the other (8 segments
+/// each), the server side a little later.
+fn many_connections(n: u32) -> (Vec<u8>, Vec<u8>) {
+    use dump_support::{pcap, Pkt, Seg, ACK, FIN, SYN};
+    let t0 = 1_700_000_000_000_000_000u64;
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for i in 0..n {
+        let port = 10_000 + (i % 50_000) as u16;
+        let host = [198, 18, 1 + (i / 50_000) as u8, 2];
+        let c = || Seg::new(host, port, [198, 18, 200, 2], 80);
+        let s = || Seg::new([198, 18, 200, 2], 80, host, port);
+        let isn = i.wrapping_mul(2_654_435_761);
+        let segs = [
+            (true, c().seq(isn).flags(SYN)),
+            (false, s().seq(7).ack(isn + 1).flags(SYN | ACK)),
+            (true, c().seq(isn + 1).ack(8).flags(ACK)),
+            (true, c().seq(isn + 1).ack(8).flags(ACK).payload(100)),
+            (false, s().seq(8).ack(isn + 101).flags(ACK).payload(300)),
+            (true, c().seq(isn + 101).ack(308).flags(ACK | FIN)),
+            (false, s().seq(308).ack(isn + 102).flags(ACK | FIN)),
+            (true, c().seq(isn + 102).ack(309).flags(ACK)),
+        ];
+        for (k, (from_client, seg)) in segs.into_iter().enumerate() {
+            let t = t0 + u64::from(i) * 1_000_000 + k as u64 * 100_000;
+            let (ta, tb) = if from_client {
+                (t, t + 20_000)
+            } else {
+                (t + 20_000, t)
+            };
+            a.push(Pkt::new(ta, seg.ipv4()));
+            b.push(Pkt::new(tb, seg.ipv4()));
+        }
+    }
+    a.sort_by_key(|p| p.ts_ns);
+    b.sort_by_key(|p| p.ts_ns);
+    (pcap(101, true, &a), pcap(101, true, &b))
+}
+
+#[test]
+fn memory_follows_the_connections_open_at_once_not_the_capture_size() {
+    use firewall_check::compare::engine::{run, Input};
+    let mut peaks = Vec::new();
+    for n in [2_000u32, 8_000] {
+        let (a, b) = many_connections(n);
+        let mut ia = Input::new("a", &a[..], 100_000).unwrap();
+        let mut ib = Input::new("b", &b[..], 100_000).unwrap();
+        let e = run(&mut ia, &mut ib, None);
+        assert_eq!(e.done.len(), n as usize, "every connection paired");
+        assert!(e.done.iter().all(|d| d.col.map.is_empty()), "no findings");
+        assert_eq!(ia.tcp_packets, u64::from(n) * 8);
+        peaks.push((e.peak_connections, e.peak_pairs, e.peak_held_packets));
+    }
+    // Four times the capture, the same peaks: closed connections linger
+    // for flow::LINGER_FRAMES frames (up to twice that when a last ACK
+    // restarts the count), then they and their packets go.
+    let lingering = 2 * firewall_check::flow::LINGER_FRAMES as usize / 8 + 16;
+    for (conns, pairs, held) in &peaks {
+        assert!(*conns <= 2 * lingering, "{peaks:?}");
+        assert!(*pairs <= lingering, "{peaks:?}");
+        assert!(*held <= 8, "{peaks:?}");
+    }
+    assert_eq!(peaks[0], peaks[1]);
+}
+
+#[test]
+fn a_full_connection_table_is_reported_as_evictions() {
+    use dump_support::{Seg, ACK, SYN};
+    // Two connections open at once, a table of one: the second SYN pushes
+    // the first out (it is not closed), in both captures.
+    let c = |port| Seg::new([198, 18, 1, 2], port, [198, 18, 2, 2], 80);
+    let s = |port| Seg::new([198, 18, 2, 2], 80, [198, 18, 1, 2], port);
+    let ms = 1_000_000u64;
+    let mut pkts = Vec::new();
+    for (k, port) in [40_001u16, 40_002].into_iter().enumerate() {
+        let t = k as u64 * 10 * ms;
+        pkts.push((t, true, c(port).seq(100).flags(SYN)));
+        pkts.push((t + ms, false, s(port).seq(500).ack(101).flags(SYN | ACK)));
+        pkts.push((t + 2 * ms, true, c(port).seq(101).ack(501).flags(ACK)));
+    }
+    pkts.push((
+        30 * ms,
+        true,
+        c(40_001).seq(101).ack(501).flags(ACK).payload(10),
+    ));
+    let (a, b) = synthetic(&pkts, &[]);
+    let opts = Options {
+        max_connections: 1,
+        ..Options::default()
+    };
+    let r = compare_readers(&a[..], "a", &b[..], "b", &opts).unwrap();
+    assert_eq!(r.captures[0].evicted_connections, 2, "{:?}", r.captures);
+    assert_eq!(r.captures[1].evicted_connections, 2);
+    assert!(r.connections.len() >= 2);
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.kind == "packet_dropped" || f.kind == "packet_injected"),
+        "{:?}",
+        kinds(&r)
+    );
+    let text = firewall_check::compare::render_text(&r);
+    assert!(
+        text.contains("ended early by a full connection table"),
+        "{text}"
+    );
+    // With room for both, nothing is evicted.
+    let r = compare_readers(&a[..], "a", &b[..], "b", &Options::default()).unwrap();
+    assert_eq!(r.captures[0].evicted_connections, 0);
+    assert_eq!(r.connections.len(), 2);
+}
+
+#[test]
+fn cli_reads_one_capture_from_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let bin = env!("CARGO_BIN_EXE_firewall-check");
+    for (first, second) in [("-", "campus-outside.pcap"), ("campus-outside.pcap", "-")] {
+        let arg = |x: &str| {
+            if x == "-" {
+                PathBuf::from("-")
+            } else {
+                data(x)
+            }
+        };
+        let mut child = Command::new(bin)
+            .args(["compare", "--json"])
+            .arg(arg(first))
+            .arg(arg(second))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let inside = std::fs::read(data("campus-inside.pcap")).unwrap();
+        child.stdin.take().unwrap().write_all(&inside).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(3));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["findings"][0]["kind"], "wscale_stripped");
+        assert_eq!(v["connections"][0]["client_side"]["capture"], "-");
+    }
+    // Both from standard input: a usage error.
+    let out = Command::new(bin)
+        .args(["compare", "-", "-"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("standard input"));
+}
+
+/// An IPv4 packet with its identification set (header checksum redone).
+fn with_ident(mut ip: Vec<u8>, id: u16) -> Vec<u8> {
+    ip[4..6].copy_from_slice(&id.to_be_bytes());
+    ip[10..12].copy_from_slice(&[0, 0]);
+    let mut sum: u32 = ip[..20]
+        .chunks(2)
+        .map(|c| u32::from(u16::from_be_bytes([c[0], c[1]])))
+        .sum();
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    ip[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+    ip
+}
+
+#[test]
+fn mid_stream_upload_aligns_the_bare_acks_through_the_acknowledgment_numbers() {
+    use dump_support::{Seg, ACK};
+    // Captures that start mid-stream (no handshake) of an upload: the
+    // server sends only bare ACKs, and the middlebox shifts the server's
+    // sequence numbers by 1000 (ISN randomization): the server-to-client
+    // offset can only come from the client's acknowledgment numbers.
+    let ms = 1_000_000u64;
+    let t0 = 1_700_000_000_000_000_000u64;
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for k in 0..20u32 {
+        let t = t0 + u64::from(k) * ms;
+        let seq = 5000 + k * 1000;
+        // Client data: the client (side A) acknowledges the shifted numbers.
+        let data = |ack| {
+            Seg::new([198, 18, 1, 2], 40000, [198, 18, 2, 2], 80)
+                .seq(seq)
+                .ack(ack)
+                .flags(ACK)
+                .payload(1000)
+        };
+        // The client's IP IDs count up, as Linux's do per connection.
+        let id = 300 + k as u16;
+        a.push(dump_support::Pkt::new(t, with_ident(data(8000).ipv4(), id)));
+        b.push(dump_support::Pkt::new(
+            t + 10_000,
+            with_ident(data(7000).ipv4(), id),
+        ));
+        let bare = |s| {
+            Seg::new([198, 18, 2, 2], 80, [198, 18, 1, 2], 40000)
+                .seq(s)
+                .ack(seq + 1000)
+                .flags(ACK)
+        };
+        b.push(dump_support::Pkt::new(t + 500_000, bare(7000).ipv4()));
+        a.push(dump_support::Pkt::new(t + 510_000, bare(8000).ipv4()));
+    }
+    let a = dump_support::pcap(101, true, &a);
+    let b = dump_support::pcap(101, true, &b);
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
+        assert_eq!(r.connections.len(), 1);
+        assert_eq!(r.connections[0].matched_packets, 40, "{:?}", kinds(&r));
+        assert_eq!(
+            kinds(&r),
+            set(&[
+                ("seq_rewritten", "server_to_client"),
+                ("ack_rewritten", "client_to_server")
+            ])
+        );
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.kind == "seq_rewritten")
+            .unwrap();
+        assert_eq!(f.count, 20);
+        assert!(r.notes.is_empty(), "{:?}", r.notes);
+    }
+}
+
+#[test]
+fn a_drop_whose_retransmission_crosses_in_the_same_microsecond_is_the_original() {
+    use dump_support::{pcap, Pkt, Seg, ACK, SYN};
+    // The lab's drop4 case, made exact: the middlebox drops the client's
+    // third data segment; the retransmission (same bytes, same TSval-less
+    // header, a new IP ID) is stamped with the same time in both captures,
+    // as tcpdump's microseconds often give on a fast path. The original is
+    // the one missing, whichever capture is read first (both copies of the
+    // retransmission tie in the merge, and the waiting original has the
+    // same alignment key: only the IP ID, kept on every other packet,
+    // tells them apart).
+    let t0 = 1_700_000_000_000_000_000u64;
+    let us = 1_000u64;
+    let c = |seq: u32, ack: u32, flags: u8, n: usize| {
+        Seg::new([198, 18, 1, 2], 40000, [198, 18, 2, 2], 80)
+            .seq(seq)
+            .ack(ack)
+            .flags(flags)
+            .payload(n)
+    };
+    let s = |seq: u32, ack: u32, flags: u8| {
+        Seg::new([198, 18, 2, 2], 80, [198, 18, 1, 2], 40000)
+            .seq(seq)
+            .ack(ack)
+            .flags(flags)
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    // (time, from client, segment, IP ID, crosses the middlebox, transit)
+    let mut pkts = vec![
+        (0, true, c(100, 0, SYN, 0), 1, true, 5 * us),
+        (100 * us, false, s(500, 101, SYN | ACK), 2, true, 5 * us),
+        (200 * us, true, c(101, 501, ACK, 0), 3, true, 5 * us),
+    ];
+    for k in 0..6u32 {
+        pkts.push((
+            (300 + u64::from(k)) * us,
+            true,
+            c(101 + k * 1000, 501, ACK, 1000),
+            10 + k as u16,
+            k != 2,
+            5 * us,
+        ));
+    }
+    // The retransmission of segment 2: the same microsecond on both sides.
+    pkts.push((400 * us, true, c(2101, 501, ACK, 1000), 20, true, 0));
+    pkts.push((500 * us, false, s(501, 6101, ACK), 21, true, 5 * us));
+    for (t, from_client, seg, id, crosses, transit) in &pkts {
+        let ip = with_ident(seg.ipv4(), *id);
+        let (near, far) = if *from_client {
+            (&mut a, &mut b)
+        } else {
+            (&mut b, &mut a)
+        };
+        near.push(Pkt::new(t0 + t, ip.clone()));
+        if *crosses {
+            far.push(Pkt::new(t0 + t + transit, ip));
+        }
+    }
+    a.sort_by_key(|p| p.ts_ns);
+    b.sort_by_key(|p| p.ts_ns);
+    let (a, b) = (pcap(101, true, &a), pcap(101, true, &b));
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
+        assert_eq!(kinds(&r), set(&[("packet_dropped", "client_to_server")]));
+        let f = &r.findings[0];
+        assert_eq!(f.count, 1);
+        // Frame 6 of the client's capture: the original (IP ID 12).
+        let v = serde_json::to_value(&f.packets).unwrap();
+        assert_eq!(v["client_side"], serde_json::json!([6]), "{v}");
+        assert_eq!(f.before["seq_number"], 2101);
+    }
+}

@@ -1,0 +1,200 @@
+//! `firewall-check analyze --json` against its documented schema
+//! (`docs/json-schema/analyze.json`, described field by field in
+//! `docs/json.md`): every shipped capture and a few generated ones validate,
+//! and every field the schema allows is described in the doc.
+
+mod dump_support;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use dump_support::*;
+use firewall_check::analyze::{analyze, AnalyzeFormat, Settings};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn schema() -> Value {
+    let text = std::fs::read_to_string(root().join("docs/json-schema/analyze.json"))
+        .expect("docs/json-schema/analyze.json");
+    serde_json::from_str(&text).expect("the schema is JSON")
+}
+
+fn analyze_json(bytes: &[u8], settings: &Settings) -> Value {
+    let mut out = Vec::new();
+    analyze(bytes, &mut out, AnalyzeFormat::Json, settings).expect("analyze");
+    serde_json::from_slice(&out).expect("JSON")
+}
+
+fn assert_valid(doc: &Value, what: &str) {
+    let validator = jsonschema::validator_for(&schema()).expect("a valid JSON Schema");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:#?}");
+}
+
+#[test]
+fn shipped_captures_validate() {
+    let dir = root().join("examples/data");
+    let mut n = 0;
+    let mut bases = BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("pcap") {
+            continue;
+        }
+        let full = std::fs::read(&path).unwrap();
+        // Cut after the handshake (its first three records): the inferred
+        // shifts are reported instead.
+        let mut cut = full[..24].to_vec();
+        let (mut pos, mut i) = (24, 0);
+        while pos + 16 <= full.len() {
+            let incl = u32::from_le_bytes(full[pos + 8..pos + 12].try_into().unwrap()) as usize;
+            let end = (pos + 16 + incl).min(full.len());
+            if i >= 3 {
+                cut.extend_from_slice(&full[pos..end]);
+            }
+            (pos, i) = (end, i + 1);
+        }
+        for (bytes, settings) in [&full, &cut].into_iter().flat_map(|b| {
+            [
+                Settings::default(),
+                Settings {
+                    rtt: Some(std::time::Duration::from_millis(10)),
+                    assume_wscale: Some(7),
+                    ..Settings::default()
+                },
+            ]
+            .map(|s| (b, s))
+        }) {
+            let doc = analyze_json(bytes, &settings);
+            assert_eq!(doc["schema_version"], 2);
+            assert_valid(&doc, &path.display().to_string());
+            for c in doc["connections"].as_array().unwrap() {
+                for who in ["client", "server"] {
+                    if let Some(b) = c["negotiated"]["wscale_inferred"][who]["basis"].as_str() {
+                        bases.insert(b.to_string());
+                    }
+                }
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 8, "only {n} captures checked");
+    // The inferred shifts' fields were validated, on both bases the
+    // samples give.
+    assert!(
+        bases.contains("bounds") && bases.contains("linux_growth"),
+        "{bases:?}"
+    );
+}
+
+#[test]
+fn generated_corner_cases_validate() {
+    let c = Seg::new([198, 18, 0, 1], 40000, [198, 19, 0, 1], 80);
+    let s = Seg::new([198, 19, 0, 1], 80, [198, 18, 0, 1], 40000);
+    let t0 = 1_700_000_000_000_000_000u64;
+    // A SYN every Linux build drops (MD5 then TCP-AO), an AccECN handshake,
+    // a shift of 15, and a connection evicted then continued.
+    let mut md5_ao = vec![19, 18];
+    md5_ao.extend([0u8; 16]);
+    md5_ao.extend([29, 6, 1, 1, 0xaa, 0xbb]);
+    let pkts = vec![
+        Pkt::new(
+            t0,
+            c.clone()
+                .seq(1)
+                .flags(SYN | 0x40 | 0x80)
+                .opts(&md5_ao)
+                .ipv4(),
+        ),
+        Pkt::new(
+            t0 + 1_000_000,
+            s.clone()
+                .seq(9)
+                .ack(2)
+                .flags(SYN | ACK | 0x80)
+                .opts(&[3, 3, 15, 1])
+                .ipv4(),
+        ),
+        Pkt::new(
+            t0 + 2_000_000,
+            Seg::new([198, 18, 0, 2], 41000, [198, 19, 0, 1], 80)
+                .seq(5)
+                .flags(SYN)
+                .ipv4(),
+        ),
+        Pkt::new(
+            t0 + 3_000_000,
+            c.seq(2).ack(10).flags(ACK).payload(100).ipv4(),
+        ),
+    ];
+    let settings = Settings {
+        capacity: 1,
+        ..Settings::default()
+    };
+    let doc = analyze_json(&pcap(101, true, &pkts), &settings);
+    assert_valid(&doc, "generated");
+    let conns = doc["connections"].as_array().unwrap();
+    assert!(conns[0]["negotiated"]["linux_drops"]
+        .as_array()
+        .is_some_and(|d| !d.is_empty()));
+    assert!(conns.iter().any(|c| c["evicted"] == true));
+    assert!(conns.iter().any(|c| c["continues"].is_u64()));
+}
+
+/// Property names anywhere in a schema.
+fn property_names(v: &Value, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::Object(props)) = m.get("properties") {
+                out.extend(props.keys().cloned());
+            }
+            for x in m.values() {
+                property_names(x, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| property_names(x, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_schema_field_is_documented() {
+    let doc = std::fs::read_to_string(root().join("docs/json.md")).expect("docs/json.md");
+    let section = doc
+        .split("## `firewall-check analyze --json`")
+        .nth(1)
+        .expect("docs/json.md has the analyze section");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let mut names = BTreeSet::new();
+    property_names(&schema(), &mut names);
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| {
+            // `name`, or a dotted path that starts or ends with it.
+            !section.contains(&format!("`{n}`"))
+                && !section.contains(&format!(".{n}`"))
+                && !section.contains(&format!("`{n}."))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "undocumented in docs/json.md: {missing:?}"
+    );
+}
+
+/// A field the tool writes but the schema does not allow fails validation
+/// (the schema is closed: `additionalProperties: false` everywhere).
+#[test]
+fn the_schema_rejects_undocumented_fields() {
+    let bytes = std::fs::read(root().join("examples/data/clean6-inside.pcap")).unwrap();
+    let mut doc = analyze_json(&bytes, &Settings::default());
+    doc["connections"][0]["negotiated"]["surprise"] = Value::from(1);
+    let validator = jsonschema::validator_for(&schema()).unwrap();
+    assert!(!validator.is_valid(&doc));
+}

@@ -1,0 +1,210 @@
+//! `firewall-check compare --json` and `dump --json` against their
+//! documented schemas (`docs/json-schema/compare.json`, `dump.json`,
+//! described field by field in `docs/json.md`): the shipped captures, in
+//! both orders and with frames removed (capture loss, drops), validate; every
+//! field the schemas allow is described in the doc; and the schemas are
+//! closed, so a field the tool writes but the doc does not describe fails.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+use firewall_check::compare::{compare_readers, Options};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn schema(name: &str) -> Value {
+    let text = std::fs::read_to_string(root().join("docs/json-schema").join(name))
+        .unwrap_or_else(|e| panic!("docs/json-schema/{name}: {e}"));
+    serde_json::from_str(&text).expect("the schema is JSON")
+}
+
+fn assert_valid(schema: &Value, doc: &Value, what: &str) {
+    let validator = jsonschema::validator_for(schema).expect("a valid JSON Schema");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:#?}");
+}
+
+fn data(name: &str) -> Vec<u8> {
+    std::fs::read(root().join("examples/data").join(name)).unwrap()
+}
+
+fn compare_json(a: &[u8], b: &[u8]) -> Value {
+    let r = compare_readers(a, "a.pcap", b, "b.pcap", &Options::default()).expect("compare");
+    serde_json::to_value(&r).unwrap()
+}
+
+/// `file` (classic pcap) without every `step`-th record from record 4 on.
+fn thinned(file: &[u8], step: usize) -> Vec<u8> {
+    let mut out = file[..24].to_vec();
+    let mut off = 24;
+    let mut i = 0;
+    while off + 16 <= file.len() {
+        let incl = u32::from_le_bytes(file[off + 8..off + 12].try_into().unwrap()) as usize;
+        if i < 4 || i % step != 0 {
+            out.extend_from_slice(&file[off..off + 16 + incl]);
+        }
+        off += 16 + incl;
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn compare_output_validates() {
+    let s = schema("compare.json");
+    let pairs = [
+        ("campus-inside.pcap", "campus-outside.pcap"),
+        ("nat-inside.pcap", "nat-outside.pcap"),
+        ("synproxy-inside.pcap", "synproxy-outside.pcap"),
+        ("clean6-inside.pcap", "clean6-outside.pcap"),
+        ("campus-inside.pcap", "nat-outside.pcap"),
+    ];
+    let mut kinds = BTreeSet::new();
+    for (a, b) in pairs {
+        let (a, b) = (data(a), data(b));
+        for (x, y) in [
+            (a.clone(), b.clone()),
+            (b.clone(), a.clone()),
+            (a.clone(), thinned(&b, 7)),
+            (thinned(&a, 5), b.clone()),
+            (a.clone(), b[..b.len() / 2].to_vec()),
+        ] {
+            let doc = compare_json(&x, &y);
+            assert_eq!(doc["schema_version"], 2);
+            assert_valid(&s, &doc, "compare");
+            for f in doc["findings"].as_array().unwrap() {
+                kinds.insert(f["kind"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    // The values of many kinds were exercised, not only an empty list.
+    for k in [
+        "nat",
+        "wscale_stripped",
+        "wscale_changed",
+        "handshake_proxied",
+        "seq_rewritten",
+        "timestamps_stripped",
+        "capture_loss",
+    ] {
+        assert!(kinds.contains(k), "{k} not exercised: {kinds:?}");
+    }
+}
+
+#[test]
+fn dump_output_validates() {
+    let s = schema("dump.json");
+    let bin = env!("CARGO_BIN_EXE_firewall-check");
+    let mut lines = 0;
+    for entry in std::fs::read_dir(root().join("examples/data")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("pcap") {
+            continue;
+        }
+        let out = Command::new(bin)
+            .args(["dump", "--json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for line in String::from_utf8(out.stdout).unwrap().lines() {
+            let v: Value = serde_json::from_str(line).expect("one JSON object per line");
+            assert_valid(&s, &v, &format!("{}: {line}", path.display()));
+            lines += 1;
+        }
+    }
+    assert!(lines > 400, "only {lines} lines checked");
+}
+
+/// Property names anywhere in a schema.
+fn property_names(v: &Value, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::Object(props)) = m.get("properties") {
+                out.extend(props.keys().cloned());
+            }
+            for x in m.values() {
+                property_names(x, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| property_names(x, out)),
+        _ => {}
+    }
+}
+
+fn assert_documented(schema_name: &str, heading: &str) {
+    let doc = std::fs::read_to_string(root().join("docs/json.md")).expect("docs/json.md");
+    let section = doc
+        .split(heading)
+        .nth(1)
+        .unwrap_or_else(|| panic!("docs/json.md has no {heading}"));
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let mut names = BTreeSet::new();
+    property_names(&schema(schema_name), &mut names);
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| {
+            !section.contains(&format!("`{n}`"))
+                && !section.contains(&format!(".{n}`"))
+                && !section.contains(&format!("`{n}."))
+                && !section.contains(&format!("\"{n}\""))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "undocumented in docs/json.md ({heading}): {missing:?}"
+    );
+}
+
+#[test]
+fn every_schema_field_is_documented() {
+    assert_documented("compare.json", "## `firewall-check compare --json`");
+    assert_documented("dump.json", "## `firewall-check dump --json`");
+}
+
+#[test]
+fn every_finding_kind_is_in_the_schema_and_the_doc() {
+    let s = schema("compare.json");
+    let allowed: BTreeSet<&str> = s["$defs"]["finding"]["properties"]["kind"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let doc = std::fs::read_to_string(root().join("docs/json.md")).unwrap();
+    // The kinds compare can report (the probing-only ones are in probe's schema).
+    for k in firewall_check::finding::Kind::COMPARE {
+        assert!(allowed.contains(k.as_str()), "{k} missing from the schema");
+        assert!(
+            doc.contains(&format!("| `{k}`")) || doc.contains(&format!(", `{k}`")),
+            "{k} missing from docs/json.md"
+        );
+    }
+    assert_eq!(allowed.len(), firewall_check::finding::Kind::COMPARE.len());
+}
+
+#[test]
+fn the_schemas_reject_undocumented_fields() {
+    let mut doc = compare_json(&data("campus-inside.pcap"), &data("campus-outside.pcap"));
+    assert_valid(&schema("compare.json"), &doc, "campus");
+    doc["findings"][0]["surprise"] = Value::from(1);
+    let validator = jsonschema::validator_for(&schema("compare.json")).unwrap();
+    assert!(!validator.is_valid(&doc));
+    let mut doc = compare_json(&data("campus-inside.pcap"), &data("campus-outside.pcap"));
+    doc["findings"][0]["before"] = serde_json::json!({"shift": 10, "unit": "x"});
+    assert!(
+        !validator.is_valid(&doc),
+        "a value shape the doc does not give"
+    );
+}

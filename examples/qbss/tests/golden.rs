@@ -1,0 +1,13 @@
+//! `qbss-model` prints its golden outputs (`examples/golden/`): behaviour
+//! unchanged since they were taken, byte for byte.
+
+#[path = "../../golden/harness.rs"]
+mod harness;
+
+#[test]
+fn qbss_model_prints_its_golden_outputs() {
+    harness::check_tool(
+        "qbss-model",
+        std::path::Path::new(env!("CARGO_BIN_EXE_qbss-model")),
+    );
+}
