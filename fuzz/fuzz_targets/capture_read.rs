@@ -6,9 +6,9 @@
 use std::io;
 
 use capture::CaptureReader;
-use firewall_check::analyze::{analyze, AnalyzeFormat, Settings};
-use firewall_check::dump::{write_json, write_text};
-use firewall_check::packet::decode_packet;
+use firewall_check::analysis::analyze::{analyze, AnalyzeFormat, Settings};
+use firewall_check::output::dump::{write_json, write_text};
+use firewall_check::decode::decode_packet;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -4,7 +4,7 @@
 //! each half is given to the comparison as a capture file.
 #![no_main]
 
-use firewall_check::compare::{compare_readers, Options};
+use firewall_check::analysis::compare::{compare_readers, Options};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -19,6 +19,6 @@ fuzz_target!(|data: &[u8]| {
         for f in &report.findings {
             assert!(f.connection >= 1 && f.connection <= report.connections.len());
         }
-        let _ = firewall_check::compare::render_text(&report);
+        let _ = firewall_check::analysis::compare::render_text(&report);
     }
 });

@@ -10,8 +10,8 @@
 //! as read from the socket.
 #![no_main]
 
-use firewall_check::probe::diff::{coverage, diff, locate, Observation};
-use firewall_check::probe::wire::{parse_ip_answer, Answer, Seen};
+use firewall_check::analysis::probe::diff::{coverage, diff, locate, Observation};
+use firewall_check::analysis::probe::wire::{parse_ip_answer, Answer, Seen};
 use libfuzzer_sys::fuzz_target;
 
 /// The next length-prefixed chunk of `data`, if whole.

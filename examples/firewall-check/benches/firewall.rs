@@ -12,8 +12,8 @@
 
 use capture::CaptureReader;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use firewall_check::analyze::{analyze, AnalyzeFormat, Settings};
-use firewall_check::dump::{dump, DumpFormat};
+use firewall_check::analysis::analyze::{analyze, AnalyzeFormat, Settings};
+use firewall_check::output::dump::{dump, DumpFormat};
 use std::hint::black_box;
 use std::io::{self, Cursor};
 use std::path::PathBuf;

@@ -19,10 +19,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::{analyze, compare, dump, probe, rewrite, series, Failure, Outcome};
+use crate::analysis::{analyze, compare, probe, rewrite, series};
+use crate::output::dump;
+use crate::{Failure, Outcome};
 
 /// The exit statuses, as `--help` prints them.
-const EXIT_STATUS: &str = "\
+pub const EXIT_STATUS: &str = "\
 Exit status:
   0  done, nothing found
   1  runtime error (a capture that cannot be read to its end, I/O); what was

@@ -1,50 +1,40 @@
-//! `firewall-check`: dump, analyze and compare TCP captures to find tampering middleboxes.
+//! `firewall-check`: find what a middlebox does to TCP, from captures and by
+//! probing.
 //!
-//! # Building blocks for every subcommand
+//! # One way through, one home per stage
 //!
-//! - [`packet`]: [`packet::decode_packet`] turns a capture record into a
-//!   [`packet::TcpRecord`], the per-packet decoded record (frame, time, IP
-//!   facts, TCP fields, captured option block, payload length, snap-length
-//!   truncation, first option problem). It borrows the reader's buffer and
-//!   allocates nothing; copy out what you keep.
-//! - [`flow`]: connection tracking. [`flow::ConnTracker`] maps each segment
-//!   to a connection (client = the SYN sender) and a [`flow::Direction`],
-//!   holds one caller-defined state value per open connection, hands a
-//!   connection back shortly after it closes (RST, or FIN both ways), and
-//!   caps the number of open connections (evicting closed ones first, then
-//!   the least recently active), so memory follows open connections only.
-//! - [`format`](mod@format): allocation-free hex, UTC time, JSON
-//!   string escaping.
-//! - [`fastjson`]: `serde_json`'s compact output for per-connection
-//!   documents, without escaping the derived keys.
+//! ```text
+//! capture (pcap, pcapng, stdin: the `capture` crate)
+//!   -> decode    one segment per record (link, IP, TCP through tcp-options)
+//!   -> conn      one tracker; each endpoint as its kernel holds it
+//!   -> analysis  analyze, limits, series, compare, probe/reflect, rewrite
+//!   -> finding   what was found: kind, direction, evidence, impact
+//!   -> output    text for people, JSON for scripts; exit status
+//! ```
 //!
-//! # Subcommands
-//!
-//! - [`dump`]: every TCP segment as tcpdump-like text or JSON lines.
-//! - [`analyze`]: per connection, what was negotiated, the window ceiling
-//!   and whether the window capped throughput.
-//! - [`compare`]: two captures from the two sides of a middlebox, and every
-//!   field it changed, with the cost and the likely cause.
-//! - [`series`]: each connection's sequence, ACK and window edges, bytes in
-//!   flight, throughput and limit over time, as CSV or an SVG plot.
+//! - [`decode`]: [`decode::decode_packet`] turns a capture record into a
+//!   [`decode::TcpRecord`] (frame, time, IP facts, TCP fields, the captured
+//!   option block, payload length, snap-length truncation, the first option
+//!   problem). It borrows the reader's buffer and allocates nothing.
+//! - [`conn`]: [`conn::tracker::ConnTracker`] maps each segment to a
+//!   connection (client = the SYN sender) and a [`conn::Direction`], holds
+//!   one state value per open connection and hands a connection back
+//!   shortly after it closes; [`conn::negotiation`] reads the handshake as
+//!   each endpoint's kernel does.
+//! - [`analysis`]: the commands' reasoning: [`analysis::analyze`],
+//!   [`analysis::limits`], [`analysis::series`], [`analysis::compare`],
+//!   [`analysis::probe`], [`analysis::rewrite`].
+//! - [`finding`]: the one list of finding kinds.
+//! - [`output`]: text and JSON: [`output::dump`], [`output::format`],
+//!   [`output::fastjson`].
+//! - [`cli`]: the command line, and the exit status.
 
-pub mod analyze;
+pub mod analysis;
 pub mod cli;
-pub mod compare;
-pub mod dump;
-pub mod fastjson;
+pub mod conn;
+pub mod decode;
 pub mod finding;
-pub mod flow;
-pub mod format;
-pub mod limit_log;
-pub mod limits;
-pub mod missed;
-pub mod negotiation;
-pub mod open_ids;
-pub mod packet;
-pub mod probe;
-pub mod rewrite;
-pub mod series;
+pub mod output;
 
 use std::fs::File;
 use std::io::{self, Read};

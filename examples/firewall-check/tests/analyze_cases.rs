@@ -8,7 +8,7 @@ mod dump_support;
 use std::time::Duration;
 
 use dump_support::*;
-use firewall_check::analyze::{analyze, AnalyzeFormat, Settings};
+use firewall_check::analysis::analyze::{analyze, AnalyzeFormat, Settings};
 use serde_json::Value;
 
 const C: [u8; 4] = [198, 18, 0, 1];
@@ -929,7 +929,7 @@ fn capture_missed_bytes_are_the_dropped_data_the_receiver_acknowledged() {
         let text = String::from_utf8(text).unwrap();
         let line = format!(
             "the capture missed at least {} bytes the receiver acknowledged",
-            firewall_check::analyze::Thousands(expected)
+            firewall_check::analysis::analyze::Thousands(expected)
         );
         assert_eq!(text.contains(&line), expected > 0, "{range:?}: {text}");
         // The throughput counts them (the first and last data are kept:
@@ -1219,7 +1219,7 @@ fn text_limits_agree_with_the_json_on_the_shipped_captures() {
                 beyond_seen += 1;
                 let said = format!(
                     "{name}: {} bytes were sent beyond the window",
-                    firewall_check::analyze::Thousands(b)
+                    firewall_check::analysis::analyze::Thousands(b)
                 );
                 assert!(text.contains(&said), "{path} {dir}: {said} not in {text}");
                 if d["beyond_window_accepted"] == true {
@@ -1241,7 +1241,7 @@ fn text_limits_agree_with_the_json_on_the_shipped_captures() {
 /// with the bound named in the reason, instead of memory without bound.
 #[test]
 fn mid_stream_limit_logs_are_bounded() {
-    use firewall_check::limit_log::{LOG_BUDGET, LOG_EVENTS};
+    use firewall_check::analysis::limit_log::{LOG_BUDGET, LOG_EVENTS};
     // Data segments of one byte from the server, each acknowledging the
     // client's (never moving) sequence number: no handshake.
     let segments = |conns: usize, each: usize| -> Vec<Pkt> {

@@ -7,7 +7,7 @@
 mod dump_support;
 
 use dump_support::*;
-use firewall_check::analyze::{analyze, AnalyzeFormat, Settings};
+use firewall_check::analysis::analyze::{analyze, AnalyzeFormat, Settings};
 use proptest::prelude::*;
 use serde_json::Value;
 use tcp_options::{LinuxRepr, ParseContext, SignatureBuild};

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
-use firewall_check::compare::{compare_paths, compare_readers, Options, Report};
+use firewall_check::analysis::compare::{compare_paths, compare_readers, Options, Report};
 
 mod dump_support;
 
@@ -536,7 +536,7 @@ proptest::proptest! {
             for f in &r.findings {
                 proptest::prop_assert!(f.connection >= 1 && f.connection <= r.connections.len());
             }
-            let _ = firewall_check::compare::render_text(&r);
+            let _ = firewall_check::analysis::compare::render_text(&r);
         }
     }
 }
@@ -663,7 +663,7 @@ fn many_connections(n: u32) -> (Vec<u8>, Vec<u8>) {
 
 #[test]
 fn memory_follows_the_connections_open_at_once_not_the_capture_size() {
-    use firewall_check::compare::engine::{run, Input};
+    use firewall_check::analysis::compare::engine::{run, Input};
     let mut peaks = Vec::new();
     for n in [2_000u32, 8_000] {
         let (a, b) = many_connections(n);
@@ -678,7 +678,7 @@ fn memory_follows_the_connections_open_at_once_not_the_capture_size() {
     // Four times the capture, the same peaks: closed connections linger
     // for flow::LINGER_FRAMES frames (up to twice that when a last ACK
     // restarts the count), then they and their packets go.
-    let lingering = 2 * firewall_check::flow::LINGER_FRAMES as usize / 8 + 16;
+    let lingering = 2 * firewall_check::conn::tracker::LINGER_FRAMES as usize / 8 + 16;
     for (conns, pairs, held) in &peaks {
         assert!(*conns <= 2 * lingering, "{peaks:?}");
         assert!(*pairs <= lingering, "{peaks:?}");
@@ -723,7 +723,7 @@ fn a_full_connection_table_is_reported_as_evictions() {
         "{:?}",
         kinds(&r)
     );
-    let text = firewall_check::compare::render_text(&r);
+    let text = firewall_check::analysis::compare::render_text(&r);
     assert!(
         text.contains("ended early by a full connection table"),
         "{text}"

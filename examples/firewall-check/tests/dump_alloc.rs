@@ -12,7 +12,7 @@ use std::cell::Cell;
 use std::io;
 
 use dump_support::*;
-use firewall_check::dump::{dump, DumpFormat};
+use firewall_check::output::dump::{dump, DumpFormat};
 
 struct Counting;
 

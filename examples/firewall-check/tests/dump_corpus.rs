@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::PathBuf;
 
-use firewall_check::dump::{dump, DumpFormat};
+use firewall_check::output::dump::{dump, DumpFormat};
 use serde_json::Value;
 
 mod dump_support;

@@ -8,8 +8,8 @@ mod dump_support;
 
 use capture::decode_tcp;
 use dump_support::*;
-use firewall_check::dump::{dump, DumpFormat};
-use firewall_check::packet::decode_packet;
+use firewall_check::decode::decode_packet;
+use firewall_check::output::dump::{dump, DumpFormat};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

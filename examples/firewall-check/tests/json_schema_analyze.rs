@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use dump_support::*;
-use firewall_check::analyze::{analyze, AnalyzeFormat, Settings};
+use firewall_check::analysis::analyze::{analyze, AnalyzeFormat, Settings};
 use serde_json::Value;
 
 fn root() -> PathBuf {

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
-use firewall_check::compare::{compare_readers, Options};
+use firewall_check::analysis::compare::{compare_readers, Options};
 use serde_json::Value;
 
 fn root() -> PathBuf {

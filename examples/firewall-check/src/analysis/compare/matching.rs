@@ -27,7 +27,7 @@ use std::hash::{Hash, Hasher};
 use tcp_options::Flags;
 
 use super::packet::Packet;
-use crate::flow::Direction;
+use crate::conn::tracker::Direction;
 
 /// Data segments per direction fingerprinted for connection matching.
 pub const FINGERPRINTS: usize = 64;

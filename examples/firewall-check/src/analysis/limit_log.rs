@@ -1,7 +1,7 @@
 //! What a connection's limit trackers are fed, kept for a capture without
 //! the handshake until the shift and the RTT are known.
 //!
-//! The limit trackers ([`super::limits`]) need, from the first data
+//! The limit trackers ([`crate::analysis::limits`]) need, from the first data
 //! segment on, the shift the sender reads the receiver's window fields with
 //! and the round-trip time. With the handshake in the capture both are
 //! known before the data starts. Without it they are not, yet the capture
@@ -18,7 +18,7 @@
 //! says which bound and how to get the limit anyway (`--assume-wscale`
 //! and `--rtt` run the trackers as the capture streams by).
 
-use super::limits::LimitTracker;
+use crate::analysis::limits::LimitTracker;
 
 /// Most segments logged for one connection (8 MiB).
 pub const LOG_EVENTS: usize = 1 << 18;

@@ -20,7 +20,7 @@ pub struct HopRef {
 }
 
 /// What it costs: the same value `compare` reports.
-pub use crate::compare::impact::Impact;
+pub use crate::analysis::compare::impact::Impact;
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Serialize)]

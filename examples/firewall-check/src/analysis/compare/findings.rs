@@ -9,8 +9,8 @@ use tcp_options::kind::{MSS, SACK, SACK_PERMITTED, TIMESTAMPS, WINDOW_SCALE};
 use tcp_options::Flags;
 
 use super::packet::Packet;
+use crate::conn::tracker::Direction;
 use crate::finding::{self, Kind};
-use crate::flow::Direction;
 
 /// Packet frame numbers kept per finding and side.
 const FRAMES_KEPT: usize = 10;

@@ -18,8 +18,8 @@ use std::io::{self, Read, Write};
 
 use tcp_options::{kind, ParsedOption, TcpOption};
 
-use super::format::{write_hex, write_json_str, write_padded9, write_u64, UtcTime};
-use super::packet::{decode_packet, PacketError, TcpRecord, Truncation};
+use crate::decode::{decode_packet, PacketError, TcpRecord, Truncation};
+use crate::output::format::{write_hex, write_json_str, write_padded9, write_u64, UtcTime};
 use capture::{CaptureError, CaptureReader, IpVersion};
 
 /// What `dump` writes.
@@ -391,8 +391,8 @@ pub struct DumpArgs {
 
 /// Runs `dump` for the command line: output on stdout, warnings on stderr.
 /// The error is the message to print; output already produced is kept.
-pub fn run(args: &DumpArgs) -> Result<super::Outcome, super::Failure> {
-    let input = super::open_capture(&args.capture)?;
+pub fn run(args: &DumpArgs) -> Result<crate::Outcome, crate::Failure> {
+    let input = crate::open_capture(&args.capture)?;
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let stderr = io::stderr();
@@ -403,8 +403,8 @@ pub fn run(args: &DumpArgs) -> Result<super::Outcome, super::Failure> {
         DumpFormat::Text
     };
     match dump(input, &mut out, &mut diag, format) {
-        Ok(_) => Ok(super::Outcome::Clean),
-        Err(DumpError::Write(e)) if super::is_broken_pipe(&e) => Ok(super::Outcome::Clean),
+        Ok(_) => Ok(crate::Outcome::Clean),
+        Err(DumpError::Write(e)) if crate::is_broken_pipe(&e) => Ok(crate::Outcome::Clean),
         Err(e) => Err(format!("{}: {e}", args.capture.display()).into()),
     }
 }

@@ -40,8 +40,8 @@ use std::net::SocketAddr;
 
 use tcp_options::Flags;
 
-use super::open_ids::OpenIds;
-use super::packet::TcpRecord;
+use crate::conn::open_ids::OpenIds;
+use crate::decode::TcpRecord;
 use capture::Timestamp;
 
 /// Default cap on open connections.
@@ -524,7 +524,7 @@ mod tests {
     use std::net::{IpAddr, Ipv4Addr};
 
     use super::*;
-    use crate::packet::Truncation;
+    use crate::decode::Truncation;
     use capture::{IpInfo, IpVersion};
 
     /// A segment from 192.0.2.1:`port` to 192.0.2.2:80 (the other way when `back`).

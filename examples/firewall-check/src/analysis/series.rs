@@ -20,7 +20,7 @@
 //! | `in_flight_bytes` | bytes sent and not yet acknowledged, as seen at the capture point |
 //! | `throughput_bps` | bytes acknowledged over the last RTT, in bit/s; empty without an RTT |
 //! | `rtt_s` | an RTT sample, seconds, on a row where the receiver's ACK covers new data: from the newest data segment it covers to the ACK as the capture point saw them, plus the sender's side of the loop (capture point to sender and back: from the handshake, else from the sender's echoes of the receiver's TSvals); never from a retransmitted segment (Karn's rule); empty on other rows |
-//! | `limit` | the sender's phase from this row to the next of its direction, as `analyze`'s limit (section 1) books it: `receive_window` (including rounds a plateau of the flight moved there), `network`, `sender` (decided per round trip: rows wait for their round, at most [`analyze::SERIES_HELD`] of them), `idle`, `busy` (network or sender, where a row could not wait), or empty before the first data segment and wherever the window scale or the RTT is unknown (see "Captures without the handshake" below) (see [`super::limits`]) |
+//! | `limit` | the sender's phase from this row to the next of its direction, as `analyze`'s limit (section 1) books it: `receive_window` (including rounds a plateau of the flight moved there), `network`, `sender` (decided per round trip: rows wait for their round, at most [`analyze::SERIES_HELD`] of them), `idle`, `busy` (network or sender, where a row could not wait), or empty before the first data segment and wherever the window scale or the RTT is unknown (see "Captures without the handshake" below) (see [`crate::analysis::limits`]) |
 //!
 //! Besides one row per segment, a direction gets a row (with the previous
 //! row's figures and no RTT sample) where its sender learned of an ACK
@@ -81,9 +81,9 @@ use std::time::Duration;
 use plotters::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::analyze::{self, AnalyzeError, SeriesSample, Settings};
-use super::flow::{Direction, DEFAULT_CAPACITY};
-use super::{Failure, Outcome};
+use crate::analysis::analyze::{self, AnalyzeError, SeriesSample, Settings};
+use crate::conn::tracker::{Direction, DEFAULT_CAPACITY};
+use crate::{Failure, Outcome};
 
 /// The CSV header, one column per [`SeriesSample`] field.
 pub const CSV_HEADER: &str = "time_s,connection,direction,seq_end,ack,window_bytes,window_read_bytes,in_flight_bytes,throughput_bps,rtt_s,limit";
@@ -229,11 +229,11 @@ pub fn run(args: &SeriesArgs) -> Result<Outcome, Failure> {
     {
         FxHashMap::default()
     } else {
-        analyze::learn(super::open_capture(&args.capture)?, &settings, |id| {
+        analyze::learn(crate::open_capture(&args.capture)?, &settings, |id| {
             want.is_none_or(|c| c == id)
         })
     };
-    let input = super::open_capture(&args.capture)?;
+    let input = crate::open_capture(&args.capture)?;
     let pass1 = analyze::series_learned(
         input,
         &settings,
@@ -265,7 +265,7 @@ pub fn run(args: &SeriesArgs) -> Result<Outcome, Failure> {
         }
     }
     if let Some(e) = write_err {
-        if csv_to_stdout && super::is_broken_pipe(&e) {
+        if csv_to_stdout && crate::is_broken_pipe(&e) {
             return Ok(Outcome::Clean);
         }
         return Err(Failure::Runtime(format!("writing the CSV: {e}")));
@@ -318,7 +318,7 @@ pub fn run(args: &SeriesArgs) -> Result<Outcome, Failure> {
                 t[1]
             );
             let mut p = PlotData::new(id);
-            let input = super::open_capture(&args.capture)?;
+            let input = crate::open_capture(&args.capture)?;
             let r = analyze::series_learned(input, &settings, &learned, |c| c == id, |s| p.push(s));
             if let Err(e) = r {
                 if !p.is_empty() {
@@ -346,7 +346,7 @@ fn write_svg(args: &SeriesArgs, plot: &PlotData) -> Result<(), Failure> {
     };
     match res {
         Ok(()) => Ok(()),
-        Err(e) if is_stdout(path) && super::is_broken_pipe(&e) => Ok(()),
+        Err(e) if is_stdout(path) && crate::is_broken_pipe(&e) => Ok(()),
         Err(e) => Err(Failure::Runtime(format!(
             "cannot write {}: {e}",
             path.display()

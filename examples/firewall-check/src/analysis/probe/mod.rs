@@ -55,7 +55,7 @@ use self::diff::{locate, Observation, ProbeKind};
 use self::net::{RawIp, RstGuard};
 use self::report::{Finding, HopRef, Report, TestResult};
 use self::wire::{build_ip, parse_ip_answer, Answer, Seen, Segment};
-use super::{Failure, Outcome};
+use crate::{Failure, Outcome};
 
 /// Command-line arguments of `probe`.
 #[derive(Debug, Clone, Args)]
@@ -511,7 +511,7 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
         report.text()
     };
     if let Err(e) = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes()) {
-        if !super::is_broken_pipe(&e) {
+        if !crate::is_broken_pipe(&e) {
             return Err(Failure::Runtime(format!("writing the report: {e}")));
         }
     }

@@ -316,7 +316,7 @@ mod tests {
     use std::net::Ipv4Addr;
     use tcp_options::OptionsBuilder;
 
-    use crate::probe::wire::{build_ipv4, Segment};
+    use crate::analysis::probe::wire::{build_ipv4, Segment};
 
     fn probe(options: Vec<u8>, tos: u8) -> Seen {
         let seg = Segment {

@@ -3,7 +3,7 @@
 //!
 //! # What is measured, per connection
 //!
-//! - The handshake ([`super::negotiation`]): the client's SYN and the
+//! - The handshake ([`crate::conn::negotiation`]): the client's SYN and the
 //!   server's SYN-ACK option blocks (40 bytes at most each), each read by
 //!   `tcp-options`' Linux model as the receiving kernel parses it, into what
 //!   each endpoint believes: MSS, window scaling and shifts, SACK,
@@ -23,7 +23,7 @@
 //!   advanced the sequence, over the time from the first data segment to one
 //!   RTT after the last (the last flight still has to be delivered and
 //!   acknowledged; without an RTT, to the last data segment).
-//! - What limited the sender ([`super::limits`]): its busy time split into
+//! - What limited the sender ([`crate::analysis::limits`]): its busy time split into
 //!   receive window, sender and network as Linux's `TCP_INFO` splits it;
 //!   data sent beyond the window the receiver advertised; for a window or
 //!   buffer limit, the Linux settings that lift it (`bdp::linux`).
@@ -52,7 +52,7 @@
 //! `--assume-wscale S` asks to read every window field with shift S; the
 //! limit of a direction whose receiver's shift the capture pins to one
 //! value is computed with it, by replaying the trackers' input logged from
-//! the first data segment ([`super::limit_log`]) with the RTT the timestamps
+//! the first data segment ([`crate::analysis::limit_log`]) with the RTT the timestamps
 //! show (`limit.inferred_shift`).
 //!
 //! # The broken state
@@ -65,7 +65,7 @@
 //! unscaled sizes (its first one at least half its SYN window, with a shift
 //! of 2 or more). Either is flagged, with how sure it is.
 //!
-//! Memory: one fixed-size state per open connection (see [`super::flow`]:
+//! Memory: one fixed-size state per open connection (see [`crate::conn::tracker`]:
 //! closed connections leave the table a few thousand frames after their
 //! last segment), plus a few hundred bytes of limit trackers and TSval
 //! rings once it carries data; reports are written as connections finish,
@@ -85,12 +85,12 @@ use serde::Serialize;
 use tcp_options::seq::seq_lt;
 use tcp_options::{kind::MAX_WINDOW_SCALE, Flags, LinuxOptions, TcpOption, Timestamps};
 
-use super::flow::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
-use super::limit_log::{self, LimitLog};
-use super::limits::{Limit, LimitKind, LimitTracker, RoundKind};
-use super::missed::Missed;
-use super::negotiation::{self, EcnMode, HandshakeKind, HandshakeSegment, LinuxDrop};
-use super::packet::{decode_packet, TcpRecord};
+use crate::analysis::limit_log::{self, LimitLog};
+use crate::analysis::limits::{Limit, LimitKind, LimitTracker, RoundKind};
+use crate::conn::missed::Missed;
+use crate::conn::negotiation::{self, EcnMode, HandshakeKind, HandshakeSegment, LinuxDrop};
+use crate::conn::tracker::{ConnTracker, Connection, Direction, DEFAULT_CAPACITY};
+use crate::decode::{decode_packet, TcpRecord};
 use capture::reader::DEFAULT_BUFFER_CAPACITY;
 use capture::{CaptureError, CaptureReader, Timestamp};
 use std::collections::VecDeque;
@@ -433,7 +433,7 @@ pub struct ConnState {
     synack_seq: Option<u32>,
     /// Time origin of the limit trackers (the connection's first segment).
     base_ts: Option<Timestamp>,
-    /// What limited each direction's sender ([`super::limits`]), under the
+    /// What limited each direction's sender ([`crate::analysis::limits`]), under the
     /// reading of the window the handshake suggests and, when the capture
     /// cannot yet tell whether the sender scales, under the other one.
     /// (Allocated once the connection carries data: a port scan's
@@ -448,7 +448,7 @@ pub struct ConnState {
     series: bool,
     /// Without the handshake (and unless `--assume-wscale` and `--rtt` are
     /// both given): the trackers' input, replayed for the report once the
-    /// capture has shown the shift and the RTT ([`super::limit_log`]).
+    /// capture has shown the shift and the RTT ([`crate::analysis::limit_log`]).
     limit_log: Option<Box<LimitLog>>,
     handshake_rtt_ns: Option<u64>,
     /// `shifts(false)`, computed again only when the SYN or SYN-ACK changes
@@ -1066,7 +1066,7 @@ pub struct DirectionReport {
     pub retransmitted_bytes: u64,
     /// Bytes the receiver acknowledged that the capture never showed: the
     /// capture's loss, not the network's (at least this many; see
-    /// [`super::missed`]). `bytes` and `packets` count what the capture
+    /// [`crate::conn::missed`]). `bytes` and `packets` count what the capture
     /// shows; `throughput_bps` includes these.
     pub capture_missed_bytes: u64,
     /// The largest receive window the receiver advertised, as this
@@ -1084,7 +1084,7 @@ pub struct DirectionReport {
     /// the limit is the receive window and the achieved throughput does not
     /// exceed the ceiling.
     pub window_limited: Option<bool>,
-    /// What limited the sender ([`super::limits`]).
+    /// What limited the sender ([`crate::analysis::limits`]).
     pub limit: Limit,
     /// Bytes the sender put past the right edge of the window as the
     /// receiver meant it (`null`: the receiver's shift is unknown).
@@ -1649,8 +1649,8 @@ impl Serialize for ConnectionReport {
 }
 
 /// A report whose `directions` are JSON text written before
-/// ([`DirectionsMemo`]); for [`super::fastjson::write_fast`] only.
-struct WithDirections<'a>(&'a ConnectionReport, super::fastjson::Raw<'a>);
+/// ([`DirectionsMemo`]); for [`crate::output::fastjson::write_fast`] only.
+struct WithDirections<'a>(&'a ConnectionReport, crate::output::fastjson::Raw<'a>);
 
 impl Serialize for WithDirections<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -2159,8 +2159,8 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
     };
     let mut r = ConnectionReport {
         id: conn.id + 1,
-        client: super::format::socket_addr(conn.client),
-        server: super::format::socket_addr(conn.server),
+        client: crate::output::format::socket_addr(conn.client),
+        server: crate::output::format::socket_addr(conn.server),
         client_known: conn.client_known,
         handshake_seen,
         evicted: conn.evicted,
@@ -2565,7 +2565,7 @@ pub struct SeriesSample {
     /// The sender's phase from this sample to the next one, under the
     /// window reading shown in `window_read_bytes`: `receive_window`,
     /// `idle`, and for the rest of the busy time where it went
-    /// ([`super::limits`], decided per round trip): `network` or `sender`,
+    /// ([`crate::analysis::limits`], decided per round trip): `network` or `sender`,
     /// or `receive_window` where a plateau of the flight showed a window
     /// the capture does not; `busy` where that was not decided (see
     /// [`series`]); empty before the first data segment.
@@ -2785,7 +2785,7 @@ pub fn series_learned<R: Read>(
 /// through the connection table and its connection's state (the limit logs
 /// held to their budget, [`limit_log`]), `finished` for each connection
 /// once it and every earlier-started one have finished (see
-/// [`super::flow`]), and `idle` whenever no record is buffered, before
+/// [`crate::conn::tracker`]), and `idle` whenever no record is buffered, before
 /// the reader waits for input. An error from `idle` (the output closed)
 /// stops at once and is returned as `Err`; a capture error stops the
 /// reading, the connections seen so far are still finished, and it comes
@@ -2890,7 +2890,7 @@ pub fn learn<R: Read>(
 /// Analyses the capture from `input`, writing a report per connection to
 /// `out` in order of first appearance, each as soon as it and every
 /// earlier-started connection have finished (closed and idle, evicted, or at
-/// the end; see [`super::flow`] for the bounded exception). On a capture error the connections seen so far are
+/// the end; see [`crate::conn::tracker`] for the bounded exception). On a capture error the connections seen so far are
 /// still reported, the output is closed properly, and the error returned.
 pub fn analyze<R: Read, W: Write>(
     input: R,
@@ -2987,7 +2987,7 @@ impl DirectionsMemo {
 
     /// The JSON of `d`, from the memo or written now and kept; `None` for
     /// a value the memo does not keep (one with a float) or that
-    /// [`super::fastjson::write`] could not write.
+    /// [`crate::output::fastjson::write`] could not write.
     fn json(&mut self, d: &Directions) -> Option<&[u8]> {
         if [&d.client_to_server, &d.server_to_client]
             .iter()
@@ -2999,7 +2999,7 @@ impl DirectionsMemo {
             return Some(&self.slots[i].1);
         }
         let mut json = Vec::new();
-        super::fastjson::write(d, &mut json).ok()?;
+        crate::output::fastjson::write(d, &mut json).ok()?;
         let i = if self.slots.len() < Self::SLOTS {
             self.slots.push((d.clone(), json));
             self.slots.len() - 1
@@ -3014,19 +3014,19 @@ impl DirectionsMemo {
 }
 
 /// Appends the JSON of `rep` to `out`, its directions from `memo` when it
-/// has them: byte for byte [`super::fastjson::write`]'s.
+/// has them: byte for byte [`crate::output::fastjson::write`]'s.
 fn write_report_json(
     rep: &ConnectionReport,
     memo: &mut DirectionsMemo,
     out: &mut Vec<u8>,
 ) -> serde_json::Result<()> {
     if let Some(dirs) = memo.json(&rep.directions) {
-        let raw = super::fastjson::Raw(dirs);
-        if super::fastjson::write_fast(&WithDirections(rep, raw), out).is_ok() {
+        let raw = crate::output::fastjson::Raw(dirs);
+        if crate::output::fastjson::write_fast(&WithDirections(rep, raw), out).is_ok() {
             return Ok(());
         }
     }
-    super::fastjson::write(rep, out)
+    crate::output::fastjson::write(rep, out)
 }
 
 /// Bytes of report JSON [`analyze`] gathers before writing them: the
@@ -3183,13 +3183,13 @@ fn parse_rate(s: &str) -> Result<BitsPerSecond, String> {
 }
 
 /// Runs `analyze` for the command line; the error is the message to print.
-pub fn run(args: &AnalyzeArgs) -> Result<super::Outcome, super::Failure> {
+pub fn run(args: &AnalyzeArgs) -> Result<crate::Outcome, crate::Failure> {
     if args.max_connections == 0 {
-        return Err(super::Failure::Usage(
+        return Err(crate::Failure::Usage(
             "--max-connections must be at least 1".to_string(),
         ));
     }
-    let input = super::open_capture(&args.capture)?;
+    let input = crate::open_capture(&args.capture)?;
     let settings = Settings {
         rtt: args.rtt,
         target_rate: args.target_rate,
@@ -3205,9 +3205,9 @@ pub fn run(args: &AnalyzeArgs) -> Result<super::Outcome, super::Failure> {
         AnalyzeFormat::Text
     };
     match analyze(input, &mut out, format, &settings) {
-        Ok(summary) if summary.findings > 0 => Ok(super::Outcome::Findings),
-        Ok(_) => Ok(super::Outcome::Clean),
-        Err(AnalyzeError::Write(e)) if super::is_broken_pipe(&e) => Ok(super::Outcome::Clean),
+        Ok(summary) if summary.findings > 0 => Ok(crate::Outcome::Findings),
+        Ok(_) => Ok(crate::Outcome::Clean),
+        Err(AnalyzeError::Write(e)) if crate::is_broken_pipe(&e) => Ok(crate::Outcome::Clean),
         Err(e) => Err(format!("{}: {e}", args.capture.display()).into()),
     }
 }

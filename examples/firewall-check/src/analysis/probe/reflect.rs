@@ -711,7 +711,7 @@ impl Control {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::wire::{build_ipv4, PROTO_ICMP};
+    use crate::analysis::probe::wire::{build_ipv4, PROTO_ICMP};
 
     #[test]
     fn keys_compare_whole() {

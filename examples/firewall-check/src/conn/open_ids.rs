@@ -1,5 +1,5 @@
 //! The ids of the open connections, for the one question the tracker asks
-//! of them: which is the oldest ([`super::flow`] holds a finished
+//! of them: which is the oldest ([`crate::conn::tracker`] holds a finished
 //! connection back while an earlier-started one is open).
 //!
 //! Ids are handed out in increasing order, so the set is a sorted queue:

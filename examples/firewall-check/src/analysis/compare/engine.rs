@@ -10,7 +10,7 @@
 //! size of the captures:
 //!
 //! - per capture, the tracker's table (at most [`super::Options::max_connections`]
-//!   open connections, see [`crate::flow`]);
+//!   open connections, see [`crate::conn::tracker`]);
 //! - per connection not yet paired, at most [`EARLY`] packets waiting for
 //!   their counterpart connection (older ones are not compared);
 //! - per paired connection, direction and capture, at most [`WINDOW`]
@@ -57,9 +57,9 @@ use super::matching::{
     keys_of, packet_key, Carried, Evidence, Key, Score, MAX_CANDIDATES, MIN_SCORE,
 };
 use super::packet::Packet;
+use crate::conn::tracker::{ConnTracker, Connection, Direction};
+use crate::decode::decode_packet;
 use crate::finding::Kind;
-use crate::flow::{ConnTracker, Connection, Direction};
-use crate::packet::decode_packet;
 use capture::{CaptureError, CaptureReader};
 
 /// Packets without a counterpart held per paired connection, direction and

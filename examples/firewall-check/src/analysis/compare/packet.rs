@@ -15,7 +15,7 @@ use std::net::IpAddr;
 
 use tcp_options::{Flags, LinuxRepr, ParseContext, RawOptions};
 
-use crate::packet::{TcpRecord, Truncation};
+use crate::decode::{TcpRecord, Truncation};
 use capture::IpVersion;
 
 /// Payload bytes kept per packet to recognise the same segment on both sides.

@@ -2,7 +2,7 @@
 //! two sides of a middlebox, and every field the middlebox changed.
 //!
 //! The steps, one submodule each, on the model every subcommand shares
-//! ([`crate::packet`] decodes, [`crate::flow`] tracks
+//! ([`crate::decode`] decodes, [`crate::conn::tracker`] tracks
 //! connections, [`crate::finding`] names what is found):
 //!
 //! 1. [`engine`]: read both captures together in time order (`-` is
@@ -34,15 +34,15 @@
 //! TTL only tells which capture is nearer the client. The JSON form is
 //! documented field by field in `docs/json.md`.
 //!
-//! ```no_run
-//! use firewall_check::compare::{compare_paths, Options};
+//! ```
+//! use firewall_check::analysis::compare::{compare_paths, Options};
 //! let report = compare_paths(
-//!     "examples/data/campus-inside.pcap".as_ref(),
-//!     "examples/data/campus-outside.pcap".as_ref(),
+//!     "../data/campus-inside.pcap".as_ref(),
+//!     "../data/campus-outside.pcap".as_ref(),
 //!     &Options::default(),
 //! )?;
 //! assert!(report.findings.iter().any(|f| f.kind == "wscale_stripped"));
-//! # Ok::<(), firewall_check::compare::CompareError>(())
+//! # Ok::<(), firewall_check::analysis::compare::CompareError>(())
 //! ```
 
 pub mod engine;
@@ -61,8 +61,8 @@ use serde_json::Value;
 use tcp_options::kind::MAX_WINDOW_SCALE;
 use thiserror::Error;
 
+use crate::conn::tracker::{Direction, DEFAULT_CAPACITY};
 use crate::finding::Kind;
-use crate::flow::{Direction, DEFAULT_CAPACITY};
 use capture::CaptureError;
 use engine::Input;
 use findings::{dir_from_index, Val};
@@ -346,21 +346,21 @@ pub struct CompareArgs {
 /// that could not be read to its end (the report of what was read is still
 /// printed) or two captures with no connection in common give `Err` with the
 /// message for stderr. Findings that change the traffic give
-/// [`super::Outcome::Findings`]; capture loss alone does not.
-pub fn run(args: &CompareArgs) -> Result<super::Outcome, super::Failure> {
+/// [`crate::Outcome::Findings`]; capture loss alone does not.
+pub fn run(args: &CompareArgs) -> Result<crate::Outcome, crate::Failure> {
     use std::io::Write;
     let rtt = match args.rtt.as_deref().map(bdp::parse_duration) {
         None => None,
         Some(Ok(d)) if !d.is_zero() => Some(d),
         Some(Ok(_)) => {
-            return Err(super::Failure::Usage(
+            return Err(crate::Failure::Usage(
                 "--rtt must be above zero".to_string(),
             ))
         }
-        Some(Err(e)) => return Err(super::Failure::Usage(format!("bad --rtt: {e}"))),
+        Some(Err(e)) => return Err(crate::Failure::Usage(format!("bad --rtt: {e}"))),
     };
     if args.max_connections == 0 {
-        return Err(super::Failure::Usage(
+        return Err(crate::Failure::Usage(
             "--max-connections must be at least 1".to_string(),
         ));
     }
@@ -370,7 +370,7 @@ pub fn run(args: &CompareArgs) -> Result<super::Outcome, super::Failure> {
     };
     let report = match compare_paths(&args.capture_a, &args.capture_b, &opts) {
         Ok(r) => r,
-        Err(e @ CompareError::BothStdin) => return Err(super::Failure::Usage(e.to_string())),
+        Err(e @ CompareError::BothStdin) => return Err(crate::Failure::Usage(e.to_string())),
         Err(e) => return Err(e.to_string().into()),
     };
     let out = if args.json {
@@ -383,7 +383,7 @@ pub fn run(args: &CompareArgs) -> Result<super::Outcome, super::Failure> {
         .write_all(out.as_bytes())
         .and_then(|()| stdout.flush())
     {
-        Err(e) if super::is_broken_pipe(&e) => return Ok(super::Outcome::Clean),
+        Err(e) if crate::is_broken_pipe(&e) => return Ok(crate::Outcome::Clean),
         Err(e) => return Err(format!("cannot write the report: {e}").into()),
         Ok(()) => {}
     }
@@ -402,9 +402,9 @@ pub fn run(args: &CompareArgs) -> Result<super::Outcome, super::Failure> {
         return Err(problems.join("; ").into());
     }
     Ok(if report.has_tampering() {
-        super::Outcome::Findings
+        crate::Outcome::Findings
     } else {
-        super::Outcome::Clean
+        crate::Outcome::Clean
     })
 }
 

@@ -232,9 +232,9 @@ impl RewriteArgs {
 }
 
 /// Runs `rewrite` for the command line; a summary goes to standard error.
-pub fn run(args: &RewriteArgs) -> Result<super::Outcome, super::Failure> {
-    let rules = args.rules().map_err(super::Failure::Usage)?;
-    let input = super::open_capture(&args.input)?;
+pub fn run(args: &RewriteArgs) -> Result<crate::Outcome, crate::Failure> {
+    let rules = args.rules().map_err(crate::Failure::Usage)?;
+    let input = crate::open_capture(&args.input)?;
     let output: Box<dyn Write> = if args.output.as_os_str() == "-" {
         Box::new(io::stdout().lock())
     } else {
@@ -249,5 +249,5 @@ pub fn run(args: &RewriteArgs) -> Result<super::Outcome, super::Failure> {
         "rewrite: {} packets, {} rewritten, {} dropped, {} copied as they were (cut by the snap length)",
         stats.packets, stats.rewritten, stats.dropped, stats.truncated
     );
-    Ok(super::Outcome::Clean)
+    Ok(crate::Outcome::Clean)
 }

@@ -1,0 +1,11 @@
+//! Text for people, JSON for scripts.
+//!
+//! - [`dump`]: every segment, tcpdump-like text or JSON lines.
+//! - [`format`](mod@format): allocation-free numbers, hex, UTC time, JSON
+//!   string escaping.
+//! - [`fastjson`]: `serde_json`'s compact output for per-connection
+//!   documents, without escaping the derived keys.
+
+pub mod dump;
+pub mod fastjson;
+pub mod format;
