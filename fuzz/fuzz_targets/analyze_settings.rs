@@ -13,7 +13,8 @@
 use std::io;
 use std::time::Duration;
 
-use firewall_check::analysis::analyze::{analyze, series, AnalyzeFormat, Settings};
+use firewall_check::analysis::analyze::{analyze, AnalyzeFormat, Settings};
+use firewall_check::analysis::series::series;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -929,7 +929,7 @@ fn capture_missed_bytes_are_the_dropped_data_the_receiver_acknowledged() {
         let text = String::from_utf8(text).unwrap();
         let line = format!(
             "the capture missed at least {} bytes the receiver acknowledged",
-            firewall_check::analysis::analyze::Thousands(expected)
+            firewall_check::output::format::Thousands(expected)
         );
         assert_eq!(text.contains(&line), expected > 0, "{range:?}: {text}");
         // The throughput counts them (the first and last data are kept:
@@ -1219,7 +1219,7 @@ fn text_limits_agree_with_the_json_on_the_shipped_captures() {
                 beyond_seen += 1;
                 let said = format!(
                     "{name}: {} bytes were sent beyond the window",
-                    firewall_check::analysis::analyze::Thousands(b)
+                    firewall_check::output::format::Thousands(b)
                 );
                 assert!(text.contains(&said), "{path} {dir}: {said} not in {text}");
                 if d["beyond_window_accepted"] == true {

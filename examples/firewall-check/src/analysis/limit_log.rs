@@ -54,23 +54,6 @@ pub enum Dropped {
     Budget,
 }
 
-impl Dropped {
-    /// The reason a limit is `none` because of it.
-    pub fn reason(self) -> String {
-        let what = match self {
-            Dropped::Connection => format!(
-                "the connection has more than the {LOG_EVENTS} segments kept to read its windows once the capture shows the shift"
-            ),
-            Dropped::Budget => format!(
-                "the connections without a handshake open at once have more than the {LOG_BUDGET} segments kept to read their windows once the capture shows the shift"
-            ),
-        };
-        format!(
-            "the window scale is unknown (the handshake is not in the capture) and {what}: pass --assume-wscale S and --rtt T"
-        )
-    }
-}
-
 /// A connection's logged tracker input, in capture order.
 #[derive(Debug, Clone, Default)]
 pub struct LimitLog {
@@ -206,7 +189,6 @@ mod tests {
         assert_eq!(log.dropped(), Some(Dropped::Connection));
         log.record(0, false, None, ack, None);
         assert_eq!(log.len(), 0, "a dropped log stays empty");
-        assert!(Dropped::Connection.reason().contains("--assume-wscale"));
     }
 
     #[test]

@@ -113,18 +113,17 @@
 //! the sender scales); work per segment: a few comparisons and, rarely, a
 //! ring lookup.
 
-use std::borrow::Cow;
-
 use serde::Serialize;
+
+use crate::analysis::limit_log::Dropped;
+use crate::conn::Endpoint;
+use crate::finding::Confidence;
 use tcp_options::kind::MAX_WINDOW_SCALE;
 use tcp_options::seq::seq_lt;
 
 /// Fewest data segments for a verdict.
 pub const MIN_DATA_SEGMENTS: u64 = 20;
 
-/// The reason given for a direction that sent no data: the one the
-/// `MIN_DATA_SEGMENTS` rule words for 0 (a test holds the two together).
-const NO_DATA: &str = "0 data segments, fewer than the 20 needed to tell";
 /// Fewest round trips of transfer time for a verdict.
 pub const MIN_ROUNDS: u64 = 3;
 /// Fewest consecutive flat rounds for a plateau (module docs). 8 was too
@@ -157,12 +156,53 @@ enum Phase {
     Other,
 }
 
-fn phase_str(p: Phase) -> &'static str {
+/// The phase as a time series labels it (`None` before the first data).
+fn series_phase(p: Phase) -> Option<SenderPhase> {
     match p {
-        Phase::NotStarted => "",
-        Phase::Idle => "idle",
-        Phase::ReceiveWindow => "receive_window",
-        Phase::Other => "busy",
+        Phase::NotStarted => None,
+        Phase::Idle => Some(SenderPhase::Idle),
+        Phase::ReceiveWindow => Some(SenderPhase::ReceiveWindow),
+        Phase::Other => Some(SenderPhase::Busy),
+    }
+}
+
+/// What a sender was doing between two segments, as a time series labels
+/// it (`limit` of `firewall-check series`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SenderPhase {
+    /// Held by the receive window (as it read it, or as a plateau of the
+    /// flight showed).
+    ReceiveWindow,
+    /// Nothing outstanding.
+    Idle,
+    /// Held by the network (a round booked to the congestion window).
+    Network,
+    /// Held by itself (a round booked to the sender).
+    Sender,
+    /// Busy, its round not decided (network or sender).
+    Busy,
+}
+
+impl SenderPhase {
+    /// `receive_window`, `idle`, `network`, `sender` or `busy`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SenderPhase::ReceiveWindow => "receive_window",
+            SenderPhase::Idle => "idle",
+            SenderPhase::Network => "network",
+            SenderPhase::Sender => "sender",
+            SenderPhase::Busy => "busy",
+        }
+    }
+}
+
+impl From<RoundKind> for SenderPhase {
+    fn from(k: RoundKind) -> Self {
+        match k {
+            RoundKind::Network => SenderPhase::Network,
+            RoundKind::Sender => SenderPhase::Sender,
+            RoundKind::ReceiveWindow => SenderPhase::ReceiveWindow,
+        }
     }
 }
 
@@ -287,17 +327,6 @@ pub enum RoundKind {
     ReceiveWindow,
 }
 
-impl RoundKind {
-    /// The name used in time series: `network`, `sender`, `receive_window`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RoundKind::Network => "network",
-            RoundKind::Sender => "sender",
-            RoundKind::ReceiveWindow => "receive_window",
-        }
-    }
-}
-
 /// Consecutive flat rounds at one flight (module docs).
 #[derive(Debug, Clone, Copy, Default)]
 struct Plateau {
@@ -378,18 +407,18 @@ impl LimitTracker {
     /// back, ns), with its phase from then on ([`LimitTracker::phase_name`])
     /// and the round in progress then, for time series: the phase changes
     /// there, not at a segment.
-    pub fn learned_at(&self) -> Option<(u64, &'static str, u64)> {
+    pub fn learned_at(&self) -> Option<(u64, Option<SenderPhase>, u64)> {
         self.series
             .as_ref()?
             .learned
-            .map(|(t, phase, round)| (t, phase_str(phase), round))
+            .map(|(t, phase, round)| (t, series_phase(phase), round))
     }
 
     /// The sender's phase since the last segment, for time series:
     /// `receive_window`, `idle`, `busy` (network or sender, decided per
     /// round afterwards) or `""` before the first data segment.
-    pub fn phase_name(&self) -> &'static str {
-        phase_str(self.phase)
+    pub fn phase_name(&self) -> Option<SenderPhase> {
+        series_phase(self.phase)
     }
 
     /// The number of the round in progress (rounds are numbered from 0 as
@@ -845,24 +874,19 @@ impl LimitTracker {
     pub fn limit(&self) -> Limit {
         if self.data_segments == 0 {
             // The reason of every connection without data (a port scan's).
-            return Limit::none(NO_DATA);
+            return Limit::none(NoLimitReason::TooFewSegments(0));
         }
         if self.data_segments < MIN_DATA_SEGMENTS {
-            return Limit::none(format!(
-                "{} data segments, fewer than the {MIN_DATA_SEGMENTS} needed to tell",
-                self.data_segments
-            ));
+            return Limit::none(NoLimitReason::TooFewSegments(self.data_segments));
         }
         if self.round_ns == 0 {
-            return Limit::none("the RTT is unknown (pass --rtt)");
+            return Limit::none(NoLimitReason::RttUnknown);
         }
         let Some((mut t, rounds, _)) = self.done else {
-            return Limit::none("the receiver never acknowledged all the data in the capture");
+            return Limit::none(NoLimitReason::NotAllAcknowledged);
         };
         if rounds < MIN_ROUNDS {
-            return Limit::none(format!(
-                "the transfer lasted {rounds} round trips, fewer than the {MIN_ROUNDS} needed to tell"
-            ));
+            return Limit::none(NoLimitReason::TooFewRounds(rounds));
         }
         let busy = t.rwnd + t.network + t.sender;
         // A window rewritten on the way holds the flight at its edge for the
@@ -881,7 +905,7 @@ impl LimitTracker {
         }
         let total = busy + t.idle;
         if busy == 0 {
-            return Limit::none("the sender was never busy");
+            return Limit::none(NoLimitReason::NeverBusy);
         }
         let frac = |x: u64| x as f64 / busy as f64;
         let idle = t.idle as f64 / total as f64;
@@ -899,23 +923,12 @@ impl LimitTracker {
         // advertised window, whichever gave more of it.
         let receive_window_evidence = (t.rwnd > 0).then(|| {
             if plateau * 2 > t.rwnd {
-                WindowEvidence {
-                    kind: "flight_plateau",
-                    confidence: "medium",
-                    detail: format!(
-                        "the sender stopped at {} bytes in flight, the same byte for {} round trips or more at a time, with no loss, ACKs arriving and no queue, while the receiver advertised at least twice that: it read a window of {} to {} bytes, smaller than the one advertised (a window field rewritten on the way, or a clamp at the sender)",
-                        self.plateau_flight,
-                        PLATEAU_ROUNDS,
-                        self.plateau_flight,
-                        self.plateau_flight + self.mss - 1
-                    ),
+                WindowEvidence::FlightPlateau {
+                    flight: self.plateau_flight,
+                    mss: self.mss,
                 }
             } else {
-                WindowEvidence {
-                    kind: "advertised_window",
-                    confidence: "high",
-                    detail: "the next full segment would have passed the right edge of the window the receiver advertised, as the sender reads it".to_string(),
-                }
+                WindowEvidence::AdvertisedWindow
             }
         });
         Limit {
@@ -948,7 +961,7 @@ pub enum LimitKind {
 }
 
 /// The `limit` object of a direction (module docs; `docs/json.md`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Limit {
     /// The largest share (or `sender` when mostly idle, `none`).
     pub kind: LimitKind,
@@ -962,8 +975,8 @@ pub struct Limit {
     pub idle_fraction: Option<f64>,
     /// The sender's busy time, seconds.
     pub busy_s: Option<f64>,
-    /// Why the kind is `none` (most reasons are fixed text, not allocated).
-    pub reason: Option<Cow<'static, str>>,
+    /// Why the kind is `none`.
+    pub reason: Option<NoLimitReason>,
     /// When the flight's plateau showed a window the capture does not (module
     /// docs): the plateau's bytes in flight, the least the window the sender
     /// read can be (it is below this plus one segment).
@@ -987,7 +1000,7 @@ impl Limit {
     }
 
     /// Too little to tell: kind `none`, no shares, and why.
-    pub fn none(reason: impl Into<Cow<'static, str>>) -> Limit {
+    pub fn none(reason: NoLimitReason) -> Limit {
         Limit {
             kind: LimitKind::None,
             receive_window_fraction: None,
@@ -995,7 +1008,7 @@ impl Limit {
             network_fraction: None,
             idle_fraction: None,
             busy_s: None,
-            reason: Some(reason.into()),
+            reason: Some(reason),
             window_read_inferred_bytes: None,
             receive_window_evidence: None,
             inferred_shift: None,
@@ -1004,17 +1017,80 @@ impl Limit {
 }
 
 /// What a direction's receive-window time rests on ([`Limit`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WindowEvidence {
-    /// `advertised_window` (the window fields seen here, read with the
-    /// sender's shift) or `flight_plateau` (the sender stopped at one flight
-    /// far below the advertised window: it read a smaller one).
-    pub kind: &'static str,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowEvidence {
+    /// The window fields seen here, read with the sender's shift: the next
+    /// full segment would have passed the right edge the receiver
+    /// advertised.
+    AdvertisedWindow,
+    /// The sender stopped at one flight, the same byte for
+    /// [`PLATEAU_ROUNDS`] round trips or more at a time, with no loss, ACKs
+    /// arriving and no queue, while the receiver advertised at least twice
+    /// that: it read a smaller window (a window field rewritten on the way,
+    /// or a clamp at the sender).
+    FlightPlateau {
+        /// The bytes in flight it stopped at.
+        flight: u64,
+        /// Its segment size: the window it read is below `flight + mss`.
+        mss: u64,
+    },
+}
+
+impl WindowEvidence {
+    /// The name in JSON (`kind`): `advertised_window` or `flight_plateau`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WindowEvidence::AdvertisedWindow => "advertised_window",
+            WindowEvidence::FlightPlateau { .. } => "flight_plateau",
+        }
+    }
+
     /// `high` for the advertised window, `medium` for the plateau (a sender
     /// clamped at one flight for another reason would look the same).
-    pub confidence: &'static str,
-    /// The evidence in words, with the figures.
-    pub detail: String,
+    pub fn confidence(&self) -> Confidence {
+        match self {
+            WindowEvidence::AdvertisedWindow => Confidence::High,
+            WindowEvidence::FlightPlateau { .. } => Confidence::Medium,
+        }
+    }
+
+    /// Whether it is the flight's plateau.
+    pub fn is_plateau(&self) -> bool {
+        matches!(self, WindowEvidence::FlightPlateau { .. })
+    }
+}
+
+/// Why a direction's limit is `none` ([`Limit::reason`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoLimitReason {
+    /// This many data segments, fewer than [`MIN_DATA_SEGMENTS`].
+    TooFewSegments(u64),
+    /// No RTT: the rounds cannot be timed.
+    RttUnknown,
+    /// The receiver never acknowledged all the data in the capture.
+    NotAllAcknowledged,
+    /// The transfer lasted this many round trips, fewer than [`MIN_ROUNDS`].
+    TooFewRounds(u64),
+    /// The sender was never busy.
+    NeverBusy,
+    /// No handshake, and the input kept to read the windows once the
+    /// capture shows the shift was dropped ([`crate::analysis::limit_log`]).
+    LogDropped(Dropped),
+    /// No handshake, no shift assumed or pinned: the window scale is
+    /// unknown; with what the capture shows of the shift.
+    WindowScaleUnknown(Option<ShiftRange>),
+}
+
+/// The shifts a sender may read its receiver's window fields with, as far
+/// as the capture shows ([`NoLimitReason::WindowScaleUnknown`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShiftRange {
+    /// The sending end.
+    pub sender: Endpoint,
+    /// Smallest shift.
+    pub min: u8,
+    /// Largest shift.
+    pub max: u8,
 }
 
 #[cfg(test)]
@@ -1092,7 +1168,17 @@ mod tests {
         assert!(l.receive_window_fraction.unwrap() > 0.6, "{l:?}");
         assert_eq!(l.window_read_inferred_bytes, Some(10_000));
         let e = l.receive_window_evidence.unwrap();
-        assert_eq!((e.kind, e.confidence), ("flight_plateau", "medium"));
+        assert_eq!(
+            (e.kind(), e.confidence()),
+            ("flight_plateau", Confidence::Medium)
+        );
+        assert_eq!(
+            e,
+            WindowEvidence::FlightPlateau {
+                flight: 10_000,
+                mss: 1000
+            }
+        );
     }
 
     #[test]
@@ -1187,16 +1273,12 @@ mod tests {
     fn too_little_data_is_none_with_the_threshold() {
         let l = run(2, 65_535, 5, false);
         assert_eq!(l.kind, LimitKind::None);
-        assert!(l.reason.unwrap().contains("fewer than the 20"));
-        // No data: the fixed reason is the rule's wording for 0.
-        let l = LimitTracker::new(0).limit();
-        assert_eq!(
-            l.reason.as_deref(),
-            Some(
-                format!("0 data segments, fewer than the {MIN_DATA_SEGMENTS} needed to tell")
-                    .as_str()
-            )
+        assert!(
+            matches!(l.reason, Some(NoLimitReason::TooFewSegments(n)) if n < MIN_DATA_SEGMENTS)
         );
+        // No data: the same rule, for 0.
+        let l = LimitTracker::new(0).limit();
+        assert_eq!(l.reason, Some(NoLimitReason::TooFewSegments(0)));
     }
 
     #[test]

@@ -96,61 +96,23 @@ pub enum HandshakeKind {
     SynAck,
 }
 
-/// A kernel build, as JSON names it.
-fn build_name(b: SignatureBuild) -> &'static str {
-    match b {
-        SignatureBuild::TcpAo => "tcp_ao",
-        SignatureBuild::Md5Only => "md5_only",
-        SignatureBuild::Neither => "neither",
-    }
-}
-
 /// A handshake segment Linux drops for its signature options.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinuxDrop {
-    /// `syn` or `syn_ack`.
+    /// The SYN or the SYN-ACK.
     pub segment: HandshakeKind,
     /// Frame of the segment in the capture.
     pub frame: u64,
-    /// Kernel builds that drop it: `tcp_ao` (`CONFIG_TCP_AO`, Linux 6.7
-    /// and later) and/or `md5_only` (`CONFIG_TCP_MD5SIG` without TCP-AO).
-    pub builds: Vec<&'static str>,
-    /// Why, in words (the first build's reason; the builds can differ).
-    pub reason: String,
+    /// Kernel builds that drop it: [`SignatureBuild::TcpAo`]
+    /// (`CONFIG_TCP_AO`, Linux 6.7 and later) and/or
+    /// [`SignatureBuild::Md5Only`] (`CONFIG_TCP_MD5SIG` without TCP-AO).
+    pub builds: Vec<SignatureBuild>,
+    /// Why (the first build's reason; the builds can differ).
+    pub reason: SignatureDrop,
     /// True when the drop is for an MD5 / TCP-AO option the listening
     /// socket has no key for (a socket with the key accepts it); false when
     /// the option block itself is malformed (dropped whatever the keys).
     pub only_without_keys: bool,
-}
-
-impl LinuxDrop {
-    /// `Linux 6.x drops this SYN: ...` in words.
-    pub fn text(&self) -> String {
-        let seg = match self.segment {
-            HandshakeKind::Syn => "SYN",
-            HandshakeKind::SynAck => "SYN-ACK",
-        };
-        let builds: Vec<&str> = self
-            .builds
-            .iter()
-            .map(|b| match *b {
-                "tcp_ao" => "kernels built with TCP-AO",
-                "md5_only" => "kernels built with MD5 only",
-                other => other,
-            })
-            .collect();
-        format!(
-            "Linux 6.x drops this {seg} (frame {}): {} ({}{})",
-            self.frame,
-            self.reason,
-            builds.join("; "),
-            if self.only_without_keys {
-                ", unless the receiving socket has a key for it"
-            } else {
-                ""
-            }
-        )
-    }
 }
 
 /// Whether a Linux kernel of either signature build drops `seg`.
@@ -175,7 +137,7 @@ pub fn linux_drop_parsed(
             b.drop_without_keys(seg.options.get())
         };
         if let Some(d) = drop {
-            builds.push(build_name(b));
+            builds.push(b);
             first.get_or_insert(d);
         }
     }
@@ -184,7 +146,7 @@ pub fn linux_drop_parsed(
         segment: which,
         frame: seg.frame,
         builds,
-        reason: d.to_string(),
+        reason: d,
         only_without_keys: !matches!(d, SignatureDrop::Walk(_)),
     })
 }
@@ -270,9 +232,12 @@ mod tests {
         let d = linux_drop(&seg(&block, Flags::SYN), HandshakeKind::Syn).expect("dropped");
         // TCP-AO: a second signature option; MD5 only: the walk stops
         // before it, but the MD5 option has no key on the listener.
-        assert_eq!(d.builds, vec!["tcp_ao", "md5_only"]);
+        assert_eq!(
+            d.builds,
+            vec![SignatureBuild::TcpAo, SignatureBuild::Md5Only]
+        );
         assert!(!d.only_without_keys, "{d:?}");
-        assert!(d.text().starts_with("Linux 6.x drops this SYN (frame 1): "));
+        assert_eq!((d.segment, d.frame), (HandshakeKind::Syn, 1));
         // A clean block is not dropped.
         assert_eq!(
             linux_drop(&seg(&[2, 4, 5, 0xb4], Flags::SYN), HandshakeKind::Syn),

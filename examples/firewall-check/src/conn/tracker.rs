@@ -41,6 +41,7 @@ use std::net::SocketAddr;
 use tcp_options::Flags;
 
 use crate::conn::open_ids::OpenIds;
+pub use crate::conn::Direction;
 use crate::decode::TcpRecord;
 use capture::Timestamp;
 
@@ -65,49 +66,6 @@ pub const EVICT_DIVISOR: usize = 16;
 /// connection is reported as its continuation, not as a capture that starts
 /// mid-connection.
 pub const EVICTED_MEMORY: usize = 65_536;
-
-/// Which way a segment travels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// From the client (SYN sender) to the server.
-    ClientToServer,
-    /// From the server to the client.
-    ServerToClient,
-}
-
-impl Direction {
-    /// The other direction.
-    pub fn reverse(self) -> Self {
-        match self {
-            Direction::ClientToServer => Direction::ServerToClient,
-            Direction::ServerToClient => Direction::ClientToServer,
-        }
-    }
-
-    /// The endpoint that sends this direction's data: `client` or `server`.
-    pub fn sender(self) -> &'static str {
-        match self {
-            Direction::ClientToServer => "client",
-            Direction::ServerToClient => "server",
-        }
-    }
-
-    /// `client-to-server` or `server-to-client`, the names used in text.
-    pub fn hyphenated(self) -> &'static str {
-        match self {
-            Direction::ClientToServer => "client-to-server",
-            Direction::ServerToClient => "server-to-client",
-        }
-    }
-
-    /// `client_to_server` or `server_to_client`, the names used in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::ClientToServer => "client_to_server",
-            Direction::ServerToClient => "server_to_client",
-        }
-    }
-}
 
 /// Unordered endpoint pair, packed in five words: the two addresses (an
 /// IPv4 address as a number below 2^32), lower endpoint first, then both

@@ -40,35 +40,6 @@ pub fn write<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> serde_json:
     Ok(())
 }
 
-/// Appends the compact JSON of `value` to `out` with this module's
-/// serializer only, with no `serde_json` fallback: for a value holding a
-/// [`Raw`], which only this serializer writes as JSON text. On
-/// [`Unsupported`] `out` is left as it was.
-pub fn write_fast<T: Serialize + ?Sized>(
-    value: &T,
-    out: &mut Vec<u8>,
-) -> std::result::Result<(), Unsupported> {
-    let start = out.len();
-    let res = value.serialize(Fast { out });
-    if res.is_err() {
-        out.truncate(start);
-    }
-    res
-}
-
-/// JSON text that [`write()`] produced earlier, spliced into a document as
-/// it is by [`write_fast`] (which writes a byte string as the JSON text it
-/// holds). Any other serializer would write it as an array of numbers: a
-/// value holding one goes to [`write_fast`] only.
-#[derive(Debug, Clone, Copy)]
-pub struct Raw<'a>(pub &'a [u8]);
-
-impl Serialize for Raw<'_> {
-    fn serialize<S: ser::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.serialize_bytes(self.0)
-    }
-}
-
 /// Longest key written as one fixed-size copy (with the comma before it,
 /// its two quotes and its colon it fills [`PAD`] bytes); longer ones are
 /// copied as they are.
@@ -237,10 +208,9 @@ impl<'a> ser::Serializer for Fast<'a> {
             self.json(v)
         }
     }
-    /// A byte string is JSON text to copy as it is: only [`Raw`] makes one.
+    /// Byte strings are not in the documents: `serde_json` writes them.
     fn serialize_bytes(self, v: &[u8]) -> Result {
-        self.out.extend_from_slice(v);
-        Ok(())
+        self.json(v)
     }
     fn serialize_none(self) -> Result {
         self.out.extend_from_slice(b"null");

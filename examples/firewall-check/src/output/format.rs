@@ -212,6 +212,37 @@ pub fn write_json_str<W: Write + ?Sized>(w: &mut W, value: &dyn fmt::Display) ->
     }
 }
 
+/// Formats an integer with thousands separators: `1,250,000`.
+pub struct Thousands(pub u64);
+
+impl fmt::Display for Thousands {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut digits = [0u8; 20];
+        let mut n = self.0;
+        let mut len = 0;
+        loop {
+            digits[len] = b'0' + (n % 10) as u8;
+            len += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        for i in (0..len).rev() {
+            fmt::Write::write_char(f, char::from(digits[i]))?;
+            if i > 0 && i % 3 == 0 {
+                fmt::Write::write_char(f, ',')?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A rate in bit/s as the reports print it: `52.4 Mbit/s`.
+pub fn rate_text(bps: u64) -> String {
+    format!("{:.1}", bdp::BitsPerSecond::new(bps))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,11 +1,13 @@
 //! Text for people, JSON for scripts.
 //!
+//! - [`analyze`]: `analyze`'s reports, text and JSON, and the verdict's words.
 //! - [`dump`]: every segment, tcpdump-like text or JSON lines.
 //! - [`format`](mod@format): allocation-free numbers, hex, UTC time, JSON
 //!   string escaping.
 //! - [`fastjson`]: `serde_json`'s compact output for per-connection
 //!   documents, without escaping the derived keys.
 
+pub mod analyze;
 pub mod dump;
 pub mod fastjson;
 pub mod format;

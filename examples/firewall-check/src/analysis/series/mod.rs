@@ -3,7 +3,7 @@
 //!
 //! # The CSV
 //!
-//! One row per [`SeriesSample`] of [`analyze::series`]: the sending direction
+//! One row per [`SeriesSample`] of [`sample::series`]: the sending direction
 //! after each data segment and the receiving direction after each ACK, in
 //! capture order, under the header [`CSV_HEADER`]. An unknown value is an
 //! empty cell. The columns:
@@ -20,7 +20,7 @@
 //! | `in_flight_bytes` | bytes sent and not yet acknowledged, as seen at the capture point |
 //! | `throughput_bps` | bytes acknowledged over the last RTT, in bit/s; empty without an RTT |
 //! | `rtt_s` | an RTT sample, seconds, on a row where the receiver's ACK covers new data: from the newest data segment it covers to the ACK as the capture point saw them, plus the sender's side of the loop (capture point to sender and back: from the handshake, else from the sender's echoes of the receiver's TSvals); never from a retransmitted segment (Karn's rule); empty on other rows |
-//! | `limit` | the sender's phase from this row to the next of its direction, as `analyze`'s limit (section 1) books it: `receive_window` (including rounds a plateau of the flight moved there), `network`, `sender` (decided per round trip: rows wait for their round, at most [`analyze::SERIES_HELD`] of them), `idle`, `busy` (network or sender, where a row could not wait), or empty before the first data segment and wherever the window scale or the RTT is unknown (see "Captures without the handshake" below) (see [`crate::analysis::limits`]) |
+//! | `limit` | the sender's phase from this row to the next of its direction, as `analyze`'s limit (section 1) books it: `receive_window` (including rounds a plateau of the flight moved there), `network`, `sender` (decided per round trip: rows wait for their round, at most [`SERIES_HELD`] of them), `idle`, `busy` (network or sender, where a row could not wait), or empty before the first data segment and wherever the window scale or the RTT is unknown (see "Captures without the handshake" below) (see [`crate::analysis::limits`]) |
 //!
 //! Besides one row per segment, a direction gets a row (with the previous
 //! row's figures and no RTT sample) where its sender learned of an ACK
@@ -81,9 +81,14 @@ use std::time::Duration;
 use plotters::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::analysis::analyze::{self, AnalyzeError, SeriesSample, Settings};
+use crate::analysis::analyze::{self, AnalyzeError, Settings};
+use crate::analysis::limits::SenderPhase;
 use crate::conn::tracker::{Direction, DEFAULT_CAPACITY};
+
+pub mod sample;
+
 use crate::{Failure, Outcome};
+pub use sample::{series, series_learned, SeriesSample, SERIES_HELD};
 
 /// The CSV header, one column per [`SeriesSample`] field.
 pub const CSV_HEADER: &str = "time_s,connection,direction,seq_end,ack,window_bytes,window_read_bytes,in_flight_bytes,throughput_bps,rtt_s,limit";
@@ -167,7 +172,7 @@ pub fn write_row<W: Write>(w: &mut W, s: &SeriesSample) -> io::Result<()> {
     if let Some(r) = s.rtt_s {
         write!(w, "{r:.6}")?;
     }
-    writeln!(w, ",{}", s.limit)
+    writeln!(w, ",{}", s.limit.map_or("", SenderPhase::as_str))
 }
 
 fn is_stdout(p: &Path) -> bool {
@@ -234,7 +239,7 @@ pub fn run(args: &SeriesArgs) -> Result<Outcome, Failure> {
         })
     };
     let input = crate::open_capture(&args.capture)?;
-    let pass1 = analyze::series_learned(
+    let pass1 = sample::series_learned(
         input,
         &settings,
         &learned,
@@ -319,7 +324,7 @@ pub fn run(args: &SeriesArgs) -> Result<Outcome, Failure> {
             );
             let mut p = PlotData::new(id);
             let input = crate::open_capture(&args.capture)?;
-            let r = analyze::series_learned(input, &settings, &learned, |c| c == id, |s| p.push(s));
+            let r = sample::series_learned(input, &settings, &learned, |c| c == id, |s| p.push(s));
             if let Err(e) = r {
                 if !p.is_empty() {
                     write_svg(args, &p)?;
@@ -367,15 +372,14 @@ const BUSY: usize = 4;
 /// How many phases the plot tells apart.
 const PHASES: usize = 5;
 
-fn phase_index(limit: &str) -> Option<usize> {
-    match limit {
-        "receive_window" => Some(RWND),
-        "idle" => Some(IDLE),
-        "network" => Some(NETWORK),
-        "sender" => Some(SENDER),
-        "busy" => Some(BUSY),
-        _ => None,
-    }
+fn phase_index(limit: Option<SenderPhase>) -> Option<usize> {
+    Some(match limit? {
+        SenderPhase::ReceiveWindow => RWND,
+        SenderPhase::Idle => IDLE,
+        SenderPhase::Network => NETWORK,
+        SenderPhase::Sender => SENDER,
+        SenderPhase::Busy => BUSY,
+    })
 }
 
 /// One kept point of a direction.
@@ -416,7 +420,7 @@ struct Thinned {
     pending: [f64; PHASES],
     last_t: Option<f64>,
     /// The previous sample's phase: the one from it to this sample.
-    last_limit: &'static str,
+    last_limit: Option<SenderPhase>,
     /// The latest sample, kept at the end if thinning skipped it.
     last: Option<Point>,
 }
@@ -1113,11 +1117,11 @@ mod tests {
             rtt_estimate_s: Some(0.01),
             round: 0,
             // One millisecond in three limited by the window, the rest busy.
-            limit: if i.is_multiple_of(3) {
-                "receive_window"
+            limit: Some(if i.is_multiple_of(3) {
+                SenderPhase::ReceiveWindow
             } else {
-                "busy"
-            },
+                SenderPhase::Busy
+            }),
         }
     }
 
@@ -1167,7 +1171,7 @@ mod tests {
         s.window_bytes = None;
         s.throughput_bps = None;
         s.rtt_s = None;
-        s.limit = "";
+        s.limit = None;
         let mut out = Vec::new();
         write_row(&mut out, &s).unwrap();
         assert_eq!(

@@ -19,7 +19,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::analysis::{analyze, compare, probe, rewrite, series};
+pub mod analyze;
+
+use crate::analysis::{compare, probe, rewrite, series};
 use crate::output::dump;
 use crate::{Failure, Outcome};
 
