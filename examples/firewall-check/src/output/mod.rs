@@ -2,6 +2,7 @@
 //!
 //! - [`analyze`]: `analyze`'s reports, text and JSON, and the verdict's words.
 //! - [`dump`]: every segment, tcpdump-like text or JSON lines.
+//! - [`finding`]: a finding's values as JSON and words.
 //! - [`format`](mod@format): allocation-free numbers, hex, UTC time, JSON
 //!   string escaping.
 //! - [`fastjson`]: `serde_json`'s compact output for per-connection
@@ -10,4 +11,5 @@
 pub mod analyze;
 pub mod dump;
 pub mod fastjson;
+pub mod finding;
 pub mod format;
