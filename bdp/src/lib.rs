@@ -51,6 +51,7 @@ pub mod linux;
 pub mod loss;
 mod rate;
 pub mod rfc6349;
+mod rounded;
 mod size;
 pub mod slow_start;
 mod text;
@@ -64,6 +65,7 @@ pub use headers::{
 pub use link::{AtmEncapsulation, Framing, Link, LINKS};
 pub use loss::{mathis, padhye, MathisConstant, PadhyeParams};
 pub use rate::{BitsPerSecond, Rate};
+pub use rounded::Rounded;
 pub use size::{BinaryBytes, Bytes, SiBytes};
 pub use slow_start::{transfer_time_slow_start, SlowStartTransfer};
 pub use window::{

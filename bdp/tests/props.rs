@@ -182,3 +182,32 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// `Rounded` keeps three significant digits: read back, a rate is
+    /// within half a unit of the third digit of the value (0.5% of it,
+    /// or 0.5 bit/s below 1 kbit/s), and at most three digits are shown
+    /// below the largest unit.
+    #[test]
+    fn rounded_rates_read_back_within_half_a_digit(bps in any::<u64>()) {
+        let text = bdp::Rounded(BitsPerSecond::new(bps)).to_string();
+        let number: String = text.chars().take_while(|c| *c != ' ').collect();
+        let back: BitsPerSecond = text.replace(' ', "").parse()
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        let (v, b) = (bps as f64, back.get() as f64);
+        prop_assert!((v - b).abs() <= v * 0.005 + 0.5, "{bps} -> {text}");
+        let digits = number.chars().filter(char::is_ascii_digit).count();
+        prop_assert!(digits <= 3 || text.ends_with("Tbit/s"), "{bps} -> {text}");
+    }
+
+    #[test]
+    fn rounded_times_read_back_within_half_a_digit(d in small_duration()) {
+        let text = bdp::Rounded(d).to_string();
+        let back = parse_duration(&text.replace(' ', ""))
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        let (v, b) = (d.as_nanos() as f64, back.as_nanos() as f64);
+        prop_assert!((v - b).abs() <= v * 0.005 + 0.5, "{d:?} -> {text}");
+    }
+}
