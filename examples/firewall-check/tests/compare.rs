@@ -773,21 +773,6 @@ fn cli_reads_one_capture_from_standard_input() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("standard input"));
 }
 
-/// An IPv4 packet with its identification set (header checksum redone).
-fn with_ident(mut ip: Vec<u8>, id: u16) -> Vec<u8> {
-    ip[4..6].copy_from_slice(&id.to_be_bytes());
-    ip[10..12].copy_from_slice(&[0, 0]);
-    let mut sum: u32 = ip[..20]
-        .chunks(2)
-        .map(|c| u32::from(u16::from_be_bytes([c[0], c[1]])))
-        .sum();
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    ip[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
-    ip
-}
-
 #[test]
 fn mid_stream_upload_aligns_the_bare_acks_through_the_acknowledgment_numbers() {
     use dump_support::{Seg, ACK};
@@ -812,10 +797,10 @@ fn mid_stream_upload_aligns_the_bare_acks_through_the_acknowledgment_numbers() {
         };
         // The client's IP IDs count up, as Linux's do per connection.
         let id = 300 + k as u16;
-        a.push(dump_support::Pkt::new(t, with_ident(data(8000).ipv4(), id)));
+        a.push(dump_support::Pkt::new(t, data(8000).ident(id).ipv4()));
         b.push(dump_support::Pkt::new(
             t + 10_000,
-            with_ident(data(7000).ipv4(), id),
+            data(7000).ident(id).ipv4(),
         ));
         let bare = |s| {
             Seg::new([198, 18, 2, 2], 80, [198, 18, 1, 2], 40000)
@@ -896,7 +881,7 @@ fn a_drop_whose_retransmission_crosses_in_the_same_microsecond_is_the_original()
     pkts.push((400 * us, true, c(2101, 501, ACK, 1000), 20, true, 0));
     pkts.push((500 * us, false, s(501, 6101, ACK), 21, true, 5 * us));
     for (t, from_client, seg, id, crosses, transit) in &pkts {
-        let ip = with_ident(seg.ipv4(), *id);
+        let ip = seg.clone().ident(*id).ipv4();
         let (near, far) = if *from_client {
             (&mut a, &mut b)
         } else {

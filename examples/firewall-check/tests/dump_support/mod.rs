@@ -4,8 +4,17 @@
 //! or one that dropped records).
 #![allow(dead_code)]
 
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 use std::process::Command;
+
+use capture::writer::{Interface, PcapWriter, PcapngWriter, Resolution};
+use capture::Timestamp;
+use tcp_options::ip::PROTOCOL_TCP;
+use tcp_options::{Flags, IpRepr, Ipv4Repr, Ipv6Repr, PacketRepr, TcpRepr};
+
+/// IPv6 next header: Fragment.
+const FRAGMENT: u8 = 44;
 
 /// TCP flag bits.
 pub const FIN: u8 = 0x01;
@@ -28,6 +37,8 @@ pub struct Seg {
     pub options: Vec<u8>,
     pub payload: usize,
     pub tos: u8,
+    /// The IPv4 identification.
+    pub ident: u16,
 }
 
 impl Seg {
@@ -44,6 +55,7 @@ impl Seg {
             options: Vec::new(),
             payload: 0,
             tos: 0,
+            ident: 0x1234,
         }
     }
     pub fn seq(mut self, seq: u32) -> Self {
@@ -70,77 +82,120 @@ impl Seg {
         self.payload = n;
         self
     }
+    pub fn ident(mut self, id: u16) -> Self {
+        self.ident = id;
+        self
+    }
     pub fn tos(mut self, t: u8) -> Self {
         self.tos = t;
         self
     }
 
-    /// TCP header (options padded with zeros to a multiple of 4) and payload.
-    pub fn tcp_bytes(&self) -> Vec<u8> {
+    /// The option block padded with zeros to a multiple of 4 bytes, and
+    /// the payload (`a` repeated).
+    fn parts(&self) -> (Vec<u8>, Vec<u8>) {
         let mut opts = self.options.clone();
         while !opts.len().is_multiple_of(4) {
             opts.push(0);
         }
-        let doff = (20 + opts.len()) / 4;
-        let mut t = Vec::new();
-        t.extend_from_slice(&self.sport.to_be_bytes());
-        t.extend_from_slice(&self.dport.to_be_bytes());
-        t.extend_from_slice(&self.seq.to_be_bytes());
-        t.extend_from_slice(&self.ack.to_be_bytes());
-        t.push((doff as u8) << 4);
-        t.push(self.flags);
-        t.extend_from_slice(&self.window.to_be_bytes());
-        t.extend_from_slice(&[0, 0, 0, 0]);
-        t.extend_from_slice(&opts);
-        t.extend(std::iter::repeat_n(0x61, self.payload));
-        t
+        (opts, vec![0x61; self.payload])
     }
 
-    /// IPv4 packet with a valid header checksum (TCP checksum left 0).
+    /// The TCP part, through `tcp-options`' representation.
+    fn repr<'a>(&self, options: &'a [u8], payload: &'a [u8]) -> TcpRepr<'a> {
+        TcpRepr {
+            seq_number: self.seq,
+            ack_number: self.ack,
+            flags: Flags::from_bits_retain(u16::from(self.flags)),
+            window: self.window,
+            options,
+            payload,
+            ..TcpRepr::new(self.sport, self.dport)
+        }
+    }
+
+    /// TCP header (options padded with zeros to a multiple of 4) and
+    /// payload; checksum 0.
+    pub fn tcp_bytes(&self) -> Vec<u8> {
+        let (opts, payload) = self.parts();
+        let tcp = self.repr(&opts, &payload);
+        let mut b = vec![0; tcp.buffer_len()];
+        tcp.emit(&mut b, None)
+            .expect("a TCP segment within the limits");
+        b
+    }
+
+    fn emit(&self, ip: IpRepr<'_>, opts: &[u8], payload: &[u8]) -> Vec<u8> {
+        let packet = PacketRepr {
+            ip,
+            tcp: self.repr(opts, payload),
+        };
+        let mut b = vec![0; packet.buffer_len()];
+        packet.emit(&mut b).expect("a packet within the limits");
+        b
+    }
+
+    /// IPv4 packet (identification 0x1234 unless set, DF, TTL 64), both
+    /// checksums valid.
     pub fn ipv4(&self) -> Vec<u8> {
-        let tcp = self.tcp_bytes();
-        let total = (20 + tcp.len()) as u16;
-        let mut ip = vec![0x45, self.tos];
-        ip.extend_from_slice(&total.to_be_bytes());
-        ip.extend_from_slice(&[0x12, 0x34, 0x40, 0x00, 64, 6, 0, 0]);
-        ip.extend_from_slice(&self.src);
-        ip.extend_from_slice(&self.dst);
-        let mut sum: u32 = 0;
-        for c in ip.chunks(2) {
-            sum += u32::from(u16::from_be_bytes([c[0], c[1]]));
-        }
-        while sum > 0xffff {
-            sum = (sum & 0xffff) + (sum >> 16);
-        }
-        let ck = !(sum as u16);
-        ip[10..12].copy_from_slice(&ck.to_be_bytes());
-        ip.extend_from_slice(&tcp);
-        ip
+        let (opts, payload) = self.parts();
+        let ip = Ipv4Repr {
+            tos: self.tos,
+            identification: self.ident,
+            dont_fragment: true,
+            ..Ipv4Repr::tcp(Ipv4Addr::from(self.src), Ipv4Addr::from(self.dst))
+        };
+        self.emit(IpRepr::V4(ip), &opts, &payload)
     }
 
-    /// IPv6 packet (addresses 2001:db8::<last byte of the v4 address>) with
-    /// the given extension headers before TCP.
+    /// IPv6 packet (addresses 2001:db8::<last byte of the v4 address>)
+    /// with the given extension headers before TCP (each `(type, body)`,
+    /// the body's first byte set to the next header's type). The crates'
+    /// representation refuses to build a fragment, so a Fragment header
+    /// (type 44) in the list is spliced into the emitted packet instead.
     pub fn ipv6(&self, ext: &[(u8, Vec<u8>)]) -> Vec<u8> {
-        let tcp = self.tcp_bytes();
-        let ext_len: usize = ext.iter().map(|(_, b)| b.len()).sum();
-        let first = ext.first().map_or(6, |(nh, _)| *nh);
-        let mut ip = vec![0x60 | (self.tos >> 4), self.tos << 4, 0, 0];
-        ip.extend_from_slice(&((ext_len + tcp.len()) as u16).to_be_bytes());
-        ip.push(first);
-        ip.push(64);
-        for a in [self.src, self.dst] {
-            ip.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
-            ip.extend_from_slice(&[0; 11]);
-            ip.push(a[3]);
+        let (opts, payload) = self.parts();
+        let addr = |a: [u8; 4]| {
+            let mut b = [0u8; 16];
+            b[..4].copy_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
+            b[15] = a[3];
+            Ipv6Addr::from(b)
+        };
+        let chain = |ext: &[(u8, Vec<u8>)]| -> (u8, Vec<u8>) {
+            let mut bytes = Vec::new();
+            for (i, (_, body)) in ext.iter().enumerate() {
+                let mut b = body.clone();
+                b[0] = ext.get(i + 1).map_or(PROTOCOL_TCP, |(nh, _)| *nh);
+                bytes.extend_from_slice(&b);
+            }
+            (ext.first().map_or(PROTOCOL_TCP, |(nh, _)| *nh), bytes)
+        };
+        let frag = ext.iter().position(|(nh, _)| *nh == FRAGMENT);
+        let built: Vec<(u8, Vec<u8>)> = match frag {
+            Some(i) => ext[..i].iter().chain(&ext[i + 1..]).cloned().collect(),
+            None => ext.to_vec(),
+        };
+        let (next_header, extension_headers) = chain(&built);
+        let ip = Ipv6Repr {
+            traffic_class: self.tos,
+            next_header,
+            extension_headers: &extension_headers,
+            ..Ipv6Repr::tcp(addr(self.src), addr(self.dst))
+        };
+        let mut packet = self.emit(IpRepr::V6(ip), &opts, &payload);
+        if let Some(i) = frag {
+            // Splice the Fragment header in at its place, and fix the chain
+            // and the payload length around it.
+            let at = 40 + built[..i].iter().map(|(_, b)| b.len()).sum::<usize>();
+            let mut f = ext[i].1.clone();
+            f[0] = ext.get(i + 1).map_or(PROTOCOL_TCP, |(nh, _)| *nh);
+            let before = if i == 0 { 6 } else { at - built[i - 1].1.len() };
+            packet[before] = FRAGMENT;
+            packet.splice(at..at, f.iter().copied());
+            let plen = u16::try_from(packet.len() - 40).expect("a small packet");
+            packet[4..6].copy_from_slice(&plen.to_be_bytes());
         }
-        for (i, (_, body)) in ext.iter().enumerate() {
-            let next = ext.get(i + 1).map_or(6, |(nh, _)| *nh);
-            let mut b = body.clone();
-            b[0] = next;
-            ip.extend_from_slice(&b);
-        }
-        ip.extend_from_slice(&tcp);
-        ip
+        packet
     }
 }
 
@@ -176,42 +231,25 @@ impl Pkt {
     }
 }
 
-/// A legacy pcap file (little-endian; nanosecond magic when `nanos`).
+/// A legacy pcap file (little-endian; nanosecond magic when `nanos`),
+/// through the capture crate's writer.
 pub fn pcap(linktype: u32, nanos: bool, pkts: &[Pkt]) -> Vec<u8> {
-    let mut f = Vec::new();
-    let magic: u32 = if nanos { 0xa1b2_3c4d } else { 0xa1b2_c3d4 };
-    f.extend_from_slice(&magic.to_le_bytes());
-    f.extend_from_slice(&2u16.to_le_bytes());
-    f.extend_from_slice(&4u16.to_le_bytes());
-    f.extend_from_slice(&[0; 8]);
-    f.extend_from_slice(&262_144u32.to_le_bytes());
-    f.extend_from_slice(&linktype.to_le_bytes());
+    let resolution = if nanos {
+        Resolution::Nanos
+    } else {
+        Resolution::Micros
+    };
+    let mut w = PcapWriter::new(Vec::new(), linktype, resolution).expect("a Vec takes it");
     for p in pkts {
-        let secs = (p.ts_ns / 1_000_000_000) as u32;
-        let frac = if nanos {
-            (p.ts_ns % 1_000_000_000) as u32
-        } else {
-            ((p.ts_ns % 1_000_000_000) / 1000) as u32
+        let ts = Timestamp {
+            secs: i64::try_from(p.ts_ns / 1_000_000_000).expect("a time after 1970"),
+            nanos: (p.ts_ns % 1_000_000_000) as u32,
         };
-        f.extend_from_slice(&secs.to_le_bytes());
-        f.extend_from_slice(&frac.to_le_bytes());
-        f.extend_from_slice(&(p.data.len() as u32).to_le_bytes());
-        f.extend_from_slice(&(p.origlen as u32).to_le_bytes());
-        f.extend_from_slice(&p.data);
+        let origlen = u32::try_from(p.origlen).expect("a small packet");
+        w.write(ts, &p.data, origlen)
+            .expect("a record within the limits");
     }
-    f
-}
-
-fn ng_block(f: &mut Vec<u8>, block_type: u32, body: &[u8]) {
-    let mut body = body.to_vec();
-    while !body.len().is_multiple_of(4) {
-        body.push(0);
-    }
-    let len = (12 + body.len()) as u32;
-    f.extend_from_slice(&block_type.to_le_bytes());
-    f.extend_from_slice(&len.to_le_bytes());
-    f.extend_from_slice(&body);
-    f.extend_from_slice(&len.to_le_bytes());
+    w.into_inner().expect("a Vec takes it")
 }
 
 /// A pcapng interface: link type and `if_tsresol` (None: default microseconds).
@@ -227,47 +265,33 @@ pub struct Section {
     pub pkts: Vec<(u32, Pkt)>,
 }
 
-/// A pcapng file with one or more sections.
+/// A pcapng file with one or more sections, through the capture crate's
+/// writer.
 pub fn pcapng(sections: &[Section]) -> Vec<u8> {
-    let mut f = Vec::new();
+    let mut w: Option<PcapngWriter<Vec<u8>>> = None;
     for s in sections {
-        let mut shb = Vec::new();
-        shb.extend_from_slice(&0x1a2b_3c4du32.to_le_bytes());
-        shb.extend_from_slice(&1u16.to_le_bytes());
-        shb.extend_from_slice(&0u16.to_le_bytes());
-        shb.extend_from_slice(&(-1i64).to_le_bytes());
-        ng_block(&mut f, 0x0a0d_0d0a, &shb);
+        match w.as_mut() {
+            None => w = Some(PcapngWriter::new(Vec::new()).expect("a Vec takes it")),
+            Some(w) => w.section().expect("a Vec takes it"),
+        }
+        let w = w.as_mut().expect("started");
         for i in &s.ifaces {
-            let mut idb = Vec::new();
-            idb.extend_from_slice(&i.linktype.to_le_bytes());
-            idb.extend_from_slice(&0u16.to_le_bytes());
-            idb.extend_from_slice(&0u32.to_le_bytes());
-            if let Some(r) = i.tsresol {
-                idb.extend_from_slice(&9u16.to_le_bytes());
-                idb.extend_from_slice(&1u16.to_le_bytes());
-                idb.extend_from_slice(&[r, 0, 0, 0]);
-                idb.extend_from_slice(&[0, 0, 0, 0]);
-            }
-            ng_block(&mut f, 1, &idb);
+            w.interface(Interface {
+                linktype: i.linktype,
+                tsresol: i.tsresol,
+            })
+            .expect("a Vec takes it");
         }
         for (ifid, p) in &s.pkts {
-            let units_per_sec: u64 = match s.ifaces[*ifid as usize].tsresol {
-                None => 1_000_000,
-                Some(r) if r & 0x80 == 0 => 10u64.pow(u32::from(r)),
-                Some(r) => 1 << (r & 0x7f),
-            };
-            let ts = (u128::from(p.ts_ns) * u128::from(units_per_sec) / 1_000_000_000) as u64;
-            let mut epb = Vec::new();
-            epb.extend_from_slice(&ifid.to_le_bytes());
-            epb.extend_from_slice(&((ts >> 32) as u32).to_le_bytes());
-            epb.extend_from_slice(&(ts as u32).to_le_bytes());
-            epb.extend_from_slice(&(p.data.len() as u32).to_le_bytes());
-            epb.extend_from_slice(&(p.origlen as u32).to_le_bytes());
-            epb.extend_from_slice(&p.data);
-            ng_block(&mut f, 6, &epb);
+            let origlen = u32::try_from(p.origlen).expect("a small packet");
+            w.packet(*ifid, p.ts_ns, &p.data, origlen)
+                .expect("a record within the limits");
         }
     }
-    f
+    match w {
+        Some(w) => w.into_inner().expect("a Vec takes it"),
+        None => Vec::new(),
+    }
 }
 
 /// Runs `firewall-check` with `args`; returns (exit code, stdout, stderr).
@@ -323,26 +347,5 @@ pub fn drop_first_records(file: &[u8], n: usize) -> Vec<u8> {
 /// capture tool that dropped bursts of them, as tcpdump's "packets dropped
 /// by kernel").
 pub fn drop_records(file: &[u8], dropped: impl Fn(usize) -> bool) -> Vec<u8> {
-    let le = matches!(
-        file.get(..4),
-        Some([0xd4, 0xc3, 0xb2, 0xa1] | [0x4d, 0x3c, 0xb2, 0xa1])
-    );
-    let mut out = file[..24].to_vec();
-    let mut pos = 24;
-    let mut i = 0;
-    while pos + 16 <= file.len() {
-        let b = [file[pos + 8], file[pos + 9], file[pos + 10], file[pos + 11]];
-        let incl = if le {
-            u32::from_le_bytes(b)
-        } else {
-            u32::from_be_bytes(b)
-        } as usize;
-        let end = (pos + 16 + incl).min(file.len());
-        if !dropped(i) {
-            out.extend_from_slice(&file[pos..end]);
-        }
-        pos = end;
-        i += 1;
-    }
-    out
+    capture::writer::without_records(file, dropped).expect("a readable capture")
 }
