@@ -23,8 +23,10 @@
 //!   the path has the scenario's round trip without a delay hop of its own.
 //! * **Streams** are recognised by port: stream `k` of the scenario (from 0) is the
 //!   traffic whose destination port is `port_base + k` (the reverse path: source
-//!   port). Other packets are forwarded through the same classifier and scheduler and
-//!   counted only per queue.
+//!   port). Other packets, and packets without ports (another protocol, a fragment:
+//!   [`ip`] says which), are forwarded through the same classifier and scheduler and
+//!   counted only per queue. Packets are read through the crates' representations
+//!   ([`ip`]), never by hand.
 //!
 //! **Why TUN and not `AF_PACKET`.** A TUN device hands the process whole IP packets
 //! that the kernel has already segmented and checksummed: a device without offload
@@ -385,8 +387,9 @@ impl Router<'_> {
         };
         match side {
             Side::Right => {
-                let delay = match self
-                    .stream_of(h.src_port)
+                let delay = match h
+                    .ports
+                    .and_then(|ports| self.stream_of(ports.src))
                     .map(|k| self.sc.streams[usize::from(k)].kind)
                 {
                     Some(StreamKind::Tcp { rtt_ns, .. }) => rtt_ns,
@@ -401,7 +404,7 @@ impl Router<'_> {
                 Ok(())
             }
             Side::Left => {
-                let stream = self.stream_of(h.dst_port);
+                let stream = h.ports.and_then(|ports| self.stream_of(ports.dst));
                 let len = p.len() as u32;
                 let q = usize::from(self.sc.classifier.queue(h.ds));
                 if let Some(k) = stream {
