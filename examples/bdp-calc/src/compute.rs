@@ -79,78 +79,56 @@ pub fn compute(args: &Args) -> Result<Report, CliError> {
 
 /// Reads every flag's value, in the order of `--help`'s inputs.
 fn read(args: &Args) -> Result<Given, CliError> {
-    let rtt = args
-        .rtt
-        .as_deref()
-        .map(|v| parse_time("rtt", v))
-        .transpose()?;
-    if let (Some(v), Some(Duration::ZERO)) = (args.rtt.as_deref(), rtt) {
-        return Err(bad("rtt", v, BadValue::ZeroRtt));
-    }
-    let window_given = args
-        .window
-        .as_deref()
-        .map(|v| parse_size("window", v))
-        .transpose()?;
+    let rtt = value("rtt", &args.rtt, nonzero(BadValue::ZeroRtt))?;
+    let window_given = value("window", &args.window, size)?;
     // RFC 7323 section 2.3: no window above 65535 << 14 can be advertised.
     let window = window_given.map(|w| if w > MAX_WINDOW { MAX_WINDOW } else { w });
-    let size = args
-        .size
-        .as_deref()
-        .map(|v| parse_size("size", v))
-        .transpose()?;
-    let rate = args
-        .rate
-        .as_deref()
-        .map(|v| parse_rate("rate", v))
-        .transpose()?;
-    let mss = args
-        .mss
-        .as_deref()
-        .map(|v| parse_size("mss", v))
-        .transpose()?;
-    let loss = args.loss.as_deref().map(parse_loss).transpose()?;
-    let rto = args
-        .rto
-        .as_deref()
-        .map(|v| parse_time("rto", v))
-        .transpose()?;
-    if let (Some(v), Some(Duration::ZERO)) = (args.rto.as_deref(), rto) {
-        return Err(bad("rto", v, BadValue::ZeroRto));
-    }
-    let mtu = args
-        .mtu
-        .as_deref()
-        .map(|v| parse_size("mtu", v))
-        .transpose()?;
     Ok(Given {
         rtt,
         window_given,
         window,
-        size,
-        rate,
-        mss,
-        loss,
-        rto,
-        mtu,
+        size: value("size", &args.size, size)?,
+        rate: value("rate", &args.rate, |v| Ok(v.parse::<BitsPerSecond>()?))?,
+        mss: value("mss", &args.mss, size)?,
+        loss: value("loss", &args.loss, loss)?,
+        rto: value("rto", &args.rto, nonzero(BadValue::ZeroRto))?,
+        mtu: value("mtu", &args.mtu, size)?,
         headers: headers(args),
     })
 }
 
-fn parse_rate(flag: &'static str, v: &str) -> Result<BitsPerSecond, CliError> {
-    v.parse().map_err(|e: bdp::ParseError| bad(flag, v, e))
+/// The value of `--flag`, if given, read by `read` (its refusal names the flag).
+fn value<T>(
+    flag: &'static str,
+    given: &Option<String>,
+    read: impl Fn(&str) -> Result<T, BadValue>,
+) -> Result<Option<T>, CliError> {
+    given
+        .as_deref()
+        .map(|v| read(v).map_err(|reason| bad(flag, v, reason)))
+        .transpose()
 }
 
-fn parse_size(flag: &'static str, v: &str) -> Result<Bytes, CliError> {
-    v.parse().map_err(|e: bdp::ParseError| bad(flag, v, e))
+/// A size in bytes.
+fn size(v: &str) -> Result<Bytes, BadValue> {
+    Ok(v.parse::<Bytes>()?)
 }
 
-fn parse_time(flag: &'static str, v: &str) -> Result<Duration, CliError> {
-    parse_duration(v).map_err(|e| bad(flag, v, e))
+/// A time above zero (`zero`: the refusal of a zero time).
+fn nonzero(zero: BadValue) -> impl Fn(&str) -> Result<Duration, BadValue> {
+    move |v| match parse_duration(v)? {
+        Duration::ZERO => Err(zero.clone()),
+        t => Ok(t),
+    }
 }
 
 /// Reads a loss probability: `0.01` or `1%`, in (0, 1].
 pub fn parse_loss(v: &str) -> Result<f64, CliError> {
+    loss(v).map_err(|reason| bad("loss", v, reason))
+}
+
+/// A loss probability ([`parse_loss`]).
+fn loss(v: &str) -> Result<f64, BadValue> {
     let t = v.trim();
     let (num, scale) = match t.strip_suffix('%') {
         Some(n) => (n.trim(), 100.0),
@@ -161,14 +139,12 @@ pub fn parse_loss(v: &str) -> Result<f64, CliError> {
             b.is_ascii_digit() || b == b'.' || b == b'e' || b == b'E' || b == b'-' || b == b'+'
         })
     {
-        return Err(bad("loss", v, BadValue::NotAProbability));
+        return Err(BadValue::NotAProbability);
     }
-    let p: f64 = num
-        .parse()
-        .map_err(|_| bad("loss", v, BadValue::NotAProbability))?;
+    let p: f64 = num.parse().map_err(|_| BadValue::NotAProbability)?;
     let p = p / scale;
     if !(p > 0.0 && p <= 1.0) {
-        return Err(bad("loss", v, BadValue::LossRange));
+        return Err(BadValue::LossRange);
     }
     Ok(p)
 }

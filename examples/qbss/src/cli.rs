@@ -193,11 +193,5 @@ fn first_sentence(text: &str) -> String {
 /// Runs `qbss-model` with the process's arguments and exits with its status;
 /// the binary's whole `main`.
 pub fn main() -> ! {
-    let args = Args::parse();
-    let status = main_with(
-        args,
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
-    );
-    std::process::exit(status)
+    crate::options::run_main(main_with)
 }

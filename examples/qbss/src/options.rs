@@ -127,6 +127,14 @@ impl LoadError {
     }
 }
 
+/// A tool's whole `main`: parses the process's arguments as `A`, runs
+/// `main_with` on them with the standard streams, and exits with its status.
+pub fn run_main<A: clap::Parser>(main_with: fn(A, &mut dyn Write, &mut dyn Write) -> i32) -> ! {
+    let args = A::parse();
+    let status = main_with(args, &mut io::stdout().lock(), &mut io::stderr().lock());
+    std::process::exit(status)
+}
+
 /// The presets' names, as an unknown preset's message lists them.
 fn preset_names() -> String {
     PRESETS

@@ -6,7 +6,7 @@
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::report::link_goodput;
+use super::report::{link_goodput, vc_goodput};
 use super::scenario::Scenario;
 use super::sim::RunResult;
 
@@ -52,13 +52,10 @@ fn mbps(res: &RunResult, i: usize, k: usize) -> f64 {
 /// The line the streams share: the VC's goodput if there is a VC (at most the
 /// link's), else the link's; in Mbit/s, with its name.
 fn reference(sc: &Scenario) -> (f64, &'static str) {
-    match sc.vc {
-        Some(vc) => {
-            let size = sc.reference_packet_bytes();
-            let v = vc.rate_bps as f64 * f64::from(size) / sc.link.wire_bytes(size) as f64;
-            (v.min(link_goodput(sc) as f64) / 1e6, "VC goodput")
-        }
-        None => (link_goodput(sc) as f64 / 1e6, "link goodput"),
+    let link = link_goodput(sc) as f64;
+    match vc_goodput(sc) {
+        Some(vc) => (vc.min(link) / 1e6, "VC goodput"),
+        None => (link / 1e6, "link goodput"),
     }
 }
 

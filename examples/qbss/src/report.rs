@@ -60,6 +60,14 @@ pub fn link_goodput(sc: &Scenario) -> u64 {
     sc.link.goodput_bps(sc.reference_packet_bytes())
 }
 
+/// The VC's IP goodput for the scenario's packet size, in bit/s (its rate on the
+/// wire less the framing); `None` without a VC.
+pub fn vc_goodput(sc: &Scenario) -> Option<f64> {
+    let size = sc.reference_packet_bytes();
+    sc.vc
+        .map(|vc| vc.rate_bps as f64 * f64::from(size) / sc.link.wire_bytes(size) as f64)
+}
+
 /// The scenario's header: link, VC, scheduler, classifier and streams.
 pub fn header(sc: &Scenario) -> String {
     let mut o = String::new();
@@ -81,12 +89,11 @@ pub fn header(sc: &Scenario) -> String {
             VcKind::Policed => format!("policed (token bucket of {} bytes)", vc.burst_bytes),
             VcKind::Shaped => "shaped (the scheduler is served at the VC rate)".to_string(),
         };
-        let goodput = vc.rate_bps as f64 * f64::from(size) / sc.link.wire_bytes(size) as f64;
         let _ = writeln!(
             o,
             "vc: {} on the wire ({} goodput), {kind}",
             format_rate(vc.rate_bps as f64),
-            format_rate(goodput)
+            format_rate(vc_goodput(sc).unwrap_or(0.0))
         );
     }
     let sat = match sc.scheduler.saturation {

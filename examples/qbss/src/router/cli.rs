@@ -157,13 +157,7 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
 /// Runs `qbss-router` with the process's arguments and exits with its status;
 /// the binary's whole `main`.
 pub fn main() -> ! {
-    let args = Args::parse();
-    let status = main_with(
-        args,
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
-    );
-    std::process::exit(status)
+    crate::options::run_main(main_with)
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ use super::sched::{MAX_QUEUES, QUEUE_CAPACITY};
 use super::sim::{RunResult, StreamTotals};
 use super::stats::{Backlog, Intervals};
 use super::time::{Nanos, Pacer, NS_PER_S};
-use super::vc::{Policer, VcKind};
+use super::vc::Policer;
 
 /// Largest packet the router reads (the TUN devices' MTU is at most this).
 pub const MAX_PACKET: usize = 65_535;
@@ -255,10 +255,6 @@ pub fn run(setup: &Setup, out: &mut dyn Write) -> Result<RouterStats, RouterErro
             .unwrap_or_else(|p| std::panic::resume_unwind(p))
             .map_err(RouterError::from)
     })?;
-    let server_bps = match sc.vc {
-        Some(vc) if vc.kind == VcKind::Shaped => vc.rate_bps,
-        _ => sc.link.payload_bps(),
-    };
     let nq = sc.scheduler.queues.len();
     let mut r = Router {
         sc,
@@ -268,12 +264,10 @@ pub fn run(setup: &Setup, out: &mut dyn Write) -> Result<RouterStats, RouterErro
         port,
         pool: Vec::new(),
         free: Vec::new(),
-        server: Pacer::new(server_bps),
+        server: Pacer::new(sc.server_bps()),
         server_free: 0,
         in_service: None,
-        policer: sc.vc.and_then(|vc| {
-            (vc.kind == VcKind::Policed).then(|| Policer::new(vc.rate_bps, vc.burst_bytes))
-        }),
+        policer: sc.vc.and_then(|vc| vc.policer()),
         reverse: BinaryHeap::new(),
         reverse_seq: 0,
         t0,

@@ -69,7 +69,7 @@ use super::classify::Classifier;
 use super::link::Link;
 use super::sched::SchedulerSpec;
 use super::time::{Nanos, NS_PER_S};
-use super::vc::VcKind;
+use super::vc::{Policer, VcKind};
 
 /// Longest scenario, in seconds.
 pub const MAX_DURATION_S: u32 = 3600;
@@ -170,6 +170,14 @@ pub struct Vc {
     pub burst_bytes: u64,
 }
 
+impl Vc {
+    /// The token bucket in front of the classifier when the VC is policed (full
+    /// at the start); `None` when it is shaped.
+    pub fn policer(&self) -> Option<Policer> {
+        (self.kind == VcKind::Policed).then(|| Policer::new(self.rate_bps, self.burst_bytes))
+    }
+}
+
 /// What kind of source a stream is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamKind {
@@ -248,6 +256,15 @@ impl Scenario {
         Ok(sc)
     }
 
+    /// The rate the output server carries packets at: the VC's when the VC is
+    /// shaped (the scheduler's queues are its buffer), else the link's payload rate.
+    pub fn server_bps(&self) -> u64 {
+        match self.vc {
+            Some(vc) if vc.kind == VcKind::Shaped => vc.rate_bps,
+            _ => self.link.payload_bps(),
+        }
+    }
+
     /// Duration in nanoseconds.
     pub fn duration_ns(&self) -> Nanos {
         u64::from(self.duration_s) * NS_PER_S
@@ -282,6 +299,23 @@ queue = [{ weight = 1 }, { weight = 1 }, { weight = 1 }, { weight = 1 }]
 name = "slow"
 rate = "20kbit/s"
 "#;
+
+    #[test]
+    fn a_shaped_vc_paces_the_server_and_a_policed_one_polices() {
+        let shaped = Scenario::from_toml(SRC).unwrap();
+        assert_eq!(shaped.server_bps(), 10_000_000);
+        assert!(shaped.vc.unwrap().policer().is_none());
+        let policed = Scenario::from_toml(&SRC.replace("shaped", "policed")).unwrap();
+        assert_eq!(policed.server_bps(), 100_000_000);
+        let mut bucket = policed.vc.unwrap().policer().unwrap();
+        // A full bucket of the default burst (two 1500-byte packets on the wire).
+        assert!(bucket.conform(0, 1500) && bucket.conform(0, 1500));
+        assert!(!bucket.conform(0, 1500));
+        let bare =
+            Scenario::from_toml(&SRC.replace("[vc]\nkind = \"shaped\"\nrate = \"10Mbit/s\"\n", ""))
+                .unwrap();
+        assert_eq!((bare.vc, bare.server_bps()), (None, 100_000_000));
+    }
 
     #[test]
     fn a_scale_refusal_names_the_first_rate_it_leaves_too_slow() {

@@ -246,6 +246,17 @@ fn times(
     Ok((start_ns, stop_ns))
 }
 
+/// A field the stream's kind needs; its absence is reported at the stream's name.
+fn needed<'r, T>(
+    cx: &Ctx,
+    r: &RawStream,
+    value: Option<&'r T>,
+    field: &str,
+    message: &str,
+) -> Result<&'r T, ScenarioError> {
+    value.ok_or_else(|| cx.err(r.name.span(), field, message))
+}
+
 /// A UDP stream: a rate, and none of the TCP fields.
 fn udp(cx: &Ctx, path: &Path, r: &RawStream) -> Result<StreamKind, ScenarioError> {
     for (field, present) in [
@@ -263,10 +274,7 @@ fn udp(cx: &Ctx, path: &Path, r: &RawStream) -> Result<StreamKind, ScenarioError
         }
     }
     let field = path.field("rate");
-    let rate = r
-        .rate
-        .as_ref()
-        .ok_or_else(|| cx.err(r.name.span(), &field, "a udp stream needs a rate"))?;
+    let rate = needed(cx, r, r.rate.as_ref(), &field, "a udp stream needs a rate")?;
     Ok(StreamKind::Udp {
         rate_bps: cx.rate(rate, &field)?,
     })
@@ -283,10 +291,13 @@ fn tcp(cx: &Ctx, path: &Path, r: &RawStream, line_bps: u64) -> Result<StreamKind
         ));
     }
     let field = path.field("rtt_ms");
-    let rtt = r
-        .rtt_ms
-        .as_ref()
-        .ok_or_else(|| cx.err(r.name.span(), &field, "a tcp stream needs rtt_ms"))?;
+    let rtt = needed(
+        cx,
+        r,
+        r.rtt_ms.as_ref(),
+        &field,
+        "a tcp stream needs rtt_ms",
+    )?;
     let rtt_ms = *rtt.get_ref();
     if !(rtt_ms.is_finite() && (0.001..=10_000.0).contains(&rtt_ms)) {
         return Err(cx.err(
