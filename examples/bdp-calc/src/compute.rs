@@ -403,3 +403,73 @@ fn answered(r: &Report, rtt: Option<Duration>) -> Result<(), Usage> {
         (false, None) => Err(Usage::Nothing),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(a: &[&str]) -> Args {
+        Args::parse_from(std::iter::once("bdp-calc").chain(a.iter().copied()))
+    }
+
+    #[test]
+    fn values_are_read_in_order_and_refused_with_their_flag() {
+        // Two bad values: the first in reading order is the one refused.
+        let e = compute(&args(&["--window", "big", "--rtt", "0s"])).unwrap_err();
+        assert_eq!(e, bad("rtt", "0s", BadValue::ZeroRtt));
+        let e = compute(&args(&["--mtu", "x", "--rto", "0s", "--loss", "1%"])).unwrap_err();
+        assert_eq!(e, bad("rto", "0s", BadValue::ZeroRto));
+        assert_eq!(
+            e.to_string(),
+            "--rto '0s': a retransmission timeout must be greater than zero"
+        );
+        let e = value("size", &Some("1.5".into()), size).unwrap_err();
+        assert!(e.to_string().starts_with("--size '1.5': "), "{e}");
+        assert_eq!(value("size", &None, size), Ok(None));
+        assert_eq!(parse_loss(" 2.5 % "), Ok(0.025));
+        assert_eq!(parse_loss("0"), Err(bad("loss", "0", BadValue::LossRange)));
+    }
+
+    #[test]
+    fn a_window_above_rfc7323s_largest_is_clamped_and_remembered() {
+        let g = read(&args(&["--window", "2GiB", "--rtt", "1ms"])).unwrap();
+        assert_eq!(g.window, Some(MAX_WINDOW));
+        assert_eq!(g.window_given, Some(Bytes::new(1 << 31)));
+    }
+
+    #[test]
+    fn the_scope_checks_come_before_the_answers() {
+        let e = compute(&args(&["--mtu", "9000", "--ipv6", "--rto", "1s"])).unwrap_err();
+        assert_eq!(e, CliError::Usage(Usage::MtuWithoutLink));
+        let e = compute(&args(&["--ipv6", "--ack-every", "2"])).unwrap_err();
+        assert_eq!(e, CliError::Usage(Usage::HeadersWithoutLink));
+        let e = compute(&args(&["--rate", "1G", "--rtt", "1ms", "--kernel", "6.8"])).unwrap_err();
+        assert_eq!(e, CliError::Usage(Usage::LinuxOptionsWithoutHost));
+    }
+
+    #[test]
+    fn the_tags_name_where_each_figure_came_from() {
+        let r = compute(&args(&[
+            "--link",
+            "ethernet-1g",
+            "--size",
+            "1MB",
+            "--rtt",
+            "1ms",
+        ]))
+        .unwrap();
+        assert_eq!(r.inputs.rate_source, Some(RateSource::Link));
+        assert_eq!(r.inputs.mss_source, Some(MssSource::Link));
+        assert_eq!(r.window_scale_shift_for, Some(WindowOf::Bdp));
+        assert_eq!(r.limited_by, Some(LimitedBy::Rate));
+        let r = compute(&args(&[
+            "--window", "64KiB", "--size", "1MB", "--rtt", "10ms",
+        ]))
+        .unwrap();
+        assert_eq!(r.inputs.rate_source, None);
+        assert_eq!(r.inputs.mss_source, Some(MssSource::Default));
+        assert_eq!(r.window_scale_shift_for, Some(WindowOf::Window));
+        assert_eq!(r.limited_by, Some(LimitedBy::Window));
+    }
+}

@@ -283,3 +283,37 @@ fn setting_name<S: Serializer>(setting: &Setting, s: S) -> Result<S::Ok, S::Erro
 fn side_name<S: Serializer>(side: &Side, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(side.name())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_written_as_the_json_schema_names_them() {
+        let json = |v: serde_json::Value| v.to_string();
+        assert_eq!(json(serde_json::json!(RateSource::Link)), "\"link\"");
+        assert_eq!(json(serde_json::json!(MssSource::Default)), "\"default\"");
+        assert_eq!(json(serde_json::json!(WindowOf::Bdp)), "\"bdp\"");
+        assert_eq!(json(serde_json::json!(LimitedBy::Window)), "\"window\"");
+        assert_eq!(json(serde_json::json!(KernelSource::Kernel)), "\"kernel\"");
+        assert_eq!(
+            json(serde_json::json!(WindowShareRule::TcpAdvWinScale)),
+            "\"tcp_adv_win_scale\""
+        );
+        assert_eq!(
+            json(serde_json::json!(WindowShareRule::ScalingRatio)),
+            "\"scaling_ratio\""
+        );
+        let advice = AdviceReport {
+            setting: Setting::TcpRmemMax,
+            value: 1,
+            why: "w".into(),
+            side: Side::Receiver,
+            command: "c".into(),
+        };
+        assert_eq!(
+            serde_json::to_string(&advice).unwrap(),
+            r#"{"setting":"net.ipv4.tcp_rmem max","value":1,"why":"w","side":"receiver","command":"c"}"#
+        );
+    }
+}
