@@ -84,14 +84,10 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
         Ok(sc) => sc,
         Err(e) => return e.report(TOOL, stderr),
     };
-    let res = match &args.measured {
-        Some(path) => measured::read(&sc, path).map_err(|e| format!("{}: {e}", path.display())),
-        None => simulate(&sc, stderr).map_err(|e| format!("{}: {e}", text.origin)),
-    };
-    let res = match res {
+    let res = match figures(&args, &sc, &text.origin, stderr) {
         Ok(r) => r,
-        Err(message) => {
-            let _ = writeln!(stderr, "{TOOL}: {message}");
+        Err(e) => {
+            let _ = writeln!(stderr, "{TOOL}: {e}");
             return 1;
         }
     };
@@ -103,11 +99,63 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
     }
     if let Some(path) = &args.svg {
         let written = plot::svg(&sc, &res)
-            .map_err(|e| e.to_string())
-            .and_then(|s| fs::write(path, s).map_err(|e| e.to_string()));
+            .map_err(FileError::from)
+            .and_then(|s| Ok(fs::write(path, s)?));
         status = status.max(file_status(path, written, stderr));
     }
     status
+}
+
+/// Why there are no figures to report.
+#[derive(Debug, thiserror::Error)]
+enum FiguresError {
+    /// `--measured FILE` could not be read as a run of the scenario.
+    #[error("{}: {error}", path.display())]
+    Measured {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: measured::MeasuredError,
+    },
+    /// The simulation of the scenario from `origin` failed.
+    #[error("{origin}: {error}")]
+    Simulation {
+        /// Where the scenario came from.
+        origin: String,
+        /// Why.
+        error: sim::SimError,
+    },
+}
+
+/// Why the plot could not be written to its file.
+#[derive(Debug, thiserror::Error)]
+enum FileError {
+    /// It could not be drawn.
+    #[error("{0}")]
+    Plot(#[from] plot::PlotError),
+    /// It could not be written.
+    #[error("{0}")]
+    Write(#[from] io::Error),
+}
+
+/// The figures to report: the file of `--measured`, or a simulation of `sc`
+/// (from `origin`).
+fn figures(
+    args: &Args,
+    sc: &Scenario,
+    origin: &str,
+    stderr: &mut dyn Write,
+) -> Result<RunResult, FiguresError> {
+    match &args.measured {
+        Some(path) => measured::read(sc, path).map_err(|error| FiguresError::Measured {
+            path: path.clone(),
+            error,
+        }),
+        None => simulate(sc, stderr).map_err(|error| FiguresError::Simulation {
+            origin: origin.to_string(),
+            error,
+        }),
+    }
 }
 
 /// `--list-presets`: each preset's name and the first sentence of its description.
