@@ -1,15 +1,26 @@
-//! The `qbss-model` command line.
+//! The `qbss-model` command line: its own options around the ones it shares with
+//! `qbss-router` ([`crate::options`]), and what it does with them: list the
+//! presets, show a scenario's text, or load it, simulate it (or read a lab run's
+//! figures), and write the report, the CSV table and the plot.
 
 use std::fs;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Parser;
 
-use super::presets::{scenario_source, PRESETS};
-use super::scenario::Scenario;
-use super::{plot, report, sim};
+use crate::options::{ScaleArgs, ScenarioArgs};
+use crate::presets::PRESETS;
+use crate::scenario::Scenario;
+use crate::sim::RunResult;
+use crate::{measured, plot, report, sim};
+
+/// The tool's name, as its messages start.
+const TOOL: &str = "qbss-model";
+
+/// What it says when no scenario is named.
+const NO_SCENARIO: &str = "give a scenario file or --preset NAME (--list-presets lists them)";
 
 /// The exit statuses, as `--help` shows them.
 pub const EXIT_STATUS: &str = "Exit status:
@@ -27,12 +38,9 @@ pub const EXIT_STATUS: &str = "Exit status:
     after_help = EXIT_STATUS
 )]
 pub struct Args {
-    /// Scenario file (TOML; see examples/scenarios/).
-    #[arg(conflicts_with = "preset")]
-    pub scenario: Option<PathBuf>,
-    /// Run a built-in scenario (see --list-presets).
-    #[arg(long, value_name = "NAME")]
-    pub preset: Option<String>,
+    /// The scenario: a file, or `--preset`.
+    #[command(flatten)]
+    pub source: ScenarioArgs,
     /// List the built-in scenarios and exit.
     #[arg(long)]
     pub list_presets: bool,
@@ -48,10 +56,9 @@ pub struct Args {
     /// Print the scenario's TOML text and exit.
     #[arg(long)]
     pub show: bool,
-    /// Divide every rate (link, VC, streams) by F, as the lab does to fit a small
-    /// machine; the JSON report records "scale".
-    #[arg(long, value_name = "F")]
-    pub scale: Option<f64>,
+    /// `--scale`: every rate divided by it.
+    #[command(flatten)]
+    pub scale: ScaleArgs,
     /// Report, tabulate and plot the figures of FILE (a measured.json from
     /// examples/lab/qbss-lab.sh, run with the same --scale) instead of simulating.
     #[arg(long, value_name = "FILE")]
@@ -62,115 +69,164 @@ pub struct Args {
 /// 2 usage error). A closed standard output ends the report quietly with status 0.
 pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     if args.list_presets {
-        for p in PRESETS {
-            let desc = Scenario::from_toml(p.toml)
-                .map(|s| first_sentence(&s.description))
-                .unwrap_or_default();
-            let _ = writeln!(stdout, "{:<20} {desc}", p.name);
-        }
+        list_presets(stdout);
         return 0;
     }
-    let (origin, text) = match scenario_source(args.preset.as_deref(), args.scenario.as_deref()) {
-        Ok(Some(source)) => source,
-        Ok(None) => {
-            let _ = writeln!(
-                stderr,
-                "qbss-model: give a scenario file or --preset NAME (--list-presets lists them)"
-            );
-            return 2;
-        }
-        Err(e) => {
-            let _ = writeln!(stderr, "qbss-model: {e}");
-            return e.exit_status();
-        }
+    let text = match args.source.read(NO_SCENARIO) {
+        Ok(t) => t,
+        Err(e) => return e.report(TOOL, stderr),
     };
     if args.show {
-        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.write_all(text.text.as_bytes());
         return 0;
     }
-    let sc = match Scenario::from_toml(&text) {
-        Ok(s) => s,
+    let sc = match text.parse().and_then(|sc| args.scale.apply(sc)) {
+        Ok(sc) => sc,
+        Err(e) => return e.report(TOOL, stderr),
+    };
+    let res = match figures(&args, &sc, &text.origin, stderr) {
+        Ok(r) => r,
         Err(e) => {
-            let _ = writeln!(stderr, "qbss-model: {origin}: {e}");
+            let _ = writeln!(stderr, "{TOOL}: {e}");
             return 1;
         }
     };
-    let sc = match args.scale.map(|f| sc.scaled(f)).transpose() {
-        Ok(scaled) => scaled.unwrap_or(sc),
-        Err(e) => {
-            let _ = writeln!(stderr, "qbss-model: --scale: {e}");
-            return 2;
-        }
-    };
-    let res = if let Some(path) = &args.measured {
-        let parsed = fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
-            .and_then(|v| report::from_measured(&sc, &v));
-        match parsed {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = writeln!(stderr, "qbss-model: {}: {e}", path.display());
-                return 1;
-            }
-        }
-    } else {
-        let t0 = Instant::now();
-        let res = match sim::run(&sc) {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = writeln!(stderr, "qbss-model: {origin}: {e}");
-                return 1;
-            }
-        };
-        let secs = t0.elapsed().as_secs_f64().max(1e-9);
-        let _ = writeln!(
-            stderr,
-            "qbss-model: simulated {} s: {} packets, {} events in {:.3} s ({:.1} M packets/s, {:.1} M events/s)",
-            sc.duration_s,
-            res.packets,
-            res.events,
-            secs,
-            res.packets as f64 / secs / 1e6,
-            res.events as f64 / secs / 1e6,
-        );
-        res
-    };
-    let mut status = 0;
+    let mut status = write_report(&args, &sc, &res, stdout, stderr);
+    if let Some(path) = &args.csv {
+        let mut buf = Vec::new();
+        let written = report::write_csv(&mut buf, &sc, &res).and_then(|_| fs::write(path, buf));
+        status = status.max(file_status(path, written, stderr));
+    }
+    if let Some(path) = &args.svg {
+        let written = plot::svg(&sc, &res)
+            .map_err(FileError::from)
+            .and_then(|s| Ok(fs::write(path, s)?));
+        status = status.max(file_status(path, written, stderr));
+    }
+    status
+}
+
+/// Why there are no figures to report.
+#[derive(Debug, thiserror::Error)]
+enum FiguresError {
+    /// `--measured FILE` could not be read as a run of the scenario.
+    #[error("{}: {error}", path.display())]
+    Measured {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: measured::MeasuredError,
+    },
+    /// The simulation of the scenario from `origin` failed.
+    #[error("{origin}: {error}")]
+    Simulation {
+        /// Where the scenario came from.
+        origin: String,
+        /// Why.
+        error: sim::SimError,
+    },
+}
+
+/// Why the plot could not be written to its file.
+#[derive(Debug, thiserror::Error)]
+enum FileError {
+    /// It could not be drawn.
+    #[error("{0}")]
+    Plot(#[from] plot::PlotError),
+    /// It could not be written.
+    #[error("{0}")]
+    Write(#[from] io::Error),
+}
+
+/// The figures to report: the file of `--measured`, or a simulation of `sc`
+/// (from `origin`).
+fn figures(
+    args: &Args,
+    sc: &Scenario,
+    origin: &str,
+    stderr: &mut dyn Write,
+) -> Result<RunResult, FiguresError> {
+    match &args.measured {
+        Some(path) => measured::read(sc, path).map_err(|error| FiguresError::Measured {
+            path: path.clone(),
+            error,
+        }),
+        None => simulate(sc, stderr).map_err(|error| FiguresError::Simulation {
+            origin: origin.to_string(),
+            error,
+        }),
+    }
+}
+
+/// `--list-presets`: each preset's name and the first sentence of its description.
+fn list_presets(stdout: &mut dyn Write) {
+    for p in PRESETS {
+        let desc = Scenario::from_toml(p.toml)
+            .map(|s| first_sentence(&s.description))
+            .unwrap_or_default();
+        let _ = writeln!(stdout, "{:<20} {desc}", p.name);
+    }
+}
+
+/// Runs the simulation, and says on `stderr` how long it took.
+fn simulate(sc: &Scenario, stderr: &mut dyn Write) -> Result<RunResult, sim::SimError> {
+    let t0 = Instant::now();
+    let res = sim::run(sc)?;
+    let secs = t0.elapsed().as_secs_f64().max(1e-9);
+    let _ = writeln!(
+        stderr,
+        "{TOOL}: simulated {} s: {} packets, {} events in {:.3} s ({:.1} M packets/s, {:.1} M events/s)",
+        sc.duration_s,
+        res.packets,
+        res.events,
+        secs,
+        res.packets as f64 / secs / 1e6,
+        res.events as f64 / secs / 1e6,
+    );
+    Ok(res)
+}
+
+/// Writes the text report or the JSON object to `stdout`; returns the exit status.
+fn write_report(
+    args: &Args,
+    sc: &Scenario,
+    res: &RunResult,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> i32 {
     let written = if args.json {
-        let mut json = report::to_json(&sc, &res);
-        json.scale = args.scale;
+        let mut json = report::to_json(sc, res);
+        json.scale = args.scale.scale;
         serde_json::to_writer_pretty(&mut *stdout, &json)
             .map_err(io::Error::from)
             .and_then(|_| writeln!(stdout))
     } else {
-        report::write_text(stdout, &sc, &res)
+        report::write_text(stdout, sc, res)
     };
     match written.and_then(|_| stdout.flush()) {
         // The reader went away (`| head`): not an error, as for `cat`.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            let _ = writeln!(stderr, "qbss-model: writing the report: {e}");
-            status = 1;
+            let _ = writeln!(stderr, "{TOOL}: writing the report: {e}");
+            1
         }
-        Ok(()) => {}
+        Ok(()) => 0,
     }
-    if let Some(path) = &args.csv {
-        let mut buf = Vec::new();
-        let r = report::write_csv(&mut buf, &sc, &res).and_then(|_| fs::write(path, buf));
-        if let Err(e) = r {
-            let _ = writeln!(stderr, "qbss-model: {}: {e}", path.display());
-            status = 1;
+}
+
+/// The exit status of writing the file at `path`, the error said on `stderr`.
+fn file_status<E: std::fmt::Display>(
+    path: &Path,
+    written: Result<(), E>,
+    stderr: &mut dyn Write,
+) -> i32 {
+    match written {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(stderr, "{TOOL}: {}: {e}", path.display());
+            1
         }
     }
-    if let Some(path) = &args.svg {
-        let r = plot::svg(&sc, &res).and_then(|s| fs::write(path, s).map_err(|e| e.to_string()));
-        if let Err(e) = r {
-            let _ = writeln!(stderr, "qbss-model: {}: {e}", path.display());
-            status = 1;
-        }
-    }
-    status
 }
 
 /// The description's first sentence, on one line.
@@ -185,11 +241,5 @@ fn first_sentence(text: &str) -> String {
 /// Runs `qbss-model` with the process's arguments and exits with its status;
 /// the binary's whole `main`.
 pub fn main() -> ! {
-    let args = Args::parse();
-    let status = main_with(
-        args,
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
-    );
-    std::process::exit(status)
+    crate::options::run_main(main_with)
 }

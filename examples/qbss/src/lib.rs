@@ -1,9 +1,10 @@
-//! `qbss-model`: a packet-level simulation of a scavenger-service (QBSS) deployment.
+//! `qbss-model`, a packet-level simulation of a scavenger-service (QBSS) deployment,
+//! and `qbss-router`, the same scenario forwarding real packets.
 //!
 //! The TransPAC engineers tested the QBone Scavenger Service on a borrowed Juniper M5
 //! with UDP streams marked by their TOS byte, a precedence map putting them into output
 //! queues and a weighted-round-robin profile (best effort 98, QBSS 1, premium 0, network
-//! control 1). This module reruns that test bench in software with the real classifier
+//! control 1). This crate reruns that test bench in software with the real classifier
 //! ([`dscp`]) and scheduler ([`wrr`]) crates:
 //!
 //! * [`scenario`]: the TOML scenario format and its validation;
@@ -13,7 +14,11 @@
 //! * [`vc`]: the virtual-circuit policer or shaper; [`classify`]: DS field to queue;
 //!   [`sched`]: the `wrr` scheduler; [`link`]: line rate and framing;
 //! * [`stats`], [`report`], [`plot`]: per-second figures, text / JSON / CSV, SVG;
-//! * [`cli`]: the command line.
+//!   [`measured`]: a lab run's figures read back as a run;
+//! * [`options`]: the command-line options both tools share (the scenario file or
+//!   preset, `--scale`) and the loading of the scenario from them; [`cli`]: the
+//!   `qbss-model` command line; [`router`]: `qbss-router`, the same scenario in a
+//!   real dataplane, and its command line ([`router::cli`]).
 //!
 //! ```
 //! use qbss::{presets, scenario::Scenario, sim};
@@ -31,6 +36,8 @@ pub mod cli;
 pub mod cubic;
 pub mod event;
 pub mod link;
+pub mod measured;
+pub mod options;
 pub mod packet;
 pub mod plot;
 pub mod presets;

@@ -60,6 +60,14 @@ pub fn link_goodput(sc: &Scenario) -> u64 {
     sc.link.goodput_bps(sc.reference_packet_bytes())
 }
 
+/// The VC's IP goodput for the scenario's packet size, in bit/s (its rate on the
+/// wire less the framing); `None` without a VC.
+pub fn vc_goodput(sc: &Scenario) -> Option<f64> {
+    let size = sc.reference_packet_bytes();
+    sc.vc
+        .map(|vc| vc.rate_bps as f64 * f64::from(size) / sc.link.wire_bytes(size) as f64)
+}
+
 /// The scenario's header: link, VC, scheduler, classifier and streams.
 pub fn header(sc: &Scenario) -> String {
     let mut o = String::new();
@@ -81,12 +89,11 @@ pub fn header(sc: &Scenario) -> String {
             VcKind::Policed => format!("policed (token bucket of {} bytes)", vc.burst_bytes),
             VcKind::Shaped => "shaped (the scheduler is served at the VC rate)".to_string(),
         };
-        let goodput = vc.rate_bps as f64 * f64::from(size) / sc.link.wire_bytes(size) as f64;
         let _ = writeln!(
             o,
             "vc: {} on the wire ({} goodput), {kind}",
             format_rate(vc.rate_bps as f64),
-            format_rate(goodput)
+            format_rate(vc_goodput(sc).unwrap_or(0.0))
         );
     }
     let sat = match sc.scheduler.saturation {
@@ -434,67 +441,4 @@ pub fn write_csv(w: &mut dyn Write, sc: &Scenario, res: &RunResult) -> io::Resul
         }
     }
     Ok(())
-}
-
-/// The figures of a `measured.json` (written by `examples/lab/qbss-lab.sh` in the
-/// shape of [`to_json`]) as a run of `sc`, so the text report, CSV and plot can show a
-/// real run beside the model's. Streams are matched by position and must carry the
-/// scenario's names; the interval count must be the scenario's duration.
-pub fn from_measured(sc: &Scenario, v: &serde_json::Value) -> Result<RunResult, String> {
-    use super::stats::Intervals;
-    let streams = v["streams"].as_array().ok_or("no \"streams\" array")?;
-    let intervals = v["intervals"].as_array().ok_or("no \"intervals\" array")?;
-    if streams.len() != sc.streams.len() {
-        return Err(format!(
-            "{} streams, the scenario has {}",
-            streams.len(),
-            sc.streams.len()
-        ));
-    }
-    if intervals.len() != sc.duration_s as usize {
-        return Err(format!(
-            "{} intervals, the scenario lasts {} s",
-            intervals.len(),
-            sc.duration_s
-        ));
-    }
-    let num = |x: &serde_json::Value| x.as_u64().unwrap_or(0);
-    let mut totals = Vec::with_capacity(streams.len());
-    for (k, (j, s)) in streams.iter().zip(&sc.streams).enumerate() {
-        if j["name"].as_str() != Some(s.name.as_str()) {
-            return Err(format!(
-                "stream {}: {} is not {:?}",
-                k + 1,
-                j["name"],
-                s.name
-            ));
-        }
-        totals.push(super::sim::StreamTotals {
-            sent: num(&j["sent_packets"]),
-            policed: 0,
-            refused: num(&j["dropped_packets"]),
-            retransmits: num(&j["retransmits"]),
-            timeouts: num(&j["timeouts"]),
-        });
-    }
-    let mut iv = Intervals::new(intervals.len(), streams.len(), sc.scheduler.queues.len());
-    for (i, row) in intervals.iter().enumerate() {
-        let cells = row["streams"]
-            .as_array()
-            .ok_or("an interval without streams")?;
-        for (k, c) in cells.iter().enumerate().take(streams.len()) {
-            let cell = iv.cell_mut(i, k);
-            cell.bytes = num(&c["bits_per_second"]) / 8;
-            cell.packets = num(&c["packets"]);
-            cell.drops = num(&c["drops"]);
-        }
-    }
-    let packets = totals.iter().map(|t| t.sent).sum();
-    Ok(RunResult {
-        intervals: iv,
-        totals,
-        queue_stats: vec![wrr::QueueStats::default(); sc.scheduler.queues.len()],
-        events: 0,
-        packets,
-    })
 }

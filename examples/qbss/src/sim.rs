@@ -26,7 +26,7 @@ use super::source::CbrSource;
 use super::stats::{Backlog, Intervals};
 use super::tcp::{Ack, TcpFlow};
 use super::time::{Nanos, Pacer, NS_PER_S};
-use super::vc::{Policer, VcKind};
+use super::vc::Policer;
 
 /// A TCP stream's sender-side plumbing around its [`TcpFlow`].
 #[derive(Debug)]
@@ -132,6 +132,49 @@ struct Engine<'a> {
     ingress: Option<(VecDeque<Packet>, usize)>,
 }
 
+/// The scenario's sources, each with its first event in `events` (none for a
+/// stream that starts at or after the end).
+fn sources(sc: &Scenario, events: &mut EventQueue) -> Vec<Source> {
+    let end = sc.duration_ns();
+    let mut sources = Vec::with_capacity(sc.streams.len());
+    for (i, s) in sc.streams.iter().enumerate() {
+        let id = i as u16;
+        match s.kind {
+            StreamKind::Udp { rate_bps } => {
+                sources.push(Source::Cbr(CbrSource::new(
+                    rate_bps,
+                    s.packet_bytes,
+                    s.ds,
+                    s.stop_ns,
+                )));
+                if s.start_ns < end {
+                    events.schedule(s.start_ns, EventKind::Emit(id));
+                }
+            }
+            StreamKind::Tcp {
+                rtt_ns,
+                window_packets,
+                access_bps,
+                cc,
+            } => {
+                sources.push(Source::Tcp(Box::new(TcpSource {
+                    flow: TcpFlow::new(s.packet_bytes, s.ds, window_packets, s.stop_ns, cc),
+                    rtt: rtt_ns,
+                    nic: Pacer::new(access_bps),
+                    nic_free: 0,
+                    send_pending: s.start_ns < end,
+                    acks: VecDeque::new(),
+                    timer_at: None,
+                })));
+                if s.start_ns < end {
+                    events.schedule(s.start_ns, EventKind::TcpSend(id));
+                }
+            }
+        }
+    }
+    sources
+}
+
 /// Arrival order: "when saturated" with a threshold no backlog reaches.
 const NEVER_SATURATED: SaturationSpec = SaturationSpec::WhenSaturatedPackets(u64::MAX);
 
@@ -151,54 +194,8 @@ impl<'a> Engine<'a> {
         } else {
             build_port(&sc.scheduler)?
         };
-        let server_bps = match sc.vc {
-            Some(vc) if vc.kind == VcKind::Shaped => vc.rate_bps,
-            _ => sc.link.payload_bps(),
-        };
-        let policer = match sc.vc {
-            Some(vc) if vc.kind == VcKind::Policed => {
-                Some(Policer::new(vc.rate_bps, vc.burst_bytes))
-            }
-            _ => None,
-        };
         let mut events = EventQueue::new();
-        let end = sc.duration_ns();
-        let mut sources = Vec::with_capacity(sc.streams.len());
-        for (i, s) in sc.streams.iter().enumerate() {
-            let id = i as u16;
-            match s.kind {
-                StreamKind::Udp { rate_bps } => {
-                    sources.push(Source::Cbr(CbrSource::new(
-                        rate_bps,
-                        s.packet_bytes,
-                        s.ds,
-                        s.stop_ns,
-                    )));
-                    if s.start_ns < end {
-                        events.schedule(s.start_ns, EventKind::Emit(id));
-                    }
-                }
-                StreamKind::Tcp {
-                    rtt_ns,
-                    window_packets,
-                    access_bps,
-                    cc,
-                } => {
-                    sources.push(Source::Tcp(Box::new(TcpSource {
-                        flow: TcpFlow::new(s.packet_bytes, s.ds, window_packets, s.stop_ns, cc),
-                        rtt: rtt_ns,
-                        nic: Pacer::new(access_bps),
-                        nic_free: 0,
-                        send_pending: s.start_ns < end,
-                        acks: VecDeque::new(),
-                        timer_at: None,
-                    })));
-                    if s.start_ns < end {
-                        events.schedule(s.start_ns, EventKind::TcpSend(id));
-                    }
-                }
-            }
-        }
+        let sources = sources(sc, &mut events);
         let n = sc.duration_s as usize;
         Ok(Engine {
             sc,
@@ -209,9 +206,9 @@ impl<'a> Engine<'a> {
                 .iter()
                 .map(|s| wire_bytes(sc.link.framing, s.packet_bytes))
                 .collect(),
-            server: Pacer::new(server_bps),
+            server: Pacer::new(sc.server_bps()),
             in_service: None,
-            policer,
+            policer: sc.vc.and_then(|vc| vc.policer()),
             sources,
             stats: Intervals::new(n, sc.streams.len(), sc.scheduler.queues.len()),
             totals: vec![StreamTotals::default(); sc.streams.len()],

@@ -1,4 +1,4 @@
-//! `qbss-model` prints its golden outputs (`examples/golden/`): behaviour
+//! `qbss-model` and `qbss-router` print their golden outputs (`examples/golden/`): behaviour
 //! unchanged since they were taken, byte for byte.
 
 #[path = "../../golden/harness.rs"]
@@ -9,5 +9,13 @@ fn qbss_model_prints_its_golden_outputs() {
     harness::check_tool(
         "qbss-model",
         std::path::Path::new(env!("CARGO_BIN_EXE_qbss-model")),
+    );
+}
+
+#[test]
+fn qbss_router_prints_its_golden_outputs() {
+    harness::check_tool(
+        "qbss-router",
+        std::path::Path::new(env!("CARGO_BIN_EXE_qbss-router")),
     );
 }

@@ -1,4 +1,7 @@
-//! The `qbss-router` command line.
+//! The `qbss-router` command line: its own options (the devices, the ports, the
+//! clock) around the ones it shares with `qbss-model` ([`crate::options`]), with
+//! its own wording of their help and the file as `--scenario FILE`; and the run:
+//! load the scenario, refuse what only the model can do, scale it, forward.
 
 use std::fs;
 use std::io::Write;
@@ -6,9 +9,16 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
-use super::super::presets::scenario_source;
-use super::super::scenario::Scenario;
 use super::{run, Setup};
+use crate::options::{ScaleArgs, ScenarioArgs};
+use crate::scenario::Scenario;
+use crate::sched::Hypotheses;
+
+/// The tool's name, as its messages start.
+const TOOL: &str = "qbss-router";
+
+/// What it says when no scenario is named.
+const NO_SCENARIO: &str = "give --scenario FILE or --preset NAME";
 
 /// The exit statuses, as `--help` shows them.
 pub const EXIT_STATUS: &str = "Exit status:
@@ -24,24 +34,29 @@ pub const EXIT_STATUS: &str = "Exit status:
     name = "qbss-router",
     version,
     about = "Forward real packets between two TUN devices through a QBSS scenario's classifier, WRR scheduler, VC and paced link",
-    after_help = EXIT_STATUS
+    after_help = EXIT_STATUS,
+    mut_arg("scenario", |a| a
+        .long("scenario")
+        .value_name("FILE")
+        .display_order(0)
+        .help("Scenario file (TOML, as qbss-model reads)")),
+    mut_arg("preset", |a| a.help("A built-in scenario instead of a file")),
+    mut_arg("scale", |a| a.help("Divide every rate of the scenario by F (as qbss-model --scale)")),
 )]
 pub struct Args {
-    /// Scenario file (TOML, as qbss-model reads).
-    #[arg(long, value_name = "FILE", conflicts_with = "preset")]
-    pub scenario: Option<PathBuf>,
-    /// A built-in scenario instead of a file.
-    #[arg(long, value_name = "NAME")]
-    pub preset: Option<String>,
+    /// The scenario: `--scenario FILE` or `--preset`. (As an option, the file
+    /// comes first in `--help`: the others are shown from 1 on.)
+    #[command(flatten, next_display_order = 1)]
+    pub source: ScenarioArgs,
     /// TUN device to create on the senders' side (the lab moves it to their namespace).
     #[arg(long, value_name = "IF")]
     pub left: String,
     /// TUN device to create on the receivers' side.
     #[arg(long, value_name = "IF")]
     pub right: String,
-    /// Divide every rate of the scenario by F (as qbss-model --scale).
-    #[arg(long, value_name = "F")]
-    pub scale: Option<f64>,
+    /// `--scale`: every rate divided by it.
+    #[command(flatten)]
+    pub scale: ScaleArgs,
     /// Write the per-second, per-stream and per-queue figures as JSON to FILE at the end.
     #[arg(long, value_name = "FILE")]
     pub stats_json: Option<PathBuf>,
@@ -56,45 +71,48 @@ pub struct Args {
     pub grace: f64,
 }
 
+/// Why the router does not forward a valid scenario.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unsupported {
+    /// A queue-0 hypothesis switch is on: a mechanism only the model has.
+    #[error(
+        "the queue-0 hypothesis switches (saturation_queue, queue0_outside_wrr, \
+         ingress_fifo_packets) are modelled by qbss-model only"
+    )]
+    Hypotheses(Hypotheses),
+}
+
+/// What the router can forward of `sc`: everything but the model-only mechanisms.
+pub fn check_supported(sc: &Scenario) -> Result<(), Unsupported> {
+    let h = sc.scheduler.hypotheses;
+    if h == Hypotheses::default() {
+        Ok(())
+    } else {
+        Err(Unsupported::Hypotheses(h))
+    }
+}
+
 /// Runs the router; returns the exit status ([`EXIT_STATUS`]).
 pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    let (origin, text) = match scenario_source(args.preset.as_deref(), args.scenario.as_deref()) {
-        Ok(Some(source)) => source,
-        Ok(None) => {
-            let _ = writeln!(stderr, "qbss-router: give --scenario FILE or --preset NAME");
-            return 2;
-        }
-        Err(e) => {
-            let _ = writeln!(stderr, "qbss-router: {e}");
-            return e.exit_status();
-        }
+    let text = match args.source.read(NO_SCENARIO) {
+        Ok(t) => t,
+        Err(e) => return e.report(TOOL, stderr),
     };
-    let sc = match Scenario::from_toml(&text) {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = writeln!(stderr, "qbss-router: {origin}: {e}");
-            return 1;
-        }
+    let sc = match text.parse() {
+        Ok(sc) => sc,
+        Err(e) => return e.report(TOOL, stderr),
     };
-    if sc.scheduler.hypotheses != super::super::sched::Hypotheses::default() {
-        let _ = writeln!(
-            stderr,
-            "qbss-router: {origin}: the queue-0 hypothesis switches (saturation_queue, \
-             queue0_outside_wrr, ingress_fifo_packets) are modelled by qbss-model only"
-        );
+    if let Err(e) = check_supported(&sc) {
+        let _ = writeln!(stderr, "{TOOL}: {}: {e}", text.origin);
         return 1;
     }
-    let scale = args.scale.unwrap_or(1.0);
-    let sc = match sc.scaled(scale) {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = writeln!(stderr, "qbss-router: --scale: {e}");
-            return 2;
-        }
+    let sc = match args.scale.apply(sc) {
+        Ok(sc) => sc,
+        Err(e) => return e.report(TOOL, stderr),
     };
     let setup = Setup {
         scenario: sc,
-        scale,
+        scale: args.scale.factor(),
         left: args.left,
         right: args.right,
         port_base: args.port_base,
@@ -104,7 +122,7 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
     let stats = match run(&setup, stdout) {
         Ok(s) => s,
         Err(e) => {
-            let _ = writeln!(stderr, "qbss-router: {e}");
+            let _ = writeln!(stderr, "{TOOL}: {e}");
             return 1;
         }
     };
@@ -129,7 +147,7 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
             .map_err(std::io::Error::from)
             .and_then(|s| fs::write(path, s + "\n"));
         if let Err(e) = r {
-            let _ = writeln!(stderr, "qbss-router: {}: {e}", path.display());
+            let _ = writeln!(stderr, "{TOOL}: {}: {e}", path.display());
             return 1;
         }
     }
@@ -139,11 +157,58 @@ pub fn main_with(args: Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
 /// Runs `qbss-router` with the process's arguments and exits with its status;
 /// the binary's whole `main`.
 pub fn main() -> ! {
-    let args = Args::parse();
-    let status = main_with(
-        args,
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
-    );
-    std::process::exit(status)
+    crate::options::run_main(main_with)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shared_scenario_options_are_flags_here() {
+        let args = Args::try_parse_from([
+            "qbss-router",
+            "--scenario",
+            "s.toml",
+            "--left",
+            "a",
+            "--right",
+            "b",
+            "--scale",
+            "4",
+        ])
+        .unwrap();
+        assert_eq!(args.source.scenario, Some(PathBuf::from("s.toml")));
+        assert_eq!((args.source.preset, args.scale.scale), (None, Some(4.0)));
+        // The file is not an argument of its own, as it is for qbss-model.
+        let bare = Args::try_parse_from(["qbss-router", "s.toml", "--left", "a", "--right", "b"]);
+        assert!(bare.is_err());
+        let both = Args::try_parse_from([
+            "qbss-router",
+            "--scenario",
+            "s.toml",
+            "--preset",
+            "transpac",
+            "--left",
+            "a",
+            "--right",
+            "b",
+        ]);
+        assert_eq!(
+            both.unwrap_err().kind(),
+            clap::error::ErrorKind::ArgumentConflict
+        );
+    }
+
+    #[test]
+    fn only_the_model_only_mechanisms_are_unsupported() {
+        for p in crate::presets::PRESETS {
+            let sc = Scenario::from_toml(p.toml).unwrap();
+            assert_eq!(check_supported(&sc), Ok(()), "{}", p.name);
+        }
+        let mut sc = Scenario::from_toml(crate::presets::PRESETS[0].toml).unwrap();
+        sc.scheduler.hypotheses.queue0_outside_wrr = true;
+        let e = check_supported(&sc).unwrap_err();
+        assert!(e.to_string().contains("queue0_outside_wrr"), "{e}");
+    }
 }

@@ -23,8 +23,10 @@
 //!   the path has the scenario's round trip without a delay hop of its own.
 //! * **Streams** are recognised by port: stream `k` of the scenario (from 0) is the
 //!   traffic whose destination port is `port_base + k` (the reverse path: source
-//!   port). Other packets are forwarded through the same classifier and scheduler and
-//!   counted only per queue.
+//!   port). Other packets, and packets without ports (another protocol, a fragment:
+//!   [`ip`] says which), are forwarded through the same classifier and scheduler and
+//!   counted only per queue. Packets are read through the crates' representations
+//!   ([`ip`]), never by hand.
 //!
 //! **Why TUN and not `AF_PACKET`.** A TUN device hands the process whole IP packets
 //! that the kernel has already segmented and checksummed: a device without offload
@@ -59,7 +61,7 @@ use super::sched::{MAX_QUEUES, QUEUE_CAPACITY};
 use super::sim::{RunResult, StreamTotals};
 use super::stats::{Backlog, Intervals};
 use super::time::{Nanos, Pacer, NS_PER_S};
-use super::vc::{Policer, VcKind};
+use super::vc::Policer;
 
 /// Largest packet the router reads (the TUN devices' MTU is at most this).
 pub const MAX_PACKET: usize = 65_535;
@@ -253,10 +255,6 @@ pub fn run(setup: &Setup, out: &mut dyn Write) -> Result<RouterStats, RouterErro
             .unwrap_or_else(|p| std::panic::resume_unwind(p))
             .map_err(RouterError::from)
     })?;
-    let server_bps = match sc.vc {
-        Some(vc) if vc.kind == VcKind::Shaped => vc.rate_bps,
-        _ => sc.link.payload_bps(),
-    };
     let nq = sc.scheduler.queues.len();
     let mut r = Router {
         sc,
@@ -266,12 +264,10 @@ pub fn run(setup: &Setup, out: &mut dyn Write) -> Result<RouterStats, RouterErro
         port,
         pool: Vec::new(),
         free: Vec::new(),
-        server: Pacer::new(server_bps),
+        server: Pacer::new(sc.server_bps()),
         server_free: 0,
         in_service: None,
-        policer: sc.vc.and_then(|vc| {
-            (vc.kind == VcKind::Policed).then(|| Policer::new(vc.rate_bps, vc.burst_bytes))
-        }),
+        policer: sc.vc.and_then(|vc| vc.policer()),
         reverse: BinaryHeap::new(),
         reverse_seq: 0,
         t0,
@@ -385,8 +381,9 @@ impl Router<'_> {
         };
         match side {
             Side::Right => {
-                let delay = match self
-                    .stream_of(h.src_port)
+                let delay = match h
+                    .ports
+                    .and_then(|ports| self.stream_of(ports.src))
                     .map(|k| self.sc.streams[usize::from(k)].kind)
                 {
                     Some(StreamKind::Tcp { rtt_ns, .. }) => rtt_ns,
@@ -401,7 +398,7 @@ impl Router<'_> {
                 Ok(())
             }
             Side::Left => {
-                let stream = self.stream_of(h.dst_port);
+                let stream = h.ports.and_then(|ports| self.stream_of(ports.dst));
                 let len = p.len() as u32;
                 let q = usize::from(self.sc.classifier.queue(h.ds));
                 if let Some(k) = stream {
