@@ -2,6 +2,7 @@
 //!
 //! - [`analyze`]: `analyze`'s reports, text and JSON, and the verdict's words.
 //! - [`dump`]: every segment, tcpdump-like text or JSON lines.
+//! - [`series`]: the time series as CSV rows and one connection's SVG plot.
 //! - [`format`](mod@format): allocation-free numbers, hex, UTC time, JSON
 //!   string escaping.
 //! - [`fastjson`]: `serde_json`'s compact output for per-connection
@@ -11,3 +12,4 @@ pub mod analyze;
 pub mod dump;
 pub mod fastjson;
 pub mod format;
+pub mod series;
