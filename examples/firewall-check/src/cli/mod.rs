@@ -24,10 +24,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod analyze;
+pub mod dump;
 pub mod series;
 
 use crate::analysis::{compare, probe, rewrite};
-use crate::output::dump;
 use crate::{Failure, Outcome};
 
 /// The exit statuses, as `--help` prints them.
