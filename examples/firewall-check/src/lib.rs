@@ -30,7 +30,7 @@
 //!   [`output::fastjson`].
 //! - [`cli`]: the command line, and the exit status; each rebuilt
 //!   command's arguments and the run that wires its stages
-//!   ([`cli::analyze`], [`cli::dump`], [`cli::series`]).
+//!   ([`cli::analyze`], [`cli::dump`], [`cli::series`], [`cli::rewrite`]).
 
 pub mod analysis;
 pub mod cli;

@@ -25,9 +25,10 @@ use clap::{Parser, Subcommand};
 
 pub mod analyze;
 pub mod dump;
+pub mod rewrite;
 pub mod series;
 
-use crate::analysis::{compare, probe, rewrite};
+use crate::analysis::{compare, probe};
 use crate::{Failure, Outcome};
 
 /// The exit statuses, as `--help` prints them.
