@@ -25,9 +25,12 @@
 //!   [`analysis::limits`], [`analysis::series`], [`analysis::compare`],
 //!   [`analysis::probe`], [`analysis::rewrite`].
 //! - [`finding`]: the one list of finding kinds.
-//! - [`output`]: text and JSON: [`output::dump`], [`output::format`],
+//! - [`output`]: text, JSON, CSV and SVG: [`output::analyze`],
+//!   [`output::dump`], [`output::series`], [`output::format`],
 //!   [`output::fastjson`].
-//! - [`cli`]: the command line, and the exit status.
+//! - [`cli`]: the command line, and the exit status; each rebuilt
+//!   command's arguments and the run that wires its stages
+//!   ([`cli::analyze`], [`cli::dump`], [`cli::series`], [`cli::rewrite`]).
 
 pub mod analysis;
 pub mod cli;

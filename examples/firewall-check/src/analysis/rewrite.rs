@@ -1,4 +1,4 @@
-//! `firewall-check rewrite`: apply netfilter's `TCPMSS` and `TCPOPTSTRIP`
+//! `rewrite`'s reasoning: apply netfilter's `TCPMSS` and `TCPOPTSTRIP`
 //! targets to the TCP segments of a capture, as these iptables rules would
 //! on a router (in this order):
 //!
@@ -12,38 +12,21 @@
 //! the kernel modules do it; a packet the kernel would drop is left out of
 //! the output; every other packet (not IP, not TCP, cut short by the snap
 //! length) is copied as it was. The output is a classic pcap file with
-//! nanosecond timestamps, the input's link type and timestamps.
+//! nanosecond timestamps, the input's link type and timestamps (0 s for a
+//! record without one, or with one a classic pcap's unsigned 32-bit
+//! seconds cannot hold), written by the one capture writer
+//! ([`PcapWriter`]). The command line is [`crate::cli::rewrite`].
 
-use std::fs::File;
+use std::borrow::Cow;
 use std::io::{self, BufWriter, Read, Write};
-use std::path::PathBuf;
 
 use tcp_options::netfilter::{
     self, DropReason, MssChange, MssTarget, NetfilterError, StripSet, Verdict,
 };
 
-use capture::link::{decode_link, Network};
-use capture::CaptureReader;
-
-/// Command-line arguments of `firewall-check rewrite`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct RewriteArgs {
-    /// The capture to read (pcap or pcapng); `-` reads standard input.
-    pub input: PathBuf,
-    /// The pcap file to write; `-` writes standard output.
-    pub output: PathBuf,
-    /// `-j TCPMSS --set-mss N` on SYN segments.
-    #[arg(long, value_name = "N", conflicts_with = "clamp_mss_to_pmtu")]
-    pub tcpmss: Option<u16>,
-    /// `-j TCPMSS --clamp-mss-to-pmtu` on SYN segments, with this path MTU
-    /// (the smaller of the route's and the reverse route's).
-    #[arg(long, value_name = "MTU")]
-    pub clamp_mss_to_pmtu: Option<u32>,
-    /// `-j TCPOPTSTRIP --strip-options LIST` on every segment: mss, wscale,
-    /// sack-permitted, sack, timestamp, md5 or kind numbers, comma-separated.
-    #[arg(long, value_name = "LIST")]
-    pub strip_options: Option<String>,
-}
+use capture::link::{decode_link, Network, LINKTYPE_ETHERNET};
+use capture::writer::{PcapWriter, Resolution, WriteError};
+use capture::{CaptureError, CaptureReader, Record, Timestamp};
 
 /// The rules to apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -124,130 +107,181 @@ pub fn rewrite_ip(ip: &[u8], rules: &Rules) -> (Vec<u8>, PacketFate) {
     (buf, fate)
 }
 
-/// Rewrite every record of `input` into a classic pcap on `output`.
+/// Why a rewrite stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteError {
+    /// The capture could not be read (further); the records before were
+    /// written.
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+    /// Writing the output failed.
+    #[error(transparent)]
+    Write(#[from] io::Error),
+    /// The pcap writer refused a record: one of a second link type (a
+    /// classic pcap has one), or one too long for a pcap record.
+    #[error(transparent)]
+    Record(WriteError),
+}
+
+impl From<WriteError> for RewriteError {
+    fn from(e: WriteError) -> Self {
+        match e {
+            WriteError::Io(e) => RewriteError::Write(e),
+            e => RewriteError::Record(e),
+        }
+    }
+}
+
+/// Rewrite every record of `input` into a classic pcap on `output`: its
+/// link type the first record's (Ethernet for an empty capture, which
+/// still gives a readable file).
+///
+/// On an error, the records before it have been written.
 pub fn rewrite<R: Read, W: Write>(
     input: R,
     output: W,
     rules: &Rules,
-) -> Result<RewriteStats, String> {
-    let mut reader = CaptureReader::new(input).map_err(|e| e.to_string())?;
-    let mut out = BufWriter::new(output);
+) -> Result<RewriteStats, RewriteError> {
+    let mut reader = CaptureReader::new(input)?;
     let mut stats = RewriteStats::default();
-    let mut linktype = None;
-    while let Some(rec) = reader.next_record().map_err(|e| e.to_string())? {
-        stats.packets += 1;
-        match linktype {
-            None => {
-                write_header(&mut out, rec.linktype).map_err(|e| e.to_string())?;
-                linktype = Some(rec.linktype);
+    let out = BufWriter::new(output);
+    let Some(first) = reader.next_record()? else {
+        PcapWriter::new(out, LINKTYPE_ETHERNET, Resolution::Nanos)?.into_inner()?;
+        return Ok(stats);
+    };
+    let linktype = first.linktype;
+    let mut pcap = PcapWriter::new(out, linktype, Resolution::Nanos)?;
+    write_record(&mut pcap, &first, rules, &mut stats)?;
+    while let Some(rec) = reader.next_record()? {
+        if rec.linktype != linktype {
+            return Err(WriteError::LinkType {
+                frame: rec.frame,
+                linktype: rec.linktype,
+                first: linktype,
             }
-            Some(l) if l != rec.linktype => {
-                return Err(format!(
-                "frame {}: link type {} differs from the first record's {l}; a pcap file has one",
-                rec.frame, rec.linktype
-            ))
-            }
-            Some(_) => {}
+            .into());
         }
-        let ip_at = match decode_link(rec.linktype, rec.data) {
-            Ok(p) if matches!(p.network, Network::Ipv4 | Network::Ipv6) => Some(p.offset),
-            _ => None,
-        };
-        let frame = match ip_at {
-            Some(_) if rec.is_truncated() => {
-                stats.truncated += 1;
-                rec.data.to_vec()
-            }
-            Some(off) => {
-                let (head, ip) = rec.data.split_at(off.min(rec.data.len()));
-                let (new_ip, fate) = rewrite_ip(ip, rules);
-                match fate {
-                    PacketFate::Dropped(_) => {
-                        stats.dropped += 1;
-                        continue;
-                    }
-                    PacketFate::Rewritten => stats.rewritten += 1,
-                    PacketFate::Unchanged => {}
-                }
-                let mut f = head.to_vec();
-                f.extend_from_slice(&new_ip);
-                f
-            }
-            None => rec.data.to_vec(),
-        };
-        let grown = frame.len() as i64 - rec.data.len() as i64;
-        let origlen = (i64::from(rec.origlen) + grown).max(frame.len() as i64);
-        let ts = rec.ts.unwrap_or_default();
-        let (secs, nanos) = (u32::try_from(ts.secs).unwrap_or(0), ts.nanos);
-        let mut h = [0u8; 16];
-        h[0..4].copy_from_slice(&secs.to_le_bytes());
-        h[4..8].copy_from_slice(&nanos.to_le_bytes());
-        h[8..12].copy_from_slice(&(frame.len() as u32).to_le_bytes());
-        h[12..16].copy_from_slice(&(origlen as u32).to_le_bytes());
-        out.write_all(&h).map_err(|e| e.to_string())?;
-        out.write_all(&frame).map_err(|e| e.to_string())?;
+        write_record(&mut pcap, &rec, rules, &mut stats)?;
     }
-    if linktype.is_none() {
-        // An empty capture still gives a readable file.
-        write_header(&mut out, 1).map_err(|e| e.to_string())?;
-    }
-    out.flush().map_err(|e| e.to_string())?;
+    pcap.into_inner()?;
     Ok(stats)
 }
 
-/// The classic pcap file header: nanosecond magic, version 2.4, snap
-/// length 262144, `linktype`.
-fn write_header<W: Write>(w: &mut W, linktype: u32) -> io::Result<()> {
-    let mut h = [0u8; 24];
-    h[0..4].copy_from_slice(&0xa1b2_3c4du32.to_le_bytes());
-    h[4..6].copy_from_slice(&2u16.to_le_bytes());
-    h[6..8].copy_from_slice(&4u16.to_le_bytes());
-    h[16..20].copy_from_slice(&262_144u32.to_le_bytes());
-    h[20..24].copy_from_slice(&linktype.to_le_bytes());
-    w.write_all(&h)
+/// Applies the rules to one record and writes it, unless the kernel would
+/// drop it. Records that are not IP, and IP packets the snap length cut,
+/// are copied as they were.
+fn write_record<W: Write>(
+    pcap: &mut PcapWriter<W>,
+    rec: &Record<'_>,
+    rules: &Rules,
+    stats: &mut RewriteStats,
+) -> Result<(), RewriteError> {
+    stats.packets += 1;
+    let ip_at = match decode_link(rec.linktype, rec.data) {
+        Ok(p) if matches!(p.network, Network::Ipv4 | Network::Ipv6) => Some(p.offset),
+        _ => None,
+    };
+    let frame: Cow<'_, [u8]> = match ip_at {
+        Some(_) if rec.is_truncated() => {
+            stats.truncated += 1;
+            Cow::Borrowed(rec.data)
+        }
+        Some(off) => {
+            let (head, ip) = rec.data.split_at(off.min(rec.data.len()));
+            let (new_ip, fate) = rewrite_ip(ip, rules);
+            match fate {
+                PacketFate::Dropped(_) => {
+                    stats.dropped += 1;
+                    return Ok(());
+                }
+                PacketFate::Rewritten => stats.rewritten += 1,
+                PacketFate::Unchanged => {}
+            }
+            let mut f = Vec::with_capacity(head.len() + new_ip.len());
+            f.extend_from_slice(head);
+            f.extend_from_slice(&new_ip);
+            Cow::Owned(f)
+        }
+        None => Cow::Borrowed(rec.data),
+    };
+    // What the rules added or took away was on the wire too.
+    let grown = frame.len() as i64 - rec.data.len() as i64;
+    let origlen = (i64::from(rec.origlen) + grown).max(frame.len() as i64);
+    let origlen = u32::try_from(origlen).unwrap_or(u32::MAX);
+    pcap.write(pcap_time(rec.ts), &frame, origlen)?;
+    Ok(())
 }
 
-impl RewriteArgs {
-    /// The rules these arguments ask for.
-    pub fn rules(&self) -> Result<Rules, String> {
-        let tcpmss = match (self.tcpmss, self.clamp_mss_to_pmtu) {
-            (Some(n), None) => Some(MssTarget::Set(n)),
-            (None, Some(mtu)) => Some(MssTarget::ClampToPmtu { mtu }),
-            (None, None) => None,
-            (Some(_), Some(_)) => {
-                return Err("--tcpmss and --clamp-mss-to-pmtu exclude each other".into())
-            }
-        };
-        let strip = match &self.strip_options {
-            Some(list) => Some(StripSet::parse(list).map_err(|e| format!("--strip-options: {e}"))?),
-            None => None,
-        };
-        if tcpmss.is_none() && strip.is_none() {
-            return Err(
-                "nothing to do: give --tcpmss, --clamp-mss-to-pmtu or --strip-options".into(),
-            );
-        }
-        Ok(Rules { tcpmss, strip })
+/// The time a record is written with: its own, `0 s` where it has none (a
+/// pcapng Simple Packet Block) or where a classic pcap's unsigned 32-bit
+/// seconds cannot hold it (before 1970, after 2106).
+fn pcap_time(ts: Option<Timestamp>) -> Timestamp {
+    let ts = ts.unwrap_or_default();
+    if u32::try_from(ts.secs).is_ok() {
+        ts
+    } else {
+        Timestamp { secs: 0, ..ts }
     }
 }
 
-/// Runs `rewrite` for the command line; a summary goes to standard error.
-pub fn run(args: &RewriteArgs) -> Result<crate::Outcome, crate::Failure> {
-    let rules = args.rules().map_err(crate::Failure::Usage)?;
-    let input = crate::open_capture(&args.input)?;
-    let output: Box<dyn Write> = if args.output.as_os_str() == "-" {
-        Box::new(io::stdout().lock())
-    } else {
-        Box::new(
-            File::create(&args.output)
-                .map_err(|e| format!("cannot create {}: {e}", args.output.display()))?,
-        )
-    };
-    let stats =
-        rewrite(input, output, &rules).map_err(|e| format!("{}: {e}", args.input.display()))?;
-    eprintln!(
-        "rewrite: {} packets, {} rewritten, {} dropped, {} copied as they were (cut by the snap length)",
-        stats.packets, stats.rewritten, stats.dropped, stats.truncated
-    );
-    Ok(crate::Outcome::Clean)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use capture::writer::{Interface, PcapngWriter};
+
+    fn rules() -> Rules {
+        Rules {
+            tcpmss: Some(MssTarget::Set(1000)),
+            strip: None,
+        }
+    }
+
+    #[test]
+    fn an_empty_capture_gives_an_ethernet_header_of_nanoseconds() {
+        let input = PcapWriter::new(Vec::new(), 101, Resolution::Micros)
+            .and_then(PcapWriter::into_inner)
+            .unwrap();
+        let mut out = Vec::new();
+        let stats = rewrite(&input[..], &mut out, &rules()).unwrap();
+        assert_eq!(stats, RewriteStats::default());
+        // Nanosecond magic, version 2.4, zone and sigfigs 0, snap length
+        // 262144, link type 1: the header rewrite always wrote.
+        let header: [u8; 24] = [
+            0x4d, 0x3c, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 1, 0, 0, 0,
+        ];
+        assert_eq!(out, header);
+    }
+
+    #[test]
+    fn a_time_a_pcap_cannot_hold_is_written_as_zero_seconds() {
+        // Raw IP (101), not TCP: copied as it was.
+        let packet = [
+            0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
+        let mut w = PcapngWriter::new(Vec::new()).unwrap();
+        let id = w
+            .interface(Interface {
+                linktype: 101,
+                tsresol: Some(9),
+            })
+            .unwrap();
+        // 2106-02-07 and after do not fit 32-bit seconds.
+        let late = (u64::from(u32::MAX) + 1) * 1_000_000_000 + 7;
+        w.packet(id, late, &packet, 20).unwrap();
+        w.packet(id, 1_000_000_000 + 9, &packet, 20).unwrap();
+        let input = w.into_inner().unwrap();
+        let mut out = Vec::new();
+        let stats = rewrite(&input[..], &mut out, &rules()).unwrap();
+        assert_eq!(stats.packets, 2);
+        let mut r = CaptureReader::new(&out[..]).unwrap();
+        let times: Vec<_> =
+            std::iter::from_fn(|| r.next_record().unwrap().map(|rec| rec.ts)).collect();
+        assert_eq!(
+            times,
+            [
+                Some(Timestamp { secs: 0, nanos: 7 }),
+                Some(Timestamp { secs: 1, nanos: 9 })
+            ]
+        );
+    }
 }

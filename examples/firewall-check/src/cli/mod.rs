@@ -1,7 +1,8 @@
 //! The command line of `firewall-check`: find what a middlebox does to TCP,
 //! from packet captures and by probing.
 //!
-//! Subcommands (each implemented in `firewall_check::<name>`):
+//! Subcommands (each one's arguments and run in `cli::<name>` or, not yet
+//! rebuilt by stage, in `analysis::<name>`):
 //! - `dump CAPTURE [--json]`: every TCP segment, options included.
 //! - `analyze CAPTURE [--json] [--rtt T] [--target-rate R] [--assume-wscale S]`:
 //!   per connection, the negotiation, the window ceiling and the verdict.
@@ -12,6 +13,9 @@
 //! - `series CAPTURE [--connection N] [--csv FILE] [--svg FILE]`: each
 //!   connection's sequence, ACK and window edges, flight, throughput and
 //!   limit over time (CSV), or one connection's plot (SVG).
+//! - `rewrite CAPTURE OUT [--tcpmss N | --clamp-mss-to-pmtu MTU]
+//!   [--strip-options LIST]`: netfilter's TCPMSS and TCPOPTSTRIP applied to
+//!   a capture, written as pcap.
 //!
 //! Exit status: see [`EXIT_STATUS`].
 
@@ -20,9 +24,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod analyze;
+pub mod dump;
+pub mod rewrite;
+pub mod series;
 
-use crate::analysis::{compare, probe, rewrite, series};
-use crate::output::dump;
+use crate::analysis::{compare, probe};
 use crate::{Failure, Outcome};
 
 /// The exit statuses, as `--help` prints them.

@@ -1,4 +1,5 @@
-//! `firewall-check dump`: every TCP segment of a capture, as text or JSON lines.
+//! `dump`'s output: every TCP segment of a capture, as text or JSON lines
+//! (the command line is [`crate::cli::dump`]).
 //!
 //! The text form follows `tcpdump -v`: frame number, UTC time, IP facts,
 //! addresses and ports, flags, sequence numbers, window and the options in
@@ -377,34 +378,4 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result
 /// `sackOK`, ...): tcp-options' own `Display`.
 pub fn write_text_option<W: Write + ?Sized>(w: &mut W, o: &ParsedOption<'_>) -> io::Result<()> {
     write!(w, "{o}")
-}
-
-/// Command-line arguments of `firewall-check dump`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct DumpArgs {
-    /// The capture file (pcap or pcapng); `-` reads standard input.
-    pub capture: std::path::PathBuf,
-    /// One JSON object per segment instead of text.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Runs `dump` for the command line: output on stdout, warnings on stderr.
-/// The error is the message to print; output already produced is kept.
-pub fn run(args: &DumpArgs) -> Result<crate::Outcome, crate::Failure> {
-    let input = crate::open_capture(&args.capture)?;
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let stderr = io::stderr();
-    let mut diag = stderr.lock();
-    let format = if args.json {
-        DumpFormat::Json
-    } else {
-        DumpFormat::Text
-    };
-    match dump(input, &mut out, &mut diag, format) {
-        Ok(_) => Ok(crate::Outcome::Clean),
-        Err(DumpError::Write(e)) if crate::is_broken_pipe(&e) => Ok(crate::Outcome::Clean),
-        Err(e) => Err(format!("{}: {e}", args.capture.display()).into()),
-    }
 }

@@ -6,7 +6,7 @@
 //! receiver; besides, a direction gets a row (with the previous row's
 //! figures) where its sender learned of an ACK between two segments: its
 //! phase changes there. A row whose round trip is not yet decided
-//! (`busy`: network or sender) waits for it in [`Held`], at most
+//! (`busy`: network or sender) waits for it in `Held`, at most
 //! [`SERIES_HELD`] rows.
 
 use std::collections::VecDeque;
@@ -463,7 +463,7 @@ impl Held {
 /// Reads a capture and calls `each` with a [`SeriesSample`] for the sending
 /// direction of every data segment and the receiving direction of every
 /// ACK, of the connections `filter` accepts (by id). Memory is the same as
-/// [`analyze`]'s; the caller decides what to keep.
+/// [`analyze`](crate::analysis::analyze::analyze)'s; the caller decides what to keep.
 pub fn series<R: Read>(
     input: R,
     settings: &Settings,
@@ -473,7 +473,7 @@ pub fn series<R: Read>(
     series_learned(input, settings, &FxHashMap::default(), filter, each)
 }
 
-/// [`series`], with what a first pass learned ([`learn`]) for connections
+/// [`series`], with what a first pass learned ([`learn`](crate::analysis::analyze::learn)) for connections
 /// without a handshake: their windows are read with the learned shifts and
 /// their limits timed with the learned RTT, as `analyze` reads them, where
 /// `--assume-wscale` and `--rtt` do not say otherwise.
