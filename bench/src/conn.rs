@@ -306,3 +306,80 @@ fn addresses(ipv6: bool, index: u64) -> (IpAddr, IpAddr) {
         (IpAddr::V4(client), IpAddr::V4(server))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_layout(layout: Layout) -> Connection {
+        let mut c = Connection::draw(&mut crate::rng(1), 0);
+        c.layout = layout;
+        c.mss = MSS_V4;
+        c
+    }
+
+    /// The SYN layouts byte for byte, as the Python generator packed them
+    /// (Linux's is `tcp_options_write`'s; Windows' as Windows 10 sends it).
+    #[test]
+    fn syn_layouts() {
+        let ts = [0, 0, 0, 9, 0, 0, 0, 3];
+        let linux = with_layout(Layout::Linux).syn_options(9, 3).unwrap();
+        let mut want = vec![2, 4, 0x05, 0xb4, 4, 2, 8, 10];
+        want.extend_from_slice(&ts);
+        want.extend_from_slice(&[1, 3, 3, 7]);
+        assert_eq!(linux.as_slice(), want);
+        let windows = with_layout(Layout::Windows).syn_options(9, 3).unwrap();
+        assert_eq!(
+            windows.as_slice(),
+            [2, 4, 0x05, 0xb4, 1, 3, 3, 7, 1, 1, 4, 2]
+        );
+        // Stripped later, by the frame.
+        let nows = with_layout(Layout::LinuxNoWindowScale)
+            .syn_options(9, 3)
+            .unwrap();
+        assert_eq!(nows, linux);
+    }
+
+    #[test]
+    fn data_options_follow_the_layout() {
+        let blocks = [SackBlock {
+            left: 10,
+            right: 20,
+        }];
+        let linux = with_layout(Layout::Linux)
+            .data_options(9, 3, &blocks)
+            .unwrap();
+        assert_eq!(
+            linux.as_slice(),
+            [1, 1, 8, 10, 0, 0, 0, 9, 0, 0, 0, 3, 1, 1, 5, 10, 0, 0, 0, 10, 0, 0, 0, 20]
+        );
+        let windows = with_layout(Layout::Windows);
+        assert!(windows
+            .data_options(9, 3, &[])
+            .unwrap()
+            .as_slice()
+            .is_empty());
+        assert_eq!(
+            windows.data_options(9, 3, &blocks).unwrap().as_slice(),
+            [1, 1, 5, 10, 0, 0, 0, 10, 0, 0, 0, 20]
+        );
+    }
+
+    #[test]
+    fn addresses_follow_the_index() {
+        assert_eq!(
+            addresses(false, 4700),
+            (
+                "198.18.18.92".parse().unwrap(),
+                "198.19.0.1".parse().unwrap()
+            )
+        );
+        assert_eq!(
+            addresses(true, 0x1_0000),
+            (
+                "2001:db8:1::1:1".parse().unwrap(),
+                "2001:db8:2::25".parse().unwrap()
+            )
+        );
+    }
+}

@@ -153,3 +153,54 @@ pub fn build(c: &mut Connection, seg: &Segment<'_>, buf: &mut [u8]) -> Result<us
     }
     Ok(link + n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conn::Layout;
+
+    #[test]
+    fn a_stripped_window_scale_leaves_nops_and_a_valid_checksum() {
+        let mut c = Connection::draw(&mut crate::rng(3), 5);
+        c.layout = Layout::LinuxNoWindowScale;
+        let opts = c.syn_options(1, 0).unwrap();
+        let seg = Segment {
+            strip_window_scale: true,
+            ..Segment::new(true, Flags::SYN, 100, 0, 64800, opts.as_slice())
+        };
+        let mut buf = [0u8; MAX_FRAME_LEN];
+        let n = build(&mut c, &seg, &mut buf).unwrap();
+        let p = PacketRepr::parse_verified(&buf[ETHERNET_HEADER_LEN..n]).unwrap();
+        assert_eq!(&p.tcp.options[..16], &opts.as_slice()[..16]);
+        assert_eq!(&p.tcp.options[16..], [1, 1, 1, 1]);
+        assert_eq!(p.ip.ds_field(), c.ds_field);
+        assert_eq!(&buf[..6], &c.server.mac);
+        assert_eq!(&buf[6..12], &c.client.mac);
+    }
+
+    #[test]
+    fn ipv4_identification_counts_up_and_payload_follows_seq() {
+        let mut c = Connection::draw(&mut crate::rng(1), 0);
+        c.client.addr = "198.18.0.0".parse().unwrap();
+        c.server.addr = "198.19.0.1".parse().unwrap();
+        let id = c.ip_id;
+        let seg = Segment {
+            payload_len: 3,
+            ..Segment::new(false, Flags::ACK, 0x1_0001, 1, 502, &[])
+        };
+        let mut buf = [0u8; MAX_FRAME_LEN];
+        let n = build(&mut c, &seg, &mut buf).unwrap();
+        let p = PacketRepr::parse_verified(&buf[ETHERNET_HEADER_LEN..n]).unwrap();
+        let IpRepr::V4(ip) = p.ip else { panic!("IPv4") };
+        assert_eq!(ip.identification, id.wrapping_add(1));
+        assert!(ip.dont_fragment);
+        assert_eq!(p.tcp.payload, &PAYLOAD[1..4]);
+        assert_eq!(p.tcp.payload, [138, 13, 144]);
+        assert_eq!(&buf[12..14], &[8, 0]);
+        c.client.addr = "2001:db8::1".parse().unwrap();
+        assert!(matches!(
+            build(&mut c, &seg, &mut buf),
+            Err(GenError::MixedFamilies { .. })
+        ));
+    }
+}

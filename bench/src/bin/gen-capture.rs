@@ -41,7 +41,7 @@ struct Args {
     /// Output directory.
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/out"))]
     out: PathBuf,
-    /// File stem (default capture-<N>, or capture-<bytes>B with --size).
+    /// File stem (default: capture-N for N segments; capture-BYTESB with --size).
     #[arg(long)]
     name: Option<String>,
     /// Seed of the generator.

@@ -43,7 +43,7 @@ struct Args {
     /// Output directory.
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/out"))]
     out: PathBuf,
-    /// File stem (default many-<N>).
+    /// File stem (default: many-N for N segments).
     #[arg(long)]
     name: Option<String>,
     /// Seed of the generator.
