@@ -106,9 +106,9 @@ pub fn write(
         let format = sink.format();
         let t = tmp(path);
         let (file, bytes) = sink.finish().map_err(file_error(&t))?;
+        // Flush the buffer before the rename.
         file.into_inner()
             .map_err(|e| e.into_error())
-            .and_then(|f| f.sync_all())
             .map_err(file_error(&t))?;
         fs::rename(&t, path).map_err(file_error(path))?;
         let sidecar = Sidecar {
