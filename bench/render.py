@@ -430,7 +430,8 @@ def tool_row(t, segments, ref_cpu=None):
 
 md_tools = []
 md_tools.append("## firewall-check dump and analyze against tcpdump and tshark\n")
-md_tools.append("Same generated capture for every program (`bench/gen_capture.py`: "
+md_tools.append("Same generated capture for every program (`gen-capture`, package "
+                "`tcp-perf-bench` in `bench/`, every packet built by tcp-options' `PacketRepr`: "
                 "interleaved IPv4 and IPv6 connections over Ethernet, each with a handshake "
                 "carrying MSS, SACK-permitted, timestamps and window scale, data, ACKs with "
                 "SACK blocks after losses, and FIN; valid checksums). tshark extracts the same "
@@ -520,8 +521,8 @@ if perf_parts:
 big = read_json("capture-big.json")
 md_tools.append("### Memory on a 1 GB capture\n")
 if big is None:
-    md_tools.append("Not measured in this run (`bench/run --big` measures it; generating the "
-                    "1 GB capture takes a few minutes the first time).\n")
+    md_tools.append("Not measured in this run (`bench/run --big` measures it, generating the "
+                    "1 GB capture the first time).\n")
     goals.append(("firewall-check", f"1 GB capture analysed in under {BIG_MAX_RSS_MB} MB RSS",
                   "not measured (run with --big)", None))
 else:
@@ -562,7 +563,7 @@ md_tools.append("`tcptrace -l` and `tshark -q -z conv,tcp` summarise every conne
                 "as `analyze` does (tcptrace with `-n`: without it, it looks up every address "
                 "in the DNS and measures the resolver); all three run on the same two captures in this run: the "
                 "long-flow capture above (headers only, pcap) and a many-connections one "
-                "(`bench/gen_many_conns.py`: a SYN scan, refused / half-open / unanswered 2:1:1, "
+                "(`gen-many-conns` of `bench/`: a SYN scan, refused / half-open / unanswered 2:1:1, "
                 "about one connection per two segments). \"CPU anchor / ours\" above "
                 f"{ANCHOR_MIN_CPU_RATIO:.0f}x and \"RSS ours / anchor\" at most "
                 f"{ANCHOR_MAX_RSS_SHARE:.2f} meet the goal.\n")

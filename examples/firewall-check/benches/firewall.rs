@@ -4,8 +4,9 @@
 //! in the same run is a bare walk over the capture's records with the same
 //! reader and no decoding (`records_only`).
 //!
-//! The captures are the ones `bench/run` generates (`bench/gen_capture.py`,
-//! 200,000 segments: headers only as pcap and pcapng, full payloads as pcap);
+//! The captures are the ones `bench/run` generates (`gen-capture` of
+//! `tcp-perf-bench`, 200,000 segments: headers only as pcap and pcapng, full
+//! payloads as pcap);
 //! `FIREWALL_BENCH_CAPTURE` may list others. A missing capture is reported
 //! on stderr and skipped. Criterion's throughput is
 //! the number of segments, so its report reads as segments per second.
@@ -65,7 +66,7 @@ fn bench(c: &mut Criterion) {
             Ok(b) => b,
             Err(e) => {
                 eprintln!(
-                    "firewall bench: {}: {e}; run bench/gen_capture.py (or bench/run) first",
+                    "firewall bench: {}: {e}; run bench/run first (its gen-capture writes them)",
                     path.display()
                 );
                 continue;

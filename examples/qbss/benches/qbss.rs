@@ -12,7 +12,7 @@
 //! Goals (issue 6): transpac well under a second, the 10 Gbit/s scenario under 10 s,
 //! at least 10 million simulated events per second.
 //!
-//! `cargo bench -p examples --bench qbss` (add `-- --quick` to skip `tengig`).
+//! `cargo bench -p qbss --bench qbss` (add `-- --quick` to skip `tengig`).
 
 use std::collections::BinaryHeap;
 use std::hint::black_box;
