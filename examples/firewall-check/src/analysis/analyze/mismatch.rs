@@ -4,12 +4,12 @@
 //!
 //! Seen from the client's side, the SYN-ACK has no window scale yet the
 //! server's later window fields are tiny next to its SYN-ACK window (below
-//! 1/16 of it): the server scales anyway ([`server_scales_anyway`]). Seen
+//! 1/16 of it): the server scales anyway (`server_scales_anyway`). Seen
 //! from the server's side, the SYN-ACK carries it yet the client's window
 //! fields stay at unscaled sizes: its first one at least half its SYN
-//! window, with a shift of 2 or more ([`client_unscaled`]). Without the
+//! window, with a shift of 2 or more (`client_unscaled`). Without the
 //! handshake, the edges the sender's data stops at and a Linux receiver's
-//! window growth can show it too ([`super::shift::infer_shift`]).
+//! window growth can show it too (`super::shift::infer_shift`).
 
 use tcp_options::kind::MAX_WINDOW_SCALE;
 

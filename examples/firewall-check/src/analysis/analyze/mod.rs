@@ -64,10 +64,10 @@
 //! # Where each part lives
 //!
 //! - [`state`]: the per-connection state and how a segment moves it, with
-//!   [`side`] (each direction's counters) and [`limit_feed`] (the limit
+//!   `side` (each direction's counters) and `limit_feed` (the limit
 //!   trackers' input);
 //! - [`shift`] and [`mismatch`]: what the capture says of the shifts;
-//! - [`report`]: the finished connection's figures;
+//! - [`report`](mod@report): the finished connection's figures;
 //! - [`verdict`]: what they mean, as typed parts (the words are
 //!   `crate::output::analyze`'s).
 //!

@@ -1,7 +1,7 @@
 //! The window-scale shift of a connection whose handshake the capture does
 //! not hold: what the flight and the window edges rule out, and where a
-//! window-limited sender's data keeps stopping (see [`EdgeEvidence`] and
-//! [`infer_shift`]).
+//! window-limited sender's data keeps stopping (see `EdgeEvidence` and
+//! `infer_shift`).
 
 use serde::Serialize;
 use tcp_options::kind::MAX_WINDOW_SCALE;

@@ -2,8 +2,8 @@
 //!
 //! The handshake as each endpoint's kernel holds it (the client's last SYN,
 //! the server's last SYN-ACK, negotiated by `tcp-options`' Linux model),
-//! the RTT, each direction's [`Side`], and what limited each sender
-//! ([`super::limit_feed`]). Fixed size; the limit trackers, TSval rings and
+//! the RTT, each direction's `Side`, and what limited each sender
+//! (`super::limit_feed`). Fixed size; the limit trackers, TSval rings and
 //! edge evidence are allocated only once the connection carries data.
 
 use std::time::Duration;
