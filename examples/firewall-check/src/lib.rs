@@ -24,9 +24,12 @@
 //! - [`analysis`]: the commands' reasoning: [`analysis::analyze`],
 //!   [`analysis::limits`], [`analysis::series`], [`analysis::compare`],
 //!   [`analysis::probe`], [`analysis::rewrite`].
-//! - [`finding`]: the one list of finding kinds.
-//! - [`output`]: text and JSON: [`output::dump`], [`output::format`],
-//!   [`output::fastjson`].
+//! - [`finding`]: the one [`finding::Finding`] (kind, direction,
+//!   confidence, typed evidence, impact), the one list of finding kinds,
+//!   the typed values before and after a middlebox.
+//! - [`output`]: text and JSON: [`output::analyze`], [`output::compare`],
+//!   [`output::dump`], [`output::finding`], [`output::impact`],
+//!   [`output::format`], [`output::fastjson`].
 //! - [`cli`]: the command line, and the exit status.
 
 pub mod analysis;

@@ -1,7 +1,8 @@
 //! The command line of `firewall-check`: find what a middlebox does to TCP,
 //! from packet captures and by probing.
 //!
-//! Subcommands (each implemented in `firewall_check::<name>`):
+//! Subcommands (the command line and run of `analyze` and `compare` in
+//! [`analyze`] and [`compare`]; of the others beside their analysis):
 //! - `dump CAPTURE [--json]`: every TCP segment, options included.
 //! - `analyze CAPTURE [--json] [--rtt T] [--target-rate R] [--assume-wscale S]`:
 //!   per connection, the negotiation, the window ceiling and the verdict.
@@ -20,8 +21,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod analyze;
+pub mod compare;
 
-use crate::analysis::{compare, probe, rewrite, series};
+use crate::analysis::{probe, rewrite, series};
 use crate::output::dump;
 use crate::{Failure, Outcome};
 
