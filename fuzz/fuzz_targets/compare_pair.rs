@@ -15,10 +15,12 @@ fuzz_target!(|data: &[u8]| {
     let rest = &data[2..];
     let (a, b) = rest.split_at(split.min(rest.len()));
     if let Ok(report) = compare_readers(a, "a", b, "b", &Options::default()) {
-        // Every finding refers to a reported connection.
+        // Every finding is compare's and refers to a reported connection.
         for f in &report.findings {
-            assert!(f.connection >= 1 && f.connection <= report.connections.len());
+            let c = f.compared().expect("compare evidence");
+            assert!(c.connection >= 1 && c.connection <= report.connections.len());
         }
-        let _ = firewall_check::analysis::compare::render_text(&report);
+        let _ = firewall_check::output::compare::render_text(&report);
+        let _ = firewall_check::output::compare::report_json(&report);
     }
 });

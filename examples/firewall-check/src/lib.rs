@@ -24,13 +24,16 @@
 //! - [`analysis`]: the commands' reasoning: [`analysis::analyze`],
 //!   [`analysis::limits`], [`analysis::series`], [`analysis::compare`],
 //!   [`analysis::probe`], [`analysis::rewrite`].
-//! - [`finding`]: the one list of finding kinds.
+//! - [`finding`]: the one [`finding::Finding`] (kind, direction,
+//!   confidence, typed evidence, impact), the one list of finding kinds,
+//!   the typed values before and after a middlebox.
 //! - [`output`]: text, JSON, CSV and SVG: [`output::analyze`],
-//!   [`output::dump`], [`output::series`], [`output::format`],
+//!   [`output::compare`], [`output::dump`], [`output::series`],
+//!   [`output::finding`], [`output::impact`], [`output::format`],
 //!   [`output::fastjson`].
-//! - [`cli`]: the command line, and the exit status; each rebuilt
-//!   command's arguments and the run that wires its stages
-//!   ([`cli::analyze`], [`cli::dump`], [`cli::series`], [`cli::rewrite`]).
+//! - [`cli`]: the command line, and the exit status; each command's
+//!   arguments and the run that wires its stages ([`cli::analyze`],
+//!   [`cli::compare`], [`cli::dump`], [`cli::series`], [`cli::rewrite`]).
 
 pub mod analysis;
 pub mod cli;

@@ -6,7 +6,12 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
-use firewall_check::analysis::compare::{compare_paths, compare_readers, Options, Report};
+use firewall_check::analysis::compare::{
+    compare_paths, compare_readers, CaptureWarning, MatchedOn, Options, Report, RttSource, SidesBy,
+};
+use firewall_check::finding::{CaptureSide, Compared, FieldValue, Finding, Kind};
+use firewall_check::output::compare::render_text;
+use firewall_check::output::impact::impact_text;
 
 mod dump_support;
 
@@ -23,8 +28,23 @@ fn compare(a: &str, b: &str) -> Report {
 fn kinds(r: &Report) -> BTreeSet<(String, String)> {
     r.findings
         .iter()
-        .map(|f| (f.kind.to_string(), f.direction.to_string()))
+        .map(|f| (f.kind.to_string(), f.direction.as_str().to_string()))
         .collect()
+}
+
+/// A finding's evidence (every `compare` finding has [`Compared`]).
+fn ev(f: &Finding) -> &Compared {
+    f.compared().expect("compare evidence")
+}
+
+/// A finding as the JSON report writes it.
+fn json(f: &Finding) -> serde_json::Value {
+    serde_json::to_value(f).unwrap()
+}
+
+/// A finding's impact in words.
+fn summary(f: &Finding) -> String {
+    impact_text(&f.impact)
 }
 
 fn set(items: &[(&str, &str)]) -> BTreeSet<(String, String)> {
@@ -46,24 +66,25 @@ fn campus_window_scale_stripped_from_syn_ack() {
     let r = compare("campus-inside.pcap", "campus-outside.pcap");
     assert_eq!(r.connections.len(), 1);
     let c = &r.connections[0];
-    assert!(c.client.starts_with("198.18.1.2:"), "{}", c.client);
-    assert!(c.server.ends_with(":5201"), "{}", c.server);
+    assert_eq!(c.client.ip().to_string(), "198.18.1.2", "{}", c.client);
+    assert_eq!(c.server.port(), 5201, "{}", c.server);
     assert!(c.client_side.capture.ends_with("campus-inside.pcap"));
-    assert_eq!(c.sides_by, "ttl");
+    assert_eq!(c.sides_by, SidesBy::Ttl);
     assert_eq!(kinds(&r), set(&[("wscale_stripped", "server_to_client")]));
     let f = &r.findings[0];
-    assert_eq!(f.count, 1, "only the SYN-ACK carries the option");
-    // Structured values (schema 2): the shift before, nothing after.
-    assert_eq!(f.before, serde_json::json!({"shift": 10}));
-    assert!(f.after.is_null(), "{}", f.after);
-    assert_eq!(
-        (f.before_text.as_str(), f.after_text.as_str()),
-        ("shift 10", "absent")
-    );
+    assert_eq!(ev(f).count, 1, "only the SYN-ACK carries the option");
+    // Typed values: the shift before, the option absent after.
+    assert_eq!(ev(f).before, FieldValue::Shift(10));
+    assert_eq!(ev(f).after, FieldValue::Absent);
+    // Structured in JSON (schema 2): the shift before, nothing after.
+    assert_eq!(json(f)["before"], serde_json::json!({"shift": 10}));
+    assert!(json(f)["after"].is_null(), "{}", json(f));
+    let text = render_text(&r);
+    assert!(text.contains("before: shift 10  after: absent"), "{text}");
     // The lab path was shaped to about 10 ms; the unscaled 65,535-byte
     // window caps server -> client at 65535 * 8 / RTT (52.4 Mbit/s at 10 ms,
     // the campus incident).
-    let rtt = c.rtt_s.expect("handshake RTT measured");
+    let rtt = c.rtt.expect("handshake RTT measured").value.as_secs_f64();
     assert!((0.008..0.03).contains(&rtt), "rtt {rtt}");
     let ceiling = f.impact.ceiling_bps_after.expect("ceiling computed");
     let expected = 65_535.0 * 8.0 / rtt;
@@ -71,12 +92,9 @@ fn campus_window_scale_stripped_from_syn_ack() {
         (ceiling as f64 - expected).abs() / expected < 0.001,
         "{ceiling} vs {expected}"
     );
-    assert!(
-        f.impact.summary.contains("65,535 bytes"),
-        "{}",
-        f.impact.summary
-    );
-    assert!(f.cause.contains("window-scale"), "{}", f.cause);
+    assert!(summary(f).contains("65,535 bytes"), "{}", summary(f));
+    let cause = &json(f)["cause"];
+    assert!(cause.as_str().unwrap().contains("window-scale"), "{cause}");
     assert!(r.notes.is_empty());
 }
 
@@ -93,13 +111,10 @@ fn campus_at_exactly_10ms_reproduces_52_4_mbit() {
         &opts,
     )
     .unwrap();
-    assert_eq!(r.connections[0].rtt_source, "given");
+    assert_eq!(r.connections[0].rtt.unwrap().source, RttSource::Given);
     assert_eq!(r.findings[0].impact.ceiling_bps_after, Some(52_428_000));
-    assert!(r.findings[0].impact.summary.contains("52.4 Mbit/s"));
-    assert!(r.findings[0]
-        .impact
-        .summary
-        .contains("1,250,000 bytes (shift 5)"));
+    assert!(summary(&r.findings[0]).contains("52.4 Mbit/s"));
+    assert!(summary(&r.findings[0]).contains("1,250,000 bytes (shift 5)"));
 }
 
 #[test]
@@ -108,16 +123,20 @@ fn nat_with_port_translation_and_timestamp_strip() {
     assert_eq!(r.connections.len(), 1);
     let c = &r.connections[0];
     assert!(
-        c.client_side.server.starts_with("198.19.0.80:80"),
+        c.client_side
+            .server
+            .to_string()
+            .starts_with("198.19.0.80:80"),
         "{}",
         c.client_side.server
     );
-    assert!(
-        c.server_side.client.starts_with("198.18.2.1:"),
+    assert_eq!(
+        c.server_side.client.ip().to_string(),
+        "198.18.2.1",
         "{}",
         c.server_side.client
     );
-    assert!(!c.matched_by.iter().any(|m| m.contains("same addresses")));
+    assert!(!c.matched_by.contains(&MatchedOn::SameAddresses));
     // The middlebox rewrote the client's packets (source and destination);
     // the replies are that translation undone, so they are not a second
     // finding (schema 1 reported the reply's source rewrite as a nat
@@ -132,23 +151,25 @@ fn nat_with_port_translation_and_timestamp_strip() {
     let nat = r
         .findings
         .iter()
-        .find(|f| f.kind == "nat" && f.direction == "client_to_server")
+        .find(|f| f.kind == Kind::Nat && f.direction.as_str() == "client_to_server")
         .unwrap();
+    let nat_json = json(nat);
     assert_eq!(
-        nat.before,
+        nat_json["before"],
         serde_json::json!({
             "src": {"addr": "198.18.1.2", "port": 33000},
             "dst": {"addr": "198.19.0.80", "port": 80},
         })
     );
-    assert_eq!(nat.after["src"]["addr"], "198.18.2.1");
-    let port = nat.after["src"]["port"].as_u64().unwrap();
-    assert!((40_000..=40_999).contains(&port), "{}", nat.after);
+    let after = &nat_json["after"];
+    assert_eq!(after["src"]["addr"], "198.18.2.1");
+    let port = after["src"]["port"].as_u64().unwrap();
+    assert!((40_000..=40_999).contains(&port), "{after}");
     assert_eq!(
-        nat.after["dst"],
+        after["dst"],
         serde_json::json!({"addr": "198.18.2.2", "port": 5201})
     );
-    assert!(nat.replies_translated.unwrap() > 10, "{nat:?}");
+    assert!(ev(nat).replies_translated.unwrap() > 10, "{nat:?}");
 }
 
 #[test]
@@ -189,18 +210,23 @@ fn syn_proxy_is_named_and_its_translations_reported() {
         .iter()
         .find(|f| f.kind == "wscale_changed")
         .unwrap();
-    assert_eq!(ws.before, serde_json::json!({"shift": 10}));
-    assert_eq!(ws.after, serde_json::json!({"shift": 7}));
-    let hp = r
-        .findings
-        .iter()
-        .find(|f| f.kind == "handshake_proxied")
-        .unwrap();
-    assert!(hp.cause.contains("SYN"), "{}", hp.cause);
-    assert_eq!(hp.before["from"], "server", "{}", hp.before);
-    assert_eq!(hp.after["from"], "middlebox", "{}", hp.after);
-    assert_eq!(hp.after["shift"], 7, "{}", hp.after);
-    assert_ne!(hp.before["isn"], hp.after["isn"]);
+    assert_eq!(
+        (&ev(ws).before, &ev(ws).after),
+        (&FieldValue::Shift(10), &FieldValue::Shift(7))
+    );
+    assert_eq!(json(ws)["before"], serde_json::json!({"shift": 10}));
+    assert_eq!(json(ws)["after"], serde_json::json!({"shift": 7}));
+    let hp = json(
+        r.findings
+            .iter()
+            .find(|f| f.kind == "handshake_proxied")
+            .unwrap(),
+    );
+    assert!(hp["cause"].as_str().unwrap().contains("SYN"), "{hp}");
+    assert_eq!(hp["before"]["from"], "server", "{hp}");
+    assert_eq!(hp["after"]["from"], "middlebox", "{hp}");
+    assert_eq!(hp["after"]["shift"], 7, "{hp}");
+    assert_ne!(hp["before"]["isn"], hp["after"]["isn"]);
 }
 
 #[test]
@@ -210,7 +236,8 @@ fn clean_ipv6_path_has_no_findings() {
     assert!(r.findings.is_empty(), "{:?}", r.findings);
     assert!(r.notes.is_empty(), "{:?}", r.notes);
     assert_eq!(
-        r.connections[0].sides_by, "ttl",
+        r.connections[0].sides_by,
+        SidesBy::Ttl,
         "hop limit tells the sides"
     );
     assert_eq!(
@@ -262,10 +289,13 @@ fn truncated_capture_gives_partial_result_with_warning() {
     )
     .unwrap();
     assert!(
-        r.captures[1]
-            .warnings
-            .iter()
-            .any(|w| w.contains("truncated")),
+        r.captures[1].warnings.iter().any(|w| matches!(
+            w,
+            CaptureWarning::CutShort {
+                error: capture::CaptureError::Truncated { .. },
+                ..
+            }
+        ) && w.to_string().contains("truncated")),
         "{:?}",
         r.captures[1].warnings
     );
@@ -377,12 +407,18 @@ fn dropped_packets_are_found() {
         .iter()
         .find(|f| f.kind == "packet_dropped")
         .unwrap();
-    assert_eq!(f.count, 3);
-    assert_eq!(f.packets.client_side.len(), 3);
-    assert!(f.packets.server_side.is_empty());
-    assert_eq!(f.before["payload_bytes"], 0, "{}", f.before);
-    assert!(f.after.is_null());
-    assert!(f.impact.summary.contains("Mathis"), "{}", f.impact.summary);
+    assert_eq!(ev(f).count, 3);
+    assert_eq!(ev(f).frames.client_side.len(), 3);
+    assert!(ev(f).frames.server_side.is_empty());
+    assert!(
+        matches!(ev(f).before, FieldValue::Segment { payload_len: 0, .. }),
+        "{:?}",
+        ev(f).before
+    );
+    assert_eq!(ev(f).after, FieldValue::Missing);
+    assert_eq!(json(f)["before"]["payload_bytes"], 0, "{}", json(f));
+    assert!(json(f)["after"].is_null());
+    assert!(summary(f).contains("Mathis"), "{}", summary(f));
 }
 
 #[test]
@@ -406,13 +442,13 @@ fn frames_missing_from_a_capture_whose_bytes_were_acknowledged_are_capture_loss(
             inside.clone(),
             without(&outside, 4, 2, client_data),
             "client_to_server",
-            "server_side",
+            CaptureSide::ServerSide,
         ),
         (
             without(&inside, 100, 5, server_data),
             outside.clone(),
             "server_to_client",
-            "client_side",
+            CaptureSide::ClientSide,
         ),
     ];
     for (a, b, dir, missing) in cases {
@@ -431,15 +467,11 @@ fn frames_missing_from_a_capture_whose_bytes_were_acknowledged_are_capture_loss(
                 .iter()
                 .find(|f| f.kind == "capture_loss")
                 .unwrap();
-            assert_eq!(f.missing_from, Some(missing));
-            assert_eq!(f.count, if dir == "client_to_server" { 2 } else { 5 });
-            assert_eq!(f.outside_span, Some(0));
+            assert_eq!(ev(f).missing_from, Some(missing));
+            assert_eq!(ev(f).count, if dir == "client_to_server" { 2 } else { 5 });
+            assert_eq!(ev(f).outside_span, Some(0));
             assert!(!r.has_tampering() || r.findings.len() == 2);
-            assert!(
-                f.impact.summary.contains("acknowledged"),
-                "{}",
-                f.impact.summary
-            );
+            assert!(summary(f).contains("acknowledged"), "{}", summary(f));
         }
     }
 }
@@ -534,9 +566,9 @@ proptest::proptest! {
         outside.truncate(cut.max(1));
         if let Ok(r) = compare_readers(&inside[..], "inside", &outside[..], "outside", &Options::default()) {
             for f in &r.findings {
-                proptest::prop_assert!(f.connection >= 1 && f.connection <= r.connections.len());
+                proptest::prop_assert!(ev(f).connection >= 1 && ev(f).connection <= r.connections.len());
             }
-            let _ = firewall_check::analysis::compare::render_text(&r);
+            let _ = render_text(&r);
         }
     }
 }
@@ -723,7 +755,7 @@ fn a_full_connection_table_is_reported_as_evictions() {
         "{:?}",
         kinds(&r)
     );
-    let text = firewall_check::analysis::compare::render_text(&r);
+    let text = render_text(&r);
     assert!(
         text.contains("ended early by a full connection table"),
         "{text}"
@@ -829,7 +861,7 @@ fn mid_stream_upload_aligns_the_bare_acks_through_the_acknowledgment_numbers() {
             .iter()
             .find(|f| f.kind == "seq_rewritten")
             .unwrap();
-        assert_eq!(f.count, 20);
+        assert_eq!(ev(f).count, 20);
         assert!(r.notes.is_empty(), "{:?}", r.notes);
     }
 }
@@ -899,10 +931,10 @@ fn a_drop_whose_retransmission_crosses_in_the_same_microsecond_is_the_original()
         let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
         assert_eq!(kinds(&r), set(&[("packet_dropped", "client_to_server")]));
         let f = &r.findings[0];
-        assert_eq!(f.count, 1);
+        assert_eq!(ev(f).count, 1);
         // Frame 6 of the client's capture: the original (IP ID 12).
-        let v = serde_json::to_value(&f.packets).unwrap();
+        let v = serde_json::to_value(&ev(f).frames).unwrap();
         assert_eq!(v["client_side"], serde_json::json!([6]), "{v}");
-        assert_eq!(f.before["seq_number"], 2101);
+        assert_eq!(json(f)["before"]["seq_number"], 2101);
     }
 }

@@ -1,8 +1,8 @@
 //! The command line of `firewall-check`: find what a middlebox does to TCP,
 //! from packet captures and by probing.
 //!
-//! Subcommands (each one's arguments and run in `cli::<name>` or, not yet
-//! rebuilt by stage, in `analysis::<name>`):
+//! Subcommands (each one's arguments and run in `cli::<name>`; `probe`
+//! and `reflect` beside their analysis):
 //! - `dump CAPTURE [--json]`: every TCP segment, options included.
 //! - `analyze CAPTURE [--json] [--rtt T] [--target-rate R] [--assume-wscale S]`:
 //!   per connection, the negotiation, the window ceiling and the verdict.
@@ -24,11 +24,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod analyze;
+pub mod compare;
 pub mod dump;
 pub mod rewrite;
 pub mod series;
 
-use crate::analysis::{compare, probe};
+use crate::analysis::probe;
 use crate::{Failure, Outcome};
 
 /// The exit statuses, as `--help` prints them.

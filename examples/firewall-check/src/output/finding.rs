@@ -1,11 +1,54 @@
 //! A finding's values as JSON and as words: the one place
 //! [`FieldValue`]s are written (`compare` and `probe` alike;
-//! `docs/json.md` gives the shapes).
+//! `docs/json.md` gives the shapes), and a [`Finding`]'s JSON, by its
+//! evidence.
 
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 use serde_json::{json, Map, Value};
 use tcp_options::Flags;
 
 use crate::finding::value::{Address, FieldValue};
+use crate::finding::{CaptureSide, Cause, Evidence, Finding, Frames, Kind};
+
+impl Serialize for Finding {
+    /// The fields of its evidence's report: `compare`'s finding object for
+    /// [`Evidence::Compared`] (`crate::output::compare`).
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.evidence {
+            Evidence::Compared(c) => crate::output::compare::serialize_finding(self, c, s),
+        }
+    }
+}
+
+impl Serialize for Frames {
+    /// `{"client_side": [..], "server_side": [..]}`.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Frames", 2)?;
+        st.serialize_field("client_side", &self.client_side)?;
+        st.serialize_field("server_side", &self.server_side)?;
+        st.end()
+    }
+}
+
+/// `client_side` or `server_side`, as JSON names a capture of `compare`.
+pub fn capture_side_name(side: CaptureSide) -> &'static str {
+    match side {
+        CaptureSide::ClientSide => "client_side",
+        CaptureSide::ServerSide => "server_side",
+    }
+}
+
+/// The usual cause of a finding of `kind`, in vendors' terms.
+pub fn cause_text(kind: Kind, cause: Cause) -> &'static str {
+    match cause {
+        Cause::Usual => kind.cause(),
+        Cause::SynProxy => SYN_PROXY_CAUSE,
+    }
+}
+
+/// The cause of the kinds a SYN proxy causes by itself once it has
+/// answered the handshake.
+const SYN_PROXY_CAUSE: &str = "the SYN proxy that answered the handshake: it announced its own configured options (e.g. SYNPROXY --wscale/--mss) and translates sequence numbers and timestamps for the rest of the connection; its options must match the server's";
 
 /// The flag letters of a segment as the reports show them: `S`, `F`, `R`,
 /// `P` and `.` for ACK, in that order.

@@ -1,6 +1,7 @@
-//! Allocation-free formatting helpers shared by the subcommands: hex, UTC
-//! dates and a JSON-string escaper (flags and options print through
-//! tcp-options' own tcpdump-notation `Display`).
+//! Formatting helpers shared by the subcommands: hex, UTC dates, a
+//! JSON-string escaper, thousands separators, rates and milliseconds
+//! (flags and options print through tcp-options' own tcpdump-notation
+//! `Display`).
 
 use std::fmt;
 use std::io::{self, Write};
@@ -243,6 +244,30 @@ pub fn rate_text(bps: u64) -> String {
     format!("{:.1}", bdp::BitsPerSecond::new(bps))
 }
 
+/// A rate in bit/s as `compare` prints it: `57 kbit/s`, `52.4 Mbit/s`,
+/// `4.43 Gbit/s`: whole kbit/s, one decimal of Mbit/s, two of Gbit/s and
+/// Tbit/s, and bit/s below 1 kbit/s (`analyze` prints through
+/// [`rate_text`]: `57.3 kbit/s`, `4.4 Gbit/s`).
+pub fn compare_rate_text(bps: u64) -> String {
+    let b = bps as f64;
+    if b >= 1e12 {
+        format!("{:.2} Tbit/s", b / 1e12)
+    } else if b >= 1e9 {
+        format!("{:.2} Gbit/s", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.1} Mbit/s", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.0} kbit/s", b / 1e3)
+    } else {
+        format!("{bps} bit/s")
+    }
+}
+
+/// A duration in milliseconds with one decimal: `10.9 ms`.
+pub fn millis_text(d: std::time::Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,6 +293,32 @@ mod tests {
         v.clear();
         write_padded9(&mut v, 1_000).unwrap();
         assert_eq!(v, b"000001000");
+    }
+
+    #[test]
+    fn rates_and_durations() {
+        assert_eq!(compare_rate_text(999), "999 bit/s");
+        assert_eq!(compare_rate_text(57_300), "57 kbit/s");
+        assert_eq!(compare_rate_text(52_428_000), "52.4 Mbit/s");
+        assert_eq!(compare_rate_text(4_430_000_000), "4.43 Gbit/s");
+        assert_eq!(compare_rate_text(1_250_000_000_000), "1.25 Tbit/s");
+        assert_eq!(rate_text(57_300), "57.3 kbit/s");
+        assert_eq!(
+            millis_text(std::time::Duration::from_micros(10_940)),
+            "10.9 ms"
+        );
+        // The thousands separator agrees with the old string-based one.
+        for n in [0u64, 7, 999, 1_000, 65_535, 1_250_000, u64::MAX] {
+            let s = n.to_string();
+            let mut old = String::new();
+            for (i, c) in s.chars().enumerate() {
+                if i > 0 && (s.len() - i).is_multiple_of(3) {
+                    old.push(',');
+                }
+                old.push(c);
+            }
+            assert_eq!(Thousands(n).to_string(), old);
+        }
     }
 
     #[test]

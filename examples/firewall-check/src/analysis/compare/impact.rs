@@ -1,16 +1,28 @@
-//! What a finding costs, computed with `bdp` (the usual causes are in
-//! [`crate::finding::Kind::cause`]).
+//! What each finding costs, computed with `bdp`: the ceilings a window
+//! gives at the RTT, the window 1 Gbit/s needs, the loss-limited rate, the
+//! goodput an MSS gives; typed ([`finding::Impact`], [`Cost`]), the
+//! sentences are the output stage's (`crate::output::impact`). The usual
+//! causes are in [`crate::finding::Kind::cause`].
 
 use std::time::Duration;
 
 use serde::Serialize;
 
+use super::findings::Acc;
+use crate::conn::tracker::Direction;
+use crate::finding::impact::{LossLimit, MisreadWindow, Need, PhbClass};
+use crate::finding::{self, CaptureSide, Cost, FieldValue, Kind};
+
 /// Largest unscaled TCP window (RFC 7323).
 pub const MAX_UNSCALED: u64 = 65_535;
 
-/// The cost of a finding.
+/// The impact `probe` reports, its sentence built in the analysis
+/// (`crate::analysis::probe::report` names it by this path, as
+/// `compare::impact::Impact`). `compare`'s findings carry the typed
+/// [`finding::Impact`]; the probe moves to it in its own step, and this
+/// type goes then.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct Impact {
+pub struct ProbeImpact {
     /// In words.
     pub summary: String,
     /// Round-trip time the numbers assume, in seconds.
@@ -24,53 +36,15 @@ pub struct Impact {
     pub ceiling_bps_after: Option<u64>,
 }
 
+/// The name `probe` uses for [`ProbeImpact`].
+pub use ProbeImpact as Impact;
+
 /// `window` bytes over `rtt` in bit/s, through `bdp::ceiling`.
 pub fn ceiling(window: u64, rtt: Option<Duration>) -> Option<u64> {
     let rtt = rtt?;
     bdp::ceiling(bdp::Bytes::new(window), rtt)
         .ok()
         .map(|r| r.get())
-}
-
-/// The largest window a shift allows (`65535 << shift`, shift clamped to 14).
-pub fn max_window(shift: u8) -> u64 {
-    bdp::max_window(shift.min(14))
-        .map(|b| b.get())
-        .unwrap_or(MAX_UNSCALED << 14)
-}
-
-/// `52.4 Mbit/s`, `640 kbit/s`, `1.25 Gbit/s`.
-pub fn rate(bps: u64) -> String {
-    let b = bps as f64;
-    if b >= 1e12 {
-        format!("{:.2} Tbit/s", b / 1e12)
-    } else if b >= 1e9 {
-        format!("{:.2} Gbit/s", b / 1e9)
-    } else if b >= 1e6 {
-        format!("{:.1} Mbit/s", b / 1e6)
-    } else if b >= 1e3 {
-        format!("{:.0} kbit/s", b / 1e3)
-    } else {
-        format!("{bps} bit/s")
-    }
-}
-
-/// `1,250,000`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `10.9 ms`.
-pub fn ms(rtt: Duration) -> String {
-    format!("{:.1} ms", rtt.as_secs_f64() * 1e3)
 }
 
 /// Facts about the connection that impacts need.
@@ -92,159 +66,301 @@ pub struct Ctx {
     pub max_payload: u32,
 }
 
-fn with_rtt(summary: String, ctx: &Ctx, before: Option<u64>, after: Option<u64>) -> Impact {
-    Impact {
-        summary,
-        rtt_s: ctx.rtt.map(|r| r.as_secs_f64()),
-        ceiling_bps_before: before,
-        ceiling_bps_after: after,
-    }
+/// What a finding folded in `acc` costs.
+#[derive(Debug, Clone, Copy)]
+pub struct Folded<'a> {
+    /// Its kind.
+    pub kind: Kind,
+    /// Its direction.
+    pub dir: Direction,
+    /// What was accumulated.
+    pub acc: &'a Acc,
+    /// Its option kind.
+    pub option_kind: Option<u8>,
+    /// For capture loss, the capture that lacks the frames.
+    pub missing_from: Option<CaptureSide>,
 }
 
-/// What 1 Gbit/s would need at the RTT: `; 1 Gbit/s at 10.0 ms needs a
-/// window of 1,250,000 bytes (shift 5)`.
-fn gigabit_needs(ctx: &Ctx) -> String {
-    let Some(rtt) = ctx.rtt else {
-        return String::new();
-    };
-    let Some(gbit) = bdp::BitsPerSecond::from_gbps(1) else {
-        return String::new();
-    };
-    match bdp::window_needed(gbit, rtt) {
-        Ok(w) => format!(
-            "; 1 Gbit/s at {} needs a window of {} bytes (shift {})",
-            ms(rtt),
-            thousands(w.get()),
-            bdp::window_scale_shift(w)
-                .map(|s| s.to_string())
-                .unwrap_or_else(|_| "beyond 14".to_string())
-        ),
-        Err(_) => String::new(),
-    }
-}
-
-/// Window-scale option removed. `c2s`: from the client's SYN; else from the SYN-ACK.
-pub fn wscale_stripped(c2s: bool, shift: Option<u8>, ctx: &Ctx) -> Impact {
-    let unscaled = ceiling(MAX_UNSCALED, ctx.rtt);
-    let at = ctx
-        .rtt
-        .map(|r| format!(" at {}", ms(r)))
-        .unwrap_or_default();
-    let cap = unscaled
-        .map(|c| format!(", a ceiling of {}{at}", rate(c)))
-        .unwrap_or_else(|| " (give --rtt for the throughput ceiling)".to_string());
-    if c2s {
-        let summary = format!(
-            "the server never saw the client's window scale, so neither side scales (RFC 7323 needs it in both SYNs): every receive window is capped at 65,535 bytes{cap}, in both directions{}",
-            gigabit_needs(ctx)
-        );
-        with_rtt(summary, ctx, None, unscaled)
-    } else {
-        let mut summary = format!(
-            "the client offered scaling{} but never saw the server's answer: the client does not scale while the server does. Server -> client is capped by the client's unscaled receive window of 65,535 bytes{cap}",
-            ctx.client_shift.map(|s| format!(" (shift {s})")).unwrap_or_default()
-        );
-        if let (Some(w), Some(s)) = (ctx.server_max_window_field, shift) {
-            let meant = u64::from(w) << s.min(14);
-            summary.push_str(&format!(
-                "; client -> server is worse: the client reads the server's scaled window fields as bytes (largest {} bytes instead of {})",
-                thousands(u64::from(w)),
-                thousands(meant)
-            ));
-            if let Some(c) = ceiling(u64::from(w), ctx.rtt) {
-                summary.push_str(&format!(", a ceiling of {}", rate(c)));
-            }
+impl Ctx {
+    /// An impact at this RTT with the given ceilings.
+    fn impact(&self, cost: Cost, before: Option<u64>, after: Option<u64>) -> finding::Impact {
+        finding::Impact {
+            rtt: self.rtt,
+            ceiling_bps_before: before,
+            ceiling_bps_after: after,
+            cost,
         }
-        summary.push_str(&gigabit_needs(ctx));
-        with_rtt(summary, ctx, None, unscaled)
+    }
+
+    /// An impact without figures of its own.
+    fn plain(&self, cost: Cost) -> finding::Impact {
+        self.impact(cost, None, None)
     }
 }
 
-/// Window-scale shift changed from `before` to `after` in the announcing direction.
-pub fn wscale_changed(before: u8, after: u8, window_field: Option<u16>, ctx: &Ctx) -> Impact {
+/// What finding `f` costs: `ctx` holds the connection's facts, `dctx` its
+/// direction's (packets, payload) for loss rates.
+pub fn impact_of(f: Folded<'_>, ctx: &Ctx, dctx: &Ctx) -> finding::Impact {
+    let acc = f.acc;
+    match f.kind {
+        Kind::WscaleStripped => wscale_stripped(
+            f.dir == Direction::ClientToServer,
+            shift_of(&acc.before),
+            ctx,
+        ),
+        Kind::WscaleChanged => match (shift_of(&acc.before), shift_of(&acc.after)) {
+            (Some(b), Some(a)) => {
+                let field = if f.dir == Direction::ClientToServer {
+                    ctx.client_max_window_field
+                } else {
+                    ctx.server_max_window_field
+                };
+                wscale_changed(b, a, field, ctx)
+            }
+            _ => ctx.plain(Cost::WscaleChangedUnread),
+        },
+        Kind::WscaleAdded => ctx.plain(Cost::WscaleAdded),
+        Kind::MssClamped | Kind::MssChanged => match (&acc.before, &acc.after) {
+            (&FieldValue::Mss(b), &FieldValue::Mss(a)) => mss(b, a, ctx),
+            _ => ctx.plain(Cost::MssChangedUnread),
+        },
+        Kind::SackpermStripped => ctx.plain(Cost::SackpermStripped),
+        Kind::TimestampsStripped => ctx.plain(Cost::TimestampsStripped),
+        Kind::TimestampsChanged => ctx.plain(Cost::TimestampsChanged),
+        Kind::SeqRewritten | Kind::AckRewritten => ctx.plain(Cost::SequenceOffset {
+            offset: match (acc.before.number(), acc.after.number()) {
+                (Some(b), Some(a)) => Some((a as u32).wrapping_sub(b as u32)),
+                _ => None,
+            },
+        }),
+        Kind::WindowRewritten => window(
+            acc.max_before
+                .and_then(|v| u16::try_from(v).ok())
+                .unwrap_or(0),
+            acc.max_after
+                .and_then(|v| u16::try_from(v).ok())
+                .unwrap_or(0),
+            ctx,
+        ),
+        Kind::DscpChanged => dscp(&acc.before, &acc.after, ctx),
+        Kind::EcnChanged => ctx.plain(Cost::EcnChanged),
+        Kind::Nat => ctx.plain(Cost::Nat {
+            replies_translated: acc.replies_translated,
+        }),
+        Kind::CaptureLoss => ctx.plain(Cost::CaptureLoss {
+            missing_from: f.missing_from,
+            frames: acc.count,
+            outside_span: acc.outside_span,
+        }),
+        // Seen only by active probing; two captures never produce them.
+        Kind::ProbeDropped | Kind::EcnSetupDropped | Kind::OutOfWindowDropped => {
+            ctx.plain(Cost::ProbeOnly(f.kind))
+        }
+        Kind::HandshakeProxied => ctx.plain(Cost::HandshakeProxied),
+        Kind::PacketDropped => dropped(acc.count, dctx),
+        Kind::PacketInjected => ctx.plain(Cost::PacketsInjected),
+        Kind::OptionStripped | Kind::OptionAdded | Kind::OptionChanged => {
+            ctx.plain(Cost::OptionAltered {
+                option_kind: f.option_kind,
+            })
+        }
+    }
+}
+
+/// The shift of a window-scale value.
+fn shift_of(v: &FieldValue) -> Option<u8> {
+    match *v {
+        FieldValue::Shift(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// What 1 Gbit/s needs at the RTT.
+fn gigabit_needs(ctx: &Ctx) -> Option<Need> {
+    let rtt = ctx.rtt?;
+    let gbit = bdp::BitsPerSecond::from_gbps(1)?;
+    let w = bdp::window_needed(gbit, rtt).ok()?;
+    Some(Need {
+        bytes: w.get(),
+        shift: bdp::window_scale_shift(w).ok(),
+    })
+}
+
+/// Window-scale option removed. `c2s`: from the client's SYN; else from the
+/// SYN-ACK, whose shift was `shift`.
+pub fn wscale_stripped(c2s: bool, shift: Option<u8>, ctx: &Ctx) -> finding::Impact {
+    let unscaled = ceiling(MAX_UNSCALED, ctx.rtt);
+    let gigabit = gigabit_needs(ctx);
+    let cost = if c2s {
+        Cost::WscaleStrippedFromSyn { gigabit }
+    } else {
+        let misread = match (ctx.server_max_window_field, shift) {
+            (Some(field), Some(s)) => Some(MisreadWindow {
+                field,
+                meant: u64::from(field) << s.min(14),
+                ceiling: ceiling(u64::from(field), ctx.rtt),
+            }),
+            _ => None,
+        };
+        Cost::WscaleStrippedFromSynAck {
+            client_shift: ctx.client_shift,
+            misread,
+            gigabit,
+        }
+    };
+    ctx.impact(cost, None, unscaled)
+}
+
+/// Window-scale shift changed from `before` to `after` in the announcing
+/// direction, whose largest window field was `window_field`.
+pub fn wscale_changed(
+    before: u8,
+    after: u8,
+    window_field: Option<u16>,
+    ctx: &Ctx,
+) -> finding::Impact {
     let field = u64::from(window_field.unwrap_or(u16::MAX));
-    let true_w = field << before.min(14);
-    let read_w = field << after.min(14);
-    let (cb, ca) = (ceiling(true_w, ctx.rtt), ceiling(read_w, ctx.rtt));
-    let mut summary = format!(
-        "the peer scales this side's window fields by 2^{after} while they mean 2^{before}: a window field of {} is read as {} bytes instead of {}",
-        thousands(field),
-        thousands(read_w),
-        thousands(true_w)
-    );
-    if let (Some(b), Some(a)) = (cb, ca) {
-        summary.push_str(&format!(" (ceiling {} instead of {})", rate(a), rate(b)));
-    }
-    if after > before {
-        summary
-            .push_str("; overestimating the window overruns the receiver, which drops the excess");
-    }
-    with_rtt(summary, ctx, cb, ca)
+    let meant = field << before.min(14);
+    let read = field << after.min(14);
+    let (cb, ca) = (ceiling(meant, ctx.rtt), ceiling(read, ctx.rtt));
+    let cost = Cost::WscaleChanged {
+        before,
+        after,
+        field,
+        meant,
+        read,
+    };
+    ctx.impact(cost, cb, ca)
 }
 
 /// MSS clamped or changed.
-pub fn mss(before: u16, after: u16, ctx: &Ctx) -> Impact {
+pub fn mss(before: u16, after: u16, ctx: &Ctx) -> finding::Impact {
     let hdr = if ctx.v6 { 60.0 } else { 40.0 };
     // Ethernet framing per packet: preamble 8, header 14, FCS 4, gap 12.
     let eff = |m: f64| m / (m + hdr + 38.0);
     let (b, a) = (f64::from(before), f64::from(after));
-    let summary = if after < before && after > 0 {
-        format!(
-            "segments carry at most {after} instead of {before} bytes: {:.1}% more packets for the same data, Ethernet goodput {:.1}% instead of {:.1}% of the line rate",
-            (b / a - 1.0) * 100.0,
-            eff(a) * 100.0,
-            eff(b) * 100.0
-        )
+    let cost = if after < before && after > 0 {
+        Cost::MssLowered {
+            before,
+            after,
+            more_packets_percent: (b / a - 1.0) * 100.0,
+            goodput_before_percent: eff(b) * 100.0,
+            goodput_after_percent: eff(a) * 100.0,
+        }
     } else {
-        format!(
-            "the peer may send segments of {after} bytes although this side announced {before}: larger than the path or host accepts, they are fragmented or dropped (a PMTU black hole)"
-        )
+        Cost::MssRaised { before, after }
     };
-    with_rtt(summary, ctx, None, None)
+    ctx.plain(cost)
 }
 
 /// Loss: `dropped` of the direction's packets.
-pub fn dropped(dropped: u64, ctx: &Ctx) -> Impact {
+pub fn dropped(dropped: u64, ctx: &Ctx) -> finding::Impact {
     let total = ctx.packets_in_direction.max(dropped).max(1);
     let p = dropped as f64 / total as f64;
-    let mut summary = format!(
-        "{dropped} of {total} packets ({:.2}%) crossed one side and not the other",
-        p * 100.0
-    );
+    let mut limit = None;
     let mut after = None;
     if let Some(rtt) = ctx.rtt {
         let mss = u64::from(ctx.max_payload.max(536));
         if let Ok(bps) = bdp::mathis(bdp::Bytes::new(mss), rtt, p, bdp::MathisConstant::Periodic) {
             if bps.is_finite() && bps > 0.0 {
                 after = Some(bps as u64);
-                summary.push_str(&format!(
-                    "; at that loss rate TCP Reno-style throughput is limited to about {} (Mathis et al. 1997, MSS {mss}, RTT {})",
-                    rate(bps as u64),
-                    ms(rtt)
-                ));
+                limit = Some(LossLimit { mss });
             }
         }
     }
-    with_rtt(summary, ctx, None, after)
+    let cost = Cost::PacketsDropped {
+        dropped,
+        total,
+        loss_rate: p,
+        limit,
+    };
+    ctx.impact(cost, None, after)
 }
 
 /// Window field rewritten: largest before and after.
-pub fn window(before_max: u16, after_max: u16, shift: Option<u8>, ctx: &Ctx) -> Impact {
-    let s = shift.unwrap_or(0).min(14);
-    let (b, a) = (u64::from(before_max) << s, u64::from(after_max) << s);
+pub fn window(before_max: u16, after_max: u16, ctx: &Ctx) -> finding::Impact {
+    let (b, a) = (u64::from(before_max), u64::from(after_max));
     let (cb, ca) = (ceiling(b, ctx.rtt), ceiling(a, ctx.rtt));
-    let mut summary = format!(
-        "largest advertised window {} bytes before, {} bytes after",
-        thousands(b),
-        thousands(a)
-    );
-    if let (Some(x), Some(y)) = (cb, ca) {
-        summary.push_str(&format!(": ceiling {} instead of {}", rate(y), rate(x)));
-    }
-    with_rtt(summary, ctx, cb, ca)
+    let cost = Cost::WindowRewritten {
+        largest_before: b,
+        largest_after: a,
+    };
+    ctx.impact(cost, cb, ca)
 }
 
-/// An impact that is words only.
-pub fn words(text: &str, ctx: &Ctx) -> Impact {
-    with_rtt(text.to_string(), ctx, None, None)
+/// DSCP re-marked from `before` to `after`.
+fn dscp(before: &FieldValue, after: &FieldValue, ctx: &Ctx) -> finding::Impact {
+    let (&FieldValue::Dscp(b), &FieldValue::Dscp(a)) = (before, after) else {
+        // Only DSCP values are folded into a `dscp_changed` finding.
+        return ctx.plain(Cost::DscpRemarked {
+            before: 0,
+            after: 0,
+            class: PhbClass::Other,
+        });
+    };
+    ctx.plain(Cost::DscpRemarked {
+        before: b,
+        after: a,
+        class: phb_class(a),
+    })
+}
+
+/// How downstream routers treat DSCP `v`: CS1 and LE are scavenger
+/// classes (on TransPAC, QBSS got about 1% of an OC-3), 0 (CS0, DF) best
+/// effort.
+pub fn phb_class(v: u8) -> PhbClass {
+    if v == u8::from(dscp::Dscp::CS1) || v == u8::from(dscp::Dscp::LE) {
+        PhbClass::Scavenger
+    } else if v == u8::from(dscp::Dscp::CS0) {
+        PhbClass::BestEffort
+    } else {
+        PhbClass::Other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phb_classes_follow_the_names() {
+        // The rule by name, as the report has always applied it to the
+        // re-marked value's upper-case name.
+        for v in 0..64u8 {
+            let name = dscp::Dscp::new(v)
+                .ok()
+                .and_then(|d| d.name())
+                .map(str::to_uppercase)
+                .unwrap_or_default();
+            let by_name = if name.starts_with("CS1") || name.starts_with("LE") {
+                PhbClass::Scavenger
+            } else if v == 0 || name.starts_with("CS0") || name.starts_with("DF") {
+                PhbClass::BestEffort
+            } else {
+                PhbClass::Other
+            };
+            assert_eq!(phb_class(v), by_name, "{v} {name}");
+        }
+    }
+
+    #[test]
+    fn the_campus_incident_at_10_ms() {
+        // A 64 KiB window over 10 ms is 65535*8/0.010 = 52.4 Mbit/s; 1 Gbit/s
+        // needs 1,250,000 bytes, shift 5 (DESIGN.md, incident 1).
+        let ctx = Ctx {
+            rtt: Some(Duration::from_millis(10)),
+            ..Ctx::default()
+        };
+        let i = wscale_stripped(true, Some(7), &ctx);
+        assert_eq!(i.ceiling_bps_after, Some(52_428_000));
+        assert_eq!(
+            i.cost,
+            Cost::WscaleStrippedFromSyn {
+                gigabit: Some(Need {
+                    bytes: 1_250_000,
+                    shift: Some(5)
+                })
+            }
+        );
+    }
 }

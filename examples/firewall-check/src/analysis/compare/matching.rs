@@ -27,6 +27,7 @@ use std::hash::{Hash, Hasher};
 use tcp_options::Flags;
 
 use super::packet::Packet;
+use super::report::MatchedOn;
 use crate::conn::tracker::Direction;
 
 /// Data segments per direction fingerprinted for connection matching.
@@ -183,28 +184,26 @@ impl Score {
         }
     }
 
-    /// What matched, in words.
-    pub fn evidence(&self) -> Vec<String> {
+    /// What matched.
+    pub fn matched_on(&self) -> Vec<MatchedOn> {
         let mut why = Vec::new();
         if self.isn {
-            why.push("client initial sequence number".to_string());
+            why.push(MatchedOn::ClientIsn);
         }
-        for (k, name) in [(0, "SYN"), (1, "SYN-ACK")] {
-            if self.syn_ts[k] {
-                why.push(format!("{name} timestamp value"));
-            }
+        if self.syn_ts[0] {
+            why.push(MatchedOn::SynTsval);
+        }
+        if self.syn_ts[1] {
+            why.push(MatchedOn::SynAckTsval);
         }
         if self.data >= 2 {
-            why.push(format!(
-                "{} data segments (length and first bytes)",
-                self.data
-            ));
+            why.push(MatchedOn::DataSegments(self.data));
         }
         if self.idents >= 3 {
-            why.push(format!("{} IP identifications", self.idents));
+            why.push(MatchedOn::IpIdentifications(self.idents));
         }
         if self.tuple {
-            why.push("same addresses and ports".to_string());
+            why.push(MatchedOn::SameAddresses);
         }
         why
     }

@@ -184,22 +184,6 @@ impl Packet {
         }
         n
     }
-    /// tcpdump-style flag letters: `S`, `F`, `R`, `P`, `.`.
-    pub fn flag_letters(&self) -> String {
-        let mut f = String::new();
-        for (bit, c) in [
-            (Flags::SYN, 'S'),
-            (Flags::FIN, 'F'),
-            (Flags::RST, 'R'),
-            (Flags::PSH, 'P'),
-            (Flags::ACK, '.'),
-        ] {
-            if self.has(bit) {
-                f.push(c);
-            }
-        }
-        f
-    }
 }
 
 #[cfg(test)]
