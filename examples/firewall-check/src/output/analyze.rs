@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use bdp::{BitsPerSecond, DurationDisplay};
+use bdp::BitsPerSecond;
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 use tcp_options::SignatureBuild;
@@ -26,7 +26,7 @@ use crate::analysis::limits::{Limit, LimitKind, NoLimitReason, WindowEvidence, P
 use crate::conn::negotiation::{EcnMode, HandshakeKind, LinuxDrop};
 use crate::conn::{Direction, Endpoint};
 use crate::output::fastjson;
-use crate::output::format::{rate_text, socket_addr, Thousands};
+use crate::output::format::{duration_text, rate_text, socket_addr, Thousands};
 
 /// Bytes of report JSON gathered before they are written: the capacity of
 /// the tool's own `BufWriter`, which then writes them through instead of
@@ -420,7 +420,7 @@ fn at_rtt_text(a: &AtRtt, what: &str) -> String {
         Some(rtt) => {
             let mut s = format!(
                 "at {} that caps {what} throughput at {}",
-                DurationDisplay(rtt),
+                duration_text(rtt),
                 rate_or_unknown(a.ceiling)
             );
             if let Some(need) = &a.need {
@@ -545,7 +545,7 @@ fn handshake_part_text(p: &VerdictPart) -> Option<String> {
         } => format!(
             "window scaling was offered by the client but not answered: the client advertises at most {} bytes, which {} would cap server-to-client throughput at {}, yet the capture shows {} achieved: the server sent beyond the window the client advertised{}",
             Thousands(MAX_UNSCALED),
-            rtt.map_or("at the RTT".to_string(), |r| format!("at {}", DurationDisplay(r))),
+            rtt.map_or("at the RTT".to_string(), |r| format!("at {}", duration_text(r))),
             rate_or_unknown(*ceiling),
             rate_or_unknown(*achieved),
             match accepted_beyond {
@@ -788,8 +788,8 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Res
     writeln!(
         w,
         "  RTT {}",
-        match (r.rtt_s(), r.rtt_source) {
-            (Some(s), Some(src)) => format!("{:.3} ms ({})", s * 1000.0, src.as_str()),
+        match (r.rtt, r.rtt_source) {
+            (Some(rtt), Some(src)) => format!("{} ({})", duration_text(rtt), src.as_str()),
             _ => "unknown".to_string(),
         }
     )?;

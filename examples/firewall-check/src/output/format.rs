@@ -239,33 +239,19 @@ impl fmt::Display for Thousands {
     }
 }
 
-/// A rate in bit/s as the reports print it: `52.4 Mbit/s`.
+/// A rate the tools measured or computed (a throughput, a ceiling), as
+/// every report prints it: three significant digits (`bdp::Rounded`:
+/// `52.4 Mbit/s`, `57.3 kbit/s`, `4.43 Gbit/s`, `191 bit/s`). A rate the
+/// user gave (`--target-rate`) is printed as given.
 pub fn rate_text(bps: u64) -> String {
-    format!("{:.1}", bdp::BitsPerSecond::new(bps))
+    bdp::Rounded(bdp::BitsPerSecond::new(bps)).to_string()
 }
 
-/// A rate in bit/s as `compare` prints it: `57 kbit/s`, `52.4 Mbit/s`,
-/// `4.43 Gbit/s`: whole kbit/s, one decimal of Mbit/s, two of Gbit/s and
-/// Tbit/s, and bit/s below 1 kbit/s (`analyze` prints through
-/// [`rate_text`]: `57.3 kbit/s`, `4.4 Gbit/s`).
-pub fn compare_rate_text(bps: u64) -> String {
-    let b = bps as f64;
-    if b >= 1e12 {
-        format!("{:.2} Tbit/s", b / 1e12)
-    } else if b >= 1e9 {
-        format!("{:.2} Gbit/s", b / 1e9)
-    } else if b >= 1e6 {
-        format!("{:.1} Mbit/s", b / 1e6)
-    } else if b >= 1e3 {
-        format!("{:.0} kbit/s", b / 1e3)
-    } else {
-        format!("{bps} bit/s")
-    }
-}
-
-/// A duration in milliseconds with one decimal: `10.9 ms`.
-pub fn millis_text(d: std::time::Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+/// A time the tools measured or computed (an RTT), as every report prints
+/// it: three significant digits (`bdp::Rounded`: `10.2 ms`, `127 ms`,
+/// `67.1 us`).
+pub fn duration_text(d: std::time::Duration) -> String {
+    bdp::Rounded(d).to_string()
 }
 
 #[cfg(test)]
@@ -297,14 +283,16 @@ mod tests {
 
     #[test]
     fn rates_and_durations() {
-        assert_eq!(compare_rate_text(999), "999 bit/s");
-        assert_eq!(compare_rate_text(57_300), "57 kbit/s");
-        assert_eq!(compare_rate_text(52_428_000), "52.4 Mbit/s");
-        assert_eq!(compare_rate_text(4_430_000_000), "4.43 Gbit/s");
-        assert_eq!(compare_rate_text(1_250_000_000_000), "1.25 Tbit/s");
+        // One rule for every report (it used to be two: analyze printed
+        // 57.3 kbit/s and 4.4 Gbit/s, compare 57 kbit/s and 4.43 Gbit/s).
+        assert_eq!(rate_text(999), "999 bit/s");
         assert_eq!(rate_text(57_300), "57.3 kbit/s");
+        // The campus incident (DESIGN.md): 65,535 bytes per 10 ms.
+        assert_eq!(rate_text(52_428_000), "52.4 Mbit/s");
+        assert_eq!(rate_text(4_430_000_000), "4.43 Gbit/s");
+        assert_eq!(rate_text(1_250_000_000_000), "1.25 Tbit/s");
         assert_eq!(
-            millis_text(std::time::Duration::from_micros(10_940)),
+            duration_text(std::time::Duration::from_micros(10_940)),
             "10.9 ms"
         );
         // The thousands separator agrees with the old string-based one.

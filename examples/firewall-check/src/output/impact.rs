@@ -8,7 +8,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use crate::finding::impact::{LossLimit, MisreadWindow, Need, PhbClass};
 use crate::finding::{CaptureSide, Cost, FieldValue, Impact};
 use crate::output::finding::value_text;
-use crate::output::format::{compare_rate_text as rate, millis_text as ms, Thousands};
+use crate::output::format::{duration_text as ms, rate_text as rate, Thousands};
 
 impl Serialize for Impact {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -10,7 +10,7 @@ use crate::analysis::compare::{CaptureSummary, ConnReport, Note, Report};
 use crate::conn::Direction;
 use crate::finding::{Compared, Finding};
 use crate::output::finding::{cause_text, value_text};
-use crate::output::format::{compare_rate_text as rate, millis_text};
+use crate::output::format::{duration_text, rate_text as rate};
 use crate::output::impact::impact_text;
 
 /// Width the long lines are wrapped to.
@@ -124,7 +124,7 @@ fn connection(o: &mut String, report: &Report, c: &ConnReport) {
             match c.rtt {
                 Some(r) => format!(
                     "{} ({})",
-                    millis_text(r.value),
+                    duration_text(r.value),
                     rtt_source_name(Some(r.source))
                 ),
                 None => "unknown (give --rtt)".to_string(),
