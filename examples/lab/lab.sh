@@ -13,7 +13,8 @@
 #
 # Only 198.18.0.0/15 and 2001:db8::/32 are used, the namespaces have no other
 # interface and no default route, so no packet can leave them. Namespace names
-# are unique per run and deleted on exit, whatever happens.
+# are unique per run ($LAB_NETNS-c, -m, -s when the lab harness gives a
+# prefix) and deleted on exit, whatever happens.
 #
 # usage: lab.sh CASE OUTDIR [--bytes N] [--up-bytes N] [--delay-ms D] [--snaplen S] [--cc cubic|reno|bbr]
 #                           [--client-rmem-max N] [--client-rcvbuf N]
@@ -26,6 +27,9 @@
 set -euo pipefail
 
 LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
+# The Python interpreter ($LAB_PYTHON from the lab harness: the real binary, not a
+# version manager's shim that costs its own start-up at every call).
+PY="${LAB_PYTHON:-python3}"
 CASES="clean4 clean6 wscale-syn4 wscale-synack4 wscale-synack6 sack-ts4 ts-data4
 mss4 mss6 dscp-bleach4 dscp-remark4 dscp-bleach6 ecn-bleach4 nat4 nat6 synproxy4 synproxy6 campus
 rcvbuf-small4 window-rewrite4 tbf4 sndbuf-small4 slow-app4 dnat4 dnat6 drop4"
@@ -85,7 +89,7 @@ check_env
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
-ID="tpl$$r$RANDOM"
+ID="${LAB_NETNS:-tpl$$r$RANDOM}"
 C="$ID-c"; M="$ID-m"; S="$ID-s"
 PIDS=()
 cleanup() {
@@ -298,7 +302,7 @@ if [ "$DELAY_MS" != 0 ]; then
   # Real-time priority keeps the delay steady on a busy machine.
   RT="nice -n -10"
   if command -v chrt >/dev/null && chrt -f 10 true 2>/dev/null; then RT="chrt -f 10"; fi
-  inM $RT python3 "$LAB_DIR/delay.py" 7 "$half" "$OUT/delay.ready" >"$OUT/delay.log" 2>&1 &
+  inM $RT "$PY" "$LAB_DIR/delay.py" 7 "$half" "$OUT/delay.ready" >"$OUT/delay.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do [ -e "$OUT/delay.ready" ] && break; sleep 0.05; done
   [ -e "$OUT/delay.ready" ] || die "delayer did not start: $(cat "$OUT/delay.log")"
@@ -325,7 +329,7 @@ start_capture "$S" s0 outside.pcap
 
 # --- transfer ---------------------------------------------------------------
 rm -f "$OUT/server.ready"
-inS python3 "$LAB_DIR/xfer.py" server "$SRV_PORT" "$FAM" "$OUT/server.ready" "$BYTES" \
+inS "$PY" "$LAB_DIR/xfer.py" server "$SRV_PORT" "$FAM" "$OUT/server.ready" "$BYTES" \
   --info "$OUT/server.tcpinfo.json" --cc "$CC" ${SERVER_ARGS[@]+"${SERVER_ARGS[@]}"} \
   >"$OUT/server.log" 2>&1 &
 SRV_PID=$!
@@ -333,7 +337,7 @@ PIDS+=($SRV_PID)
 for _ in $(seq 200); do [ -e "$OUT/server.ready" ] && break; sleep 0.05; done
 [ -e "$OUT/server.ready" ] || die "server did not start: $(cat "$OUT/server.log")"
 rm -f "$OUT/server.ready"
-inC python3 "$LAB_DIR/xfer.py" client "$DST" "$CONNECT_PORT" "$FAM" "$UP_BYTES" \
+inC "$PY" "$LAB_DIR/xfer.py" client "$DST" "$CONNECT_PORT" "$FAM" "$UP_BYTES" \
   --info "$OUT/client.tcpinfo.json" --cc "$CC" ${CLIENT_ARGS[@]+"${CLIENT_ARGS[@]}"} \
   >"$OUT/client.log" 2>&1 || die "client failed: $(cat "$OUT/client.log")"
 wait "$SRV_PID" || die "server failed: $(cat "$OUT/server.log")"
