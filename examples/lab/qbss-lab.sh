@@ -26,7 +26,8 @@
 #
 # Timing. The scenario's second 0 (the epoch all clocks count from) is fixed only
 # once the receiver and sender processes are running (they wait for it in
-# OUTDIR/epoch), 2 s ahead for the router and its devices; the script fails if the
+# OUTDIR/epoch), ahead by 1.5 s plus twice what the set-up so far took (the
+# machine's pace), for the router and its devices; the script fails if the
 # receiver's sockets are not bound before it (setup.log says when each step ended).
 # The router, the receiver and the sender run at real-time priority (chrt -f 10,
 # where allowed): each is a few percent of a core, and a scheduler stall of any of
@@ -84,6 +85,7 @@ trap 'exit 130' INT TERM
 # below must come after all of them.
 stamp() { echo "$(date +%s.%N) $*" >> "$outdir/setup.log"; }
 : > "$outdir/setup.log"
+setup_start=$(date +%s.%N)
 for ns in "$S" "$R" "$D"; do
   ip netns add "$ns"
   ip -n "$ns" link set lo up
@@ -118,33 +120,35 @@ done
 stamp "traffic processes started"
 
 # Second 0 of the scenario: far enough ahead for the router and its devices.
-epoch=$(date +%s.%N | awk '{ printf "%.6f", $1 + 2 }')
+# What is left of the set-up is of the same kind as what is done (starting
+# processes, ip commands), so the time that took measures the machine: 1.5 s
+# plus twice that (0.2 to 0.5 s idle; seconds on a loaded machine), at most 15 s.
+epoch=$(awk -v s="$setup_start" -v now="$(date +%s.%N)" \
+  'BEGIN { lead = 1.5 + 2 * (now - s); if (lead > 15) lead = 15; printf "%.6f", now + lead }')
 stamp "epoch $epoch"
 ip netns exec "$R" ${RT[@]+"${RT[@]}"} "$router" --scenario "$outdir/scenario.toml" --left qL --right qR \
   --scale "$scale" --epoch "$epoch" --port-base "$port_base" \
   --stats-json "$outdir/router.json" > "$outdir/router.txt" 2>&1 &
 router_pid=$!
 pids+=("$router_pid")
-for _ in $(seq 100); do
+for _ in $(seq 250); do
   ip -n "$R" link show qR >/dev/null 2>&1 && ip -n "$R" link show qL >/dev/null 2>&1 && break
   kill -0 "$router_pid" 2>/dev/null || { cat "$outdir/router.txt" >&2; exit 1; }
   sleep 0.02
 done
 stamp "router devices open"
-ip -n "$R" link set qL netns "$S"
-ip -n "$R" link set qR netns "$D"
-ip -n "$S" addr add 198.18.0.1/32 dev qL
-ip -n "$S" link set qL up
-ip -n "$S" route add 198.18.0.2/32 dev qL
-ip -n "$D" addr add 198.18.0.2/32 dev qR
-ip -n "$D" link set qR up
-ip -n "$D" route add 198.18.0.1/32 dev qR
+# One ip process per namespace (-batch), not one per command.
+printf 'link set qL netns %s\nlink set qR netns %s\n' "$S" "$D" | ip -n "$R" -batch -
+printf 'addr add 198.18.0.1/32 dev qL\nlink set qL up\nroute add 198.18.0.2/32 dev qL\n' \
+  | ip -n "$S" -batch -
+printf 'addr add 198.18.0.2/32 dev qR\nlink set qR up\nroute add 198.18.0.1/32 dev qR\n' \
+  | ip -n "$D" -batch -
 stamp "devices moved"
 echo "$epoch" > "$outdir/epoch.tmp" && mv "$outdir/epoch.tmp" "$outdir/epoch"
-for _ in $(seq 400); do
+for _ in $(seq 500); do
   [ -e "$outdir/recv.ready" ] && break
   kill -0 "$recv_pid" 2>/dev/null || { cat "$outdir/recv.err" >&2; exit 1; }
-  sleep 0.005
+  sleep 0.02
 done
 stamp "receiver bound"
 awk -v e="$epoch" -v now="$(date +%s.%N)" 'BEGIN { exit !(now < e) }' \
