@@ -249,8 +249,12 @@ case "$CASE" in
     # The seed firewall's act: the window field of every client segment is
     # rewritten to 20 (20 KB at the client's shift 10) on the way (nftables
     # `tcp window set`): the server
-    # reads a small window although the client offers a large one.
+    # reads a small window although the client offers a large one. The
+    # server's send buffer holds the whole download (SO_SNDBUF 4 MB, the
+    # kernel doubles it): however late a loaded host runs the application,
+    # the sender has data, and every round's flight is the window's.
     UP_BYTES="${UP_BYTES:-1000}"
+    SERVER_ARGS=(--sndbuf 4194304)
     inM nft add table inet tpl
     inM nft add chain inet tpl tplfwd '{ type filter hook forward priority 0 ; }'
     inM nft add rule inet tpl tplfwd iifname mi 'tcp flags & syn == 0' tcp window set 20 ;;

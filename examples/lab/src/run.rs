@@ -109,8 +109,13 @@ fn alive(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
 
+/// The file that marks a lab process's directory as kept: a lab failed in
+/// it (its files are evidence) or `LAB_KEEP` was set.
+pub const KEPT: &str = "KEPT";
+
 /// Deletes namespaces and temporary directories left by lab processes that
-/// are gone (killed, or stopped at a breakpoint and never resumed).
+/// are gone (killed, or stopped at a breakpoint and never resumed), but not
+/// a directory marked [`KEPT`].
 pub fn sweep_stale() {
     for n in list_netns() {
         if owner_pid(&n, "lab").is_some_and(|p| !alive(p)) {
@@ -120,7 +125,10 @@ pub fn sweep_stale() {
     if let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) {
         for e in dir.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if owner_pid(&name, "tcp-perf-lab-").is_some_and(|p| !alive(p)) {
+            // A failed lab's files (or LAB_KEEP's) stay until removed by hand.
+            if owner_pid(&name, "tcp-perf-lab-").is_some_and(|p| !alive(p))
+                && !e.path().join(KEPT).exists()
+            {
                 let _ = std::fs::remove_dir_all(e.path());
             }
         }

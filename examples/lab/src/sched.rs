@@ -17,7 +17,8 @@
 //!
 //! A row runs in a thread of its own, in a fresh directory under
 //! `$TMPDIR/tcp-perf-lab-<pid>/`, removed when it passes (kept when it
-//! fails, or with `LAB_KEEP=1`, and said where). Its notes ([`note!`](crate::note))
+//! fails, or with `LAB_KEEP=1`, and said where: a later lab process's sweep
+//! leaves a directory with a failure in it alone). Its notes ([`note!`](crate::note))
 //! and its panic (message and place) are handed to its test, which prints
 //! the notes and fails with the message: each test's output is its own row's.
 
@@ -350,7 +351,13 @@ impl Lab {
             std::thread::Builder::new()
                 .name(format!("lab {}", row.name()))
                 .spawn(move || {
-                    let outcome = self.execute(inner, row);
+                    // execute catches the row's panics; one of its own must
+                    // still end the wait of the row's test.
+                    let outcome = catch_unwind(AssertUnwindSafe(|| self.execute(inner, row)))
+                        .unwrap_or_else(|_| Outcome {
+                            failure: Some(format!("lab {}: the harness panicked", row.name())),
+                            notes: String::new(),
+                        });
                     let mut st = lock(&inner.state);
                     st.status[idx] = Status::Done(outcome);
                     st.running[share.index()] -= 1;
@@ -416,13 +423,17 @@ impl Lab {
             };
             format!("lab {name} failed after {secs:.1} s: {text}{files}")
         });
-        if failure.is_none() {
-            if inner.keep {
+        if failure.is_some() || inner.keep {
+            let _ = std::fs::write(
+                inner.root.join(crate::run::KEPT),
+                "kept: a lab failed here, or LAB_KEEP was set; remove by hand\n",
+            );
+            if failure.is_none() {
                 crate::note!("its files are kept in {} (LAB_KEEP)", dir.display());
-            } else {
-                let _ = std::fs::remove_dir_all(&dir);
-                let _ = std::fs::remove_dir(&inner.root);
             }
+        } else {
+            let _ = std::fs::remove_dir_all(&dir);
+            let _ = std::fs::remove_dir(&inner.root);
         }
         let notes = NOTES.with(|n| std::mem::take(&mut *n.borrow_mut()));
         IN_ROW.with(|f| f.set(false));
