@@ -329,14 +329,7 @@ impl Lab {
         while i < st.pending.len() {
             let idx = st.pending[i];
             let share = inner.rows[idx].share;
-            let [ex, sh, bg] = st.running;
-            let start = !barrier
-                && ex == 0
-                && match share {
-                    Share::Exclusive => sh == 0 && bg == 0,
-                    Share::Shared => sh < inner.jobs,
-                    Share::Background => true,
-                };
+            let start = !barrier && may_start(share, st.running, inner.jobs);
             if share == Share::Exclusive {
                 barrier = true;
             }
@@ -448,6 +441,18 @@ impl Lab {
     }
 }
 
+/// Whether a row of `share` may start beside the rows running
+/// (`[exclusive, shared, background]`), `jobs` shared at most.
+fn may_start(share: Share, running: [usize; 3], jobs: usize) -> bool {
+    let [ex, sh, bg] = running;
+    ex == 0
+        && match share {
+            Share::Exclusive => sh == 0 && bg == 0,
+            Share::Shared => sh < jobs,
+            Share::Background => true,
+        }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -507,4 +512,29 @@ macro_rules! rows {
             }
         )*
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exclusive_row_runs_alone() {
+        use Share::*;
+        assert!(may_start(Exclusive, [0, 0, 0], 4));
+        assert!(!may_start(Exclusive, [0, 1, 0], 4));
+        assert!(!may_start(Exclusive, [0, 0, 1], 4));
+        assert!(!may_start(Exclusive, [1, 0, 0], 4));
+        for other in [Shared, Background] {
+            assert!(!may_start(other, [1, 0, 0], 4));
+        }
+    }
+
+    #[test]
+    fn shared_rows_are_limited_background_rows_are_not() {
+        use Share::*;
+        assert!(may_start(Shared, [0, 3, 10], 4));
+        assert!(!may_start(Shared, [0, 4, 0], 4));
+        assert!(may_start(Background, [0, 4, 10], 4));
+    }
 }
