@@ -86,6 +86,10 @@ ip -n "$R" link set ro mtu 1400
 ip -n "$B" link set b0 mtu 1400
 for dev in "$A:a0" "$R:ri" "$R:ro" "$B:b0"; do
   ip -n "${dev%%:*}" link set "${dev#*:}" up
+  # In order, as on a wire (lab.sh explains): the checks pair the two
+  # captures' packets in order.
+  ip netns exec "${dev%%:*}" sh -c "echo 1 > /sys/class/net/${dev#*:}/queues/rx-0/rps_cpus" 2>/dev/null \
+    || echo "netfilter-lab: cannot steer ${dev#*:}'s receive to one CPU (no RPS)" >&2
 done
 ip -n "$A" addr add 198.18.21.2/24 dev a0
 ip -n "$R" addr add 198.18.21.1/24 dev ri

@@ -102,7 +102,18 @@ fn rcvbuf_value(value: u64) {
 
 /// Runs `case` at 20 ms with `bytes` and `extra`.
 fn run(ctx: &Ctx, case: &str, bytes: &str, extra: &[&str]) -> CaseRun {
-    let mut args = vec!["--delay-ms", "20", "--bytes", bytes, "--up-bytes", "1000"];
+    // The server's send buffer holds the whole download: only the
+    // receiver's window may hold it back (transfer.rs, FULL_SNDBUF).
+    let mut args = vec![
+        "--delay-ms",
+        "20",
+        "--bytes",
+        bytes,
+        "--up-bytes",
+        "1000",
+        "--server-sndbuf",
+        "4194304",
+    ];
     args.extend_from_slice(extra);
     ctx.lab_sh(case, &args)
 }

@@ -93,6 +93,17 @@ impl Case {
     }
 }
 
+/// lab.sh's `--server-sndbuf`: a send buffer that holds the whole download
+/// (SO_SNDBUF 4 MB, doubled by the kernel), so the download's sender always
+/// has data, however late a loaded host runs the application. Without it,
+/// under a load average of 10 to 19, the application now and then left the
+/// socket short: rounds the capture rightly shows as the sender's, which the
+/// kernel counts as neither the window's nor the send buffer's (a
+/// wscale-synack4 download read `sender` 0.5001 to `network` 0.4999; a
+/// window-rewrite4 round fell below the plateau). The rows about the sender
+/// itself (`sndbuf_small4`, `slow_app4`) keep the case's own.
+const FULL_SNDBUF: [&str; 2] = ["--server-sndbuf", "4194304"];
+
 lab::rows! {
     lab = crate::LABS;
     run = run_case;
@@ -101,13 +112,13 @@ lab::rows! {
     /// counts nearly all its time limited by the receive window.
     rcvbuf_small4 => Case {
         case: "rcvbuf-small4",
-        args: &["--delay-ms", "10", "--bytes", "2000000"],
+        args: &["--delay-ms", "10", "--bytes", "2000000", FULL_SNDBUF[0], FULL_SNDBUF[1]],
         checks: &[limit_download, inferred_single, advice_rmem, series_rcvbuf],
         ..BASE
     },
     /// The window field rewritten on the way (nftables `tcp window set 20`),
     /// at 40 ms. The client's side finds that window from the flight's
-    /// plateau: the same byte in flight for 16 rounds in a row, no round
+    /// plateau: the same byte in flight 16 rounds in a row, no round
     /// delayed by half an RTT over the path's least. Two things broke such
     /// runs on a loaded 2-core host at 10 ms (the client's capture gave 0.78
     /// to 0.85 of the busy time to the receive window where the server's
@@ -115,13 +126,12 @@ lab::rows! {
     /// work, not the delayer, which kept within 0.7 ms of its schedule)
     /// stretched rounds by up to 19 ms, more than half of 10 ms; and the
     /// server application, run late, left the socket short of a window's
-    /// data now and then, a round below the plateau. lab.sh now gives this
-    /// case a send buffer that holds the whole download, and 40 ms leaves
-    /// 20 ms for the path's jitter: 0.98 to 0.99 against the kernel's 0.98
-    /// in 8 of 8 runs under the same load.
+    /// data now and then, a round below the plateau. With the full send
+    /// buffer and 40 ms (20 ms for the path's jitter): 0.98 to 0.99 against
+    /// the kernel's 0.98 in 20 runs under the same load.
     window_rewrite4 => Case {
         case: "window-rewrite4",
-        args: &["--delay-ms", "40", "--bytes", "2000000"],
+        args: &["--delay-ms", "40", "--bytes", "2000000", FULL_SNDBUF[0], FULL_SNDBUF[1]],
         checks: &[limit_download, window_rewritten],
         needs: WITH_NFT,
         ..BASE
@@ -129,7 +139,7 @@ lab::rows! {
     /// A 20 Mbit/s bottleneck (tbf): the network limits.
     tbf4 => Case {
         case: "tbf4",
-        args: &["--delay-ms", "10", "--bytes", "2000000"],
+        args: &["--delay-ms", "10", "--bytes", "2000000", FULL_SNDBUF[0], FULL_SNDBUF[1]],
         checks: &[limit_download, inferred_single],
         needs: WITH_TBF,
         ..BASE
@@ -155,7 +165,10 @@ lab::rows! {
     /// entirely.
     wscale_synack4 => Case {
         case: "wscale-synack4",
-        args: &["--delay-ms", "10", "--bytes", "2000000", "--up-bytes", "16000"],
+        args: &[
+            "--delay-ms", "10", "--bytes", "2000000", "--up-bytes", "16000",
+            FULL_SNDBUF[0], FULL_SNDBUF[1],
+        ],
         checks: &[limit_download, limit_upload, inferred_single, beyond_window, series_wscale],
         ..BASE
     },
@@ -217,7 +230,12 @@ fn check_limit(run: &CaseRun, direction: &str, sender: &str, capture: &Path) {
     let what = format!(
         "{case}, {side} capture, {direction}: kernel rwnd {k_rwnd:.2} sndbuf {k_snd:.2} neither {k_neither:.2}; analyze {l}"
     );
-    lab::note!("{case}, {side}, {direction}: kernel rwnd {k_rwnd:.2} sndbuf {k_snd:.2}; analyze {kind}, rwnd {}", l["receive_window_fraction"]);
+    lab::note!(
+        "{case}, {side}, {direction}: kernel rwnd {k_rwnd:.2} sndbuf {k_snd:.2}; analyze {kind}, rwnd {:.3} sender {:.3} network {:.3}",
+        l["receive_window_fraction"].as_f64().unwrap_or(-1.0),
+        l["sender_fraction"].as_f64().unwrap_or(-1.0),
+        l["network_fraction"].as_f64().unwrap_or(-1.0)
+    );
     let expected = if k_rwnd >= k_snd && k_rwnd >= k_neither {
         "receive_window"
     } else if k_snd >= k_neither || l["idle_fraction"].as_f64().unwrap_or(0.0) > 0.5 {
@@ -439,16 +457,24 @@ fn top_of_shift(run: &CaseRun) {
         );
         // What the capture shows of the download and what it missed of
         // what the client acknowledged add up to the 30 MB sent (tcpdump
-        // may drop records here too: then `bytes` alone falls short).
-        let shown_and_missed = |d: &Value| {
-            let n = |k: &str| d[k].as_u64().unwrap_or_else(|| panic!("{k}: {d}"));
-            n("bytes") - n("retransmitted_bytes") + n("capture_missed_bytes")
-        };
+        // may drop records here too: then `bytes` alone falls short). The
+        // data shown once lies between `bytes` less every retransmission
+        // and `bytes`: a capture after a loss (the path under load drops
+        // now and then) shows a retransmission without its original. A
+        // run with 46 losses before the client's capture: 29,933,392 and
+        // 30,000,000.
         let download = 30_000_000u64;
+        let accounts = |d: &Value| {
+            let n = |k: &str| d[k].as_u64().unwrap_or_else(|| panic!("{k}: {d}"));
+            let (lo, hi) = (
+                n("bytes") - n("retransmitted_bytes") + n("capture_missed_bytes"),
+                n("bytes") + n("capture_missed_bytes"),
+            );
+            lo <= download + download / 1000 && hi + download / 1000 >= download
+        };
         assert!(
-            shown_and_missed(d).abs_diff(download) <= download / 1000,
-            "{side}: {} bytes shown and missed of {download}: {d}",
-            shown_and_missed(d)
+            accounts(d),
+            "{side}: bytes shown and missed do not account for the {download} sent: {d}"
         );
         let partial = analyze(run, &cut_after_handshake(&path));
         let n = &partial["connections"][0]["negotiated"];
@@ -477,9 +503,8 @@ fn top_of_shift(run: &CaseRun) {
                 "{side} cut, bursts of {burst} dropped: {cd}"
             );
             assert!(
-                shown_and_missed(cd).abs_diff(download) <= download / 1000,
-                "{side} cut, bursts of {burst} dropped: {} bytes shown and missed: {cd}",
-                shown_and_missed(cd)
+                accounts(cd),
+                "{side} cut, bursts of {burst} dropped: bytes shown and missed do not account for the {download} sent: {cd}"
             );
             assert_eq!(
                 n["wscale_inferred"]["client"]["min"], 7,
