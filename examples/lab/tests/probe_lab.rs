@@ -418,6 +418,7 @@ const CASES: [&str; 25] = [
 ];
 
 #[test]
+#[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn probe_lab_cases() {
     if !available() {
         return;
@@ -440,6 +441,7 @@ fn probe_lab_cases() {
 
 /// The same over IPv6 (ip6tables rules, ICMPv6 quotes, flow labels).
 #[test]
+#[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn probe_lab_ipv6() {
     if !available() {
         return;
@@ -820,6 +822,7 @@ fn check_cases(runs: &[CaseRun]) {
 
 /// Without CAP_NET_RAW: a clear message and status 1, nothing sent.
 #[test]
+#[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn probe_without_raw_sockets_fails_clearly() {
     if !available() {
         return;
@@ -964,6 +967,7 @@ const REFLECT_CASES: [&str; 25] = [
 /// tested with the server's own and crafted SYN-ACKs, located from the
 /// routers' quotes the reflector received.
 #[test]
+#[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn probe_lab_with_reflector() {
     if !available() {
         return;
@@ -1079,6 +1083,7 @@ fn check_max_ttl_and_tests() {
 /// The reflector over IPv6 (its control connection too: it sends only to
 /// the control connection's peer).
 #[test]
+#[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn probe_lab_ipv6_with_reflector() {
     if !available() {
         return;
@@ -1566,6 +1571,7 @@ fn nft_tables(ns: &str) -> String {
 /// during the run is gone, and the status is 130. Nothing is behind the
 /// target's link, so nothing answers and the probe is still waiting.
 #[test]
+#[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn ctrl_c_removes_the_rst_suppression() {
     if !available() {
         return;
@@ -1624,6 +1630,7 @@ fn ctrl_c_removes_the_rst_suppression() {
 /// before it sends anything (status 2). A namespace of its own, a veth
 /// pair with a lab address, the client python3 in the same namespace.
 #[test]
+#[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn reflector_refuses_controls_without_the_key() {
     if !available() {
         return;
@@ -1808,6 +1815,7 @@ fn check_partial_r3(runs: &[CaseRun]) {
 }
 
 #[test]
+#[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn probe_lab_partial_quotes() {
     if !available() {
         return;
@@ -1867,6 +1875,7 @@ fn probe_lab_partial_quotes() {
 /// The same over IPv6: r3's ICMPv6 time-exceeded messages cut to the
 /// quoted IPv6 header and 8 TCP bytes.
 #[test]
+#[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn probe_lab_ipv6_partial_quotes() {
     if !available() {
         return;
@@ -1894,6 +1903,7 @@ fn probe_lab_ipv6_partial_quotes() {
 /// SYN-ACK's stripped window scale, seen in r2's own quote (hop 2 from the
 /// server), has no after_hop: r3 (hop 1 from the server) quoted 8 bytes.
 #[test]
+#[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn probe_lab_partial_quotes_with_reflector() {
     if !available() {
         return;
@@ -2116,6 +2126,7 @@ fn check_placements(runs: &[CaseRun], reflect: bool) {
 const PLACEMENT_CASES: [&str; 3] = ["dnat_pre", "snat_post", "synproxy_nft"];
 
 #[test]
+#[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn probe_lab_nat_and_synproxy_placements() {
     if !available() {
         return;
