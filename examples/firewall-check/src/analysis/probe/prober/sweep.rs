@@ -1,0 +1,173 @@
+//! Many SYN tests at once.
+//!
+//! Each test is a [`Flight`]: one SYN on a source port of its own, sent
+//! with TTL 1 to the hop before the target (the routers quote those) and
+//! once with TTL 64 (the target answers it). A sweep sends every flight's
+//! copies, paced, then reads what comes back, sorting it to the flights by
+//! port, until each flight has its answer (or an ICMP unreachable) and a
+//! quote from every router that answered the path walk, or until the
+//! timeout. What is still missing is sent once more and waited for once
+//! more. So a sweep of many tests waits about as long as one test did:
+//! the waits overlap, and a test whose probe is dropped costs two timeouts
+//! for the whole sweep, not two each.
+
+use std::time::Instant;
+
+use dscp::DsField;
+use tcp_options::Flags;
+
+use super::super::error::ProbeError;
+use super::super::tests::TestRun;
+use super::super::wire::{Answer, IcmpKind, IpFields, Segment};
+use super::{ident, random_u32, ttl_of, Arrival, Prober};
+use crate::conn::Direction;
+
+/// The TTL of the copies meant to reach the target.
+pub const FULL_TTL: u8 = 64;
+
+/// One SYN test in a sweep.
+#[derive(Debug, Clone)]
+pub struct Flight {
+    /// The test's index (in the copies' identification).
+    pub index: u8,
+    /// The DS field of its copies.
+    pub ds: DsField,
+    /// The SYN (its own source port and sequence number).
+    pub seg: Segment,
+    /// What came back.
+    pub run: TestRun,
+}
+
+impl Flight {
+    /// A SYN from a new port with a new sequence number: flags `flags`
+    /// besides SYN, window `window`, option block `options`, data
+    /// `payload`.
+    pub fn new(
+        p: &mut Prober<'_>,
+        index: u8,
+        ds: DsField,
+        seg: Segment,
+    ) -> Result<Flight, ProbeError> {
+        let seg = Segment {
+            sport: p.io.port(),
+            dport: p.io.dport,
+            seq: random_u32(),
+            flags: Flags::SYN | seg.flags,
+            ..seg
+        };
+        let sent =
+            p.io.build(IpFields::new(ds, FULL_TTL, ident(index, 0)), &seg)?;
+        Ok(Flight {
+            index,
+            ds,
+            seg,
+            run: TestRun::new(sent, Direction::ClientToServer),
+        })
+    }
+
+    /// Whether the copy with this TTL brought back what it can.
+    fn has(&self, ttl: u8) -> bool {
+        if ttl == FULL_TTL {
+            self.run.answer.is_some() || self.run.unreachable.is_some()
+        } else {
+            self.run.has_quote(ttl)
+        }
+    }
+
+    /// Sorts one arrival for this flight's port.
+    fn sort(&mut self, a: Arrival, len: u8, max_ttl: u8) {
+        match a.answer {
+            Answer::Tcp(s) => {
+                let next = self.seg.seq.wrapping_add(1);
+                let ours = s
+                    .flags()
+                    .is_some_and(|f| f.intersects(Flags::SYN | Flags::RST))
+                    && (s.ack() == Some(next)
+                        || s.ack() == Some(next.wrapping_add(self.seg.payload.len() as u32)));
+                if ours && self.run.answer.is_none() {
+                    self.run.answer = Some((len, s));
+                }
+            }
+            Answer::Icmp(e) if e.kind == IcmpKind::TimeExceeded => {
+                // By its identification; a rewritten one names no TTL: the
+                // first one not yet quoted.
+                let ttl = ttl_of(self.index, e.quote.ident).unwrap_or_else(|| {
+                    (1..=max_ttl).find(|t| !self.run.has_quote(*t)).unwrap_or(1)
+                });
+                self.run.add_quote(ttl, e);
+            }
+            Answer::Icmp(e) => {
+                self.run.unreachable.get_or_insert(e);
+            }
+        }
+    }
+}
+
+impl Prober<'_> {
+    /// Sends every flight's copies and collects what comes back (module
+    /// docs). Without a path nothing is sent. Each SYN-ACK is answered
+    /// with our RST.
+    pub fn sweep(&mut self, flights: &mut [Flight]) -> Result<(), ProbeError> {
+        let Some(len) = self.path.len else {
+            return Ok(());
+        };
+        let ttls: Vec<u8> = self.path.short_ttls().chain([FULL_TTL]).collect();
+        for _round in 0..2 {
+            for f in flights.iter() {
+                for &ttl in ttls.iter().filter(|t| !f.has(**t)) {
+                    self.io
+                        .send_paced(IpFields::new(f.ds, ttl, ident(f.index, ttl)), &f.seg)?;
+                }
+            }
+            self.collect(flights, len, Instant::now() + self.io.timeout);
+            if flights.iter().all(|f| self.complete(f)) {
+                break;
+            }
+        }
+        for f in flights.iter() {
+            if let Some((_, s)) = f.run.answer.as_ref().filter(|(_, s)| s.has(Flags::SYN)) {
+                self.send_rst(f.seg.sport, s.ack().unwrap_or(f.seg.seq.wrapping_add(1)))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A flight has its answer (or unreachable) and a quote from each
+    /// router that answered the path walk.
+    fn complete(&self, f: &Flight) -> bool {
+        f.has(FULL_TTL)
+            && self
+                .path
+                .short_ttls()
+                .filter(|t| self.path.answers(*t))
+                .all(|t| f.has(t))
+    }
+
+    /// Reads until every flight is complete or `until`.
+    fn collect(&mut self, flights: &mut [Flight], len: u8, until: Instant) {
+        let max_ttl = self.max_ttl;
+        loop {
+            let keys: Vec<(u16, u32)> = flights.iter().map(|f| (f.seg.sport, f.seg.seq)).collect();
+            let which = |a: &Arrival| -> Option<usize> {
+                keys.iter()
+                    .position(|(port, _)| *port == a.port())
+                    .or_else(|| match &a.answer {
+                        // A quote whose port a middlebox changed: by its
+                        // sequence number.
+                        Answer::Icmp(e) => keys.iter().position(|(_, seq)| *seq == e.quote.seq()),
+                        Answer::Tcp(_) => None,
+                    })
+            };
+            for a in self.io.take(|a| which(a).is_some()) {
+                if let Some(i) = which(&a) {
+                    flights[i].sort(a, len, max_ttl);
+                }
+            }
+            if flights.iter().all(|f| self.complete(f)) || Instant::now() >= until {
+                return;
+            }
+            self.io
+                .wait(until, |inbox| inbox.iter().any(|a| which(a).is_some()));
+        }
+    }
+}
