@@ -114,7 +114,7 @@ pub struct ProbeArgs {
     /// round ends sooner once everything expected is in).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=10_000))]
     pub timeout_ms: u64,
-    /// Pause between two probe packets, in ms (pacing).
+    /// Pause between two probe packets to the same hop, in ms (pacing).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=1000))]
     pub pace_ms: u64,
     /// No progress lines on standard error.

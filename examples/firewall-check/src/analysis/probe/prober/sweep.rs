@@ -3,7 +3,8 @@
 //! Each test is a [`Flight`]: one SYN on a source port of its own, sent
 //! with TTL 1 to the hop before the target (the routers quote those) and
 //! once with TTL 64 (the target answers it). A sweep sends every flight's
-//! copies, paced, then reads what comes back, sorting it to the flights by
+//! copies (one to each hop, then the pause `--pace-ms`: each hop, and the
+//! target, gets one packet per pause at most), then reads what comes back, sorting it to the flights by
 //! port, until each flight has its answer (or an ICMP unreachable) and a
 //! quote from every router that answered the path walk, or until the
 //! timeout. What is still missing is sent once more and waited for once
@@ -114,10 +115,13 @@ impl Prober<'_> {
         let ttls: Vec<u8> = self.path.short_ttls().chain([FULL_TTL]).collect();
         for _round in 0..2 {
             for f in flights.iter() {
+                // One copy to each hop, then the pause: each hop (and the
+                // target) sees a packet every pace at most.
                 for &ttl in ttls.iter().filter(|t| !f.has(**t)) {
                     self.io
-                        .send_paced(IpFields::new(f.ds, ttl, ident(f.index, ttl)), &f.seg)?;
+                        .send(IpFields::new(f.ds, ttl, ident(f.index, ttl)), &f.seg)?;
                 }
+                std::thread::sleep(self.io.pace);
             }
             self.collect(flights, len, Instant::now() + self.io.timeout);
             if flights.iter().all(|f| self.complete(f)) {

@@ -16,6 +16,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest reply read.
 const MAX_REPLY: u64 = 16 << 20;
+/// How long a packet that must be in the reflector's capture is asked for.
+pub const CAPTURE_WAIT: Duration = Duration::from_secs(1);
 
 /// A connection to `addr` with the receive buffer
 /// [`super::CONTROL_RCVBUF`] (no window scaling to lose on the way).
@@ -150,16 +152,6 @@ impl Control {
             .find(|s| syn(s)))
     }
 
-    /// The SYN-ACK the server sent to client port `port`, as captured.
-    pub fn sent_synack(&mut self, port: u16) -> Result<Option<Seen>, ControlError> {
-        Ok(self
-            .report(port, None)?
-            .into_iter()
-            .filter(|(d, _)| *d == Dir::Out)
-            .filter_map(|(_, ip)| Seen::parse(&ip).ok())
-            .find(|s| s.has(Flags::SYN | Flags::ACK)))
-    }
-
     /// The server's SYN-ACK acknowledging `ack`, as the reflector captured
     /// it: to client port `port`, or to a NAT's translated address and port.
     pub fn server_synack(&mut self, port: u16, ack: u32) -> Result<Option<Seen>, ControlError> {
@@ -169,6 +161,20 @@ impl Control {
             .filter(|(d, _)| matches!(d, Dir::Out | Dir::Synack))
             .filter_map(|(_, ip)| Seen::parse(&ip).ok())
             .find(|s| s.has(Flags::SYN | Flags::ACK) && s.ack() == Some(ack)))
+    }
+
+    /// [`Control::server_synack`] of a SYN-ACK that reached the prober: the
+    /// reflector reads its capture while it serves requests, so it is asked
+    /// again for up to [`CAPTURE_WAIT`] before it is taken as not seen.
+    pub fn awaited_synack(&mut self, port: u16, ack: u32) -> Result<Option<Seen>, ControlError> {
+        let until = std::time::Instant::now() + CAPTURE_WAIT;
+        loop {
+            let found = self.server_synack(port, ack)?;
+            if found.is_some() || std::time::Instant::now() >= until {
+                return Ok(found);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// The routers' quotes of the reflector's copies `ident` (they reach

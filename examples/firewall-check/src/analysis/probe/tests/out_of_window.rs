@@ -146,6 +146,8 @@ const FLIGHT: u32 = 60_000;
 const FLIGHTS: u32 = 8;
 /// Margin past the limit the scaled window must reach, bytes.
 const MARGIN: u32 = 16_000;
+/// How long a window update is waited for after a flight.
+const WINDOW_WAIT: Duration = Duration::from_secs(1);
 
 /// The connection as the test drives it.
 struct Conn {
@@ -199,7 +201,7 @@ pub fn run(
     };
     conn.window = first.window().unwrap_or(0);
     let synack_window = synack.window().unwrap_or(0);
-    let (shift, source) = server_shift(&synack, conn.window, sport, control)?;
+    let (shift, source) = server_shift(&synack, conn.window, sport, isn, control)?;
     // The tracker's limit: its unscaled edge plus its slack.
     let unscaled = u32::from(synack_window).max(u32::from(conn.window));
     let mut limit = 2 * unscaled;
@@ -246,10 +248,13 @@ fn server_shift(
     synack: &Seen,
     first_window: u16,
     sport: u16,
+    isn: u32,
     control: Option<&mut Control>,
 ) -> Result<(u8, ShiftSource), ProbeError> {
     let reflected = match control {
-        Some(c) => c.sent_synack(sport)?.map(|s| window_shift(&s)),
+        Some(c) => c
+            .awaited_synack(sport, isn.wrapping_add(1))?
+            .map(|s| window_shift(&s)),
         None => None,
     };
     Ok(match (reflected, window_shift(synack)) {
@@ -295,12 +300,29 @@ fn grow(
             *limit += MSS;
             wait_acks(p, conn, want);
         }
-        // Let the server's application read, so the window opens.
-        std::thread::sleep(Duration::from_millis(20));
+        // Let the server's application read, so the window opens: its
+        // window update, or a second (a loaded host's server may read
+        // late; a fixed 20 ms left the window shut now and then, and the
+        // test "did not grow past twice the unscaled window").
+        let (enough, now) = (*limit + MARGIN, conn.window);
+        if scaled(now) <= enough {
+            await_window(p, conn, |w| scaled(w) > enough || w > now);
+        }
     }
     Ok(sent)
 }
 
+/// Reads the server's segments to the connection until a window field
+/// `opened` accepts comes (at the acknowledged point) or a second passes.
+fn await_window(p: &mut Prober<'_>, conn: &mut Conn, opened: impl Fn(u16) -> bool) {
+    let until = Instant::now() + WINDOW_WAIT;
+    let (sport, acked) = (conn.sport, conn.acked);
+    let update = |a: &Arrival| matches!(&a.answer, Answer::Tcp(s) if s.dport() == sport && s.ack() == Some(acked) && s.window().is_some_and(&opened));
+    p.io.wait(until, |inbox| inbox.iter().any(update));
+    if let Some(Answer::Tcp(s)) = p.io.take(update).pop().map(|a| a.answer) {
+        conn.window = s.window().unwrap_or(conn.window);
+    }
+}
 /// Sends the bytes from the highest acknowledgment to `want`, highest
 /// segment first (module docs).
 fn flight(p: &mut Prober<'_>, conn: &mut Conn, want: u32) -> Result<(), ProbeError> {

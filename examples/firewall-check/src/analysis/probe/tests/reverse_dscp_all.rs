@@ -91,7 +91,10 @@ pub fn run(
         e.after_hop = change.as_ref().and_then(|l| hop_ref(l.after_hop));
         first_changed.get_or_insert(run);
     }
+    // No value changed: the last value's run that arrived (or the last).
+    let arrived = runs.iter().rposition(|r| r.answer.is_some());
+    let last = arrived.map(|i| runs.swap_remove(i)).or_else(|| runs.pop());
     first_changed
-        .or_else(|| runs.pop())
+        .or(last)
         .ok_or(ProbeError::Internal("no reverse DSCP probe ran"))
 }

@@ -247,7 +247,7 @@ impl<'s> Job<'s> {
 
     /// Acknowledges the SYN-ACK because a SYN proxy answered it.
     fn acknowledge_proxy(&mut self, p: &Prober<'_>) -> Result<(), ProbeError> {
-        self.for_proxy = !self.acked;
+        self.for_proxy |= !self.acked;
         self.acknowledge(p)
     }
 
@@ -330,6 +330,15 @@ pub fn run_jobs(
         request(p, c, j, &short)?;
     }
     wait_copies(p, &mut jobs);
+    // A full copy that did not come is asked for once more (the full copy
+    // only), as the forward tests send each copy twice at most.
+    for j in jobs
+        .iter_mut()
+        .filter(|j| j.live && !j.own() && j.run.answer.is_none())
+    {
+        resend(p, c, j)?;
+    }
+    wait_copies(p, &mut jobs);
     if !full_only {
         collect_quotes(p, c, &mut jobs)?;
     }
@@ -383,18 +392,28 @@ fn wait_synacks(p: &mut Prober<'_>, jobs: &mut [Job<'_>]) -> Result<(), ProbeErr
         }
         p.io.wait(until, |inbox| inbox.iter().any(synack));
     }
+    // No SYN-ACK: nothing to reflect, said why (an RST: nothing listens).
+    let rst = |a: &Arrival| matches!(&a.answer, Answer::Tcp(s) if s.has(Flags::RST) && keys.iter().any(|(port, _)| *port == s.dport()));
+    let closed: Vec<u16> = p.io.take(rst).iter().map(Arrival::port).collect();
     for j in jobs.iter_mut() {
         match (&j.synack, j.accecn()) {
             // The AccECN twin acknowledges only if its SYN did not reach
             // the server ([`accecn_flags`]).
             (Some(_), false) if p.proxied => j.acknowledge_proxy(p)?,
             (Some(_), _) => {}
-            // No handshake: nothing to reflect.
             (None, true) => {
                 j.run.notes.push(Note::AccEcnNoSynAck);
                 j.live = false;
             }
-            (None, false) => j.live = false,
+            (None, false) => {
+                let closed = closed.contains(&j.sport);
+                j.run.notes.push(if closed {
+                    Note::PortClosed
+                } else {
+                    Note::NoSynAckToReflect
+                });
+                j.live = false;
+            }
         }
     }
     Ok(())
@@ -498,6 +517,25 @@ fn request(
         j.run.answer = j.synack.clone().map(|s| (len, s));
     }
     Ok(())
+}
+
+/// Asks the reflector for the job's full copy once more.
+fn resend(p: &Prober<'_>, c: &mut Control, j: &mut Job<'_>) -> Result<(), ProbeError> {
+    let mut craft = j.craft(&[]);
+    if let Some(f) = j.run.sent.flags().filter(|_| j.spec.name == ACCECN) {
+        craft.extra_flags = Some((f & (Flags::AE | Flags::CWR | Flags::ECE)).bits());
+    }
+    match c.send_synack(craft) {
+        Ok(_) => Ok(()),
+        Err(e @ ControlError::Refused { .. }) => {
+            let refusal = ReflectorRefusal {
+                error: e.to_string(),
+                code: e.refusal(),
+            };
+            j.end(p, Note::Reflector(refusal))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Reads the crafted full copies (by their identification), one wait for
