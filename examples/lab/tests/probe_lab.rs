@@ -157,7 +157,8 @@ const PLAIN: &[Row] = &[
                 "ttl",
                 "the target answered with RST: nothing listens on the port",
             ),
-            ("ect0_data", "the handshake got no SYN-ACK"),
+            ("ect0_data", "the target answered with RST"),
+            ("fastopen_data", "the target answered with RST"),
         ],
         more: closed_port,
         ..row("closed_port", &[])
@@ -905,34 +906,34 @@ fn check_row(r: &CaseRun, row: &Row) {
     (row.more)(r);
 }
 
-/// Every case over IPv4, without the reflector; the clean line's text
-/// report too.
+/// Every case over IPv4 and over IPv6 (ip6tables rules, ICMPv6 quotes,
+/// flow labels), without the reflector, the two labs at once; the clean
+/// line's text report too.
 #[test]
 fn probe_lab_cases() {
     if !available() {
         return;
     }
-    let lab = Lab {
+    let v4 = Lab {
         text: &["clean"],
+        args: FAST_PACE,
         ..Lab::default()
     };
-    check_rows(&lab.run("v4", &cases(false)), PLAIN);
-}
-
-/// The same over IPv6 (ip6tables rules, ICMPv6 quotes, flow labels).
-#[test]
-fn probe_lab_ipv6() {
-    if !available() {
-        return;
-    }
-    let lab = Lab {
+    let v6 = Lab {
         v6: true,
+        args: FAST_PACE,
         ..Lab::default()
     };
-    check_rows(&lab.run("v6", &cases(true)), PLAIN);
+    let (c4, c6) = (cases(false), cases(true));
+    let (r4, r6) = Lab::run_two((&v4, "v4", &c4), (&v6, "v6", &c6));
+    assert_eq!((r4.len(), r6.len()), (26, 24));
+    check_rows(&r4, PLAIN);
+    check_rows(&r6, PLAIN);
 }
 
-/// Every case over IPv4 with the reflector; the campus case's text report
+/// Every case over IPv4 and IPv6 with the reflector (its control
+/// connection over the probes' family: it sends only to the control
+/// connection's peer), the two labs at once; the campus case's text report
 /// too (findings both ways, located, with their costs); then `--max-ttl`
 /// and `--tests`.
 #[test]
@@ -940,31 +941,25 @@ fn probe_lab_with_reflector() {
     if !available() {
         return;
     }
-    let lab = Lab {
+    let v4 = Lab {
         reflect: true,
         text: &["campus"],
+        args: FAST_PACE,
         ..Lab::default()
     };
-    check_rows(&lab.run("v4r", &cases(false)), REFLECTED);
+    let v6 = Lab {
+        v6: true,
+        reflect: true,
+        args: FAST_PACE,
+        ..Lab::default()
+    };
+    let (c4, c6) = (cases(false), cases(true));
+    let (r4, r6) = Lab::run_two((&v4, "v4r", &c4), (&v6, "v6r", &c6));
+    check_rows(&r4, REFLECTED);
+    check_rows(&r6, REFLECTED);
     check_max_ttl_and_tests();
 }
 
-/// The reflector over IPv6 (its control connection too: it sends only to
-/// the control connection's peer).
-#[test]
-fn probe_lab_ipv6_with_reflector() {
-    if !available() {
-        return;
-    }
-    let lab = Lab {
-        v6: true,
-        reflect: true,
-        ..Lab::default()
-    };
-    let runs = lab.run("v6r", &cases(true));
-    assert_eq!(runs.len(), 24);
-    check_rows(&runs, REFLECTED);
-}
 /// `--max-ttl 2 --tests wscale,mss` on the case that strips window scale
 /// in r2's FORWARD (seen from r3, TTL 3, on): only `ttl` (the path) and the
 /// two tests run, with their server-to-client twins; only TTLs 1 and 2 are

@@ -29,6 +29,18 @@ pub fn available() -> bool {
     lab_support::ready(SCRIPT, "the probe lab")
 }
 
+/// One lab (or pair of labs) at a time per test binary: the labs share the
+/// machine's CPUs.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LAB: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LAB.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The main case lists' pause between packets to one hop, ms (the lab's
+/// routers do not limit their ICMP rate; one run, `--max-ttl`, keeps the
+/// default 5 ms).
+pub const FAST_PACE: &[&str] = &["--pace-ms", "1"];
+
 /// A probe run of one case.
 pub struct CaseRun {
     pub name: String,
@@ -62,8 +74,26 @@ impl Lab<'_> {
     /// Runs `cases` in one lab (one at a time per test binary: the labs
     /// share the machine's CPUs); the runs, in order.
     pub fn run(&self, tag: &str, cases: &[&str]) -> Vec<CaseRun> {
-        static LAB: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let _guard = LAB.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = one_at_a_time();
+        self.run_unlocked(tag, cases)
+    }
+
+    /// Runs two labs at once (their own namespaces; the probe's runs are
+    /// mostly waiting, so two share the machine's two cores): the runs of
+    /// each, in order.
+    pub fn run_two(
+        (a, tag_a, cases_a): (&Lab<'_>, &str, &[&str]),
+        (b, tag_b, cases_b): (&Lab<'_>, &str, &[&str]),
+    ) -> (Vec<CaseRun>, Vec<CaseRun>) {
+        let _guard = one_at_a_time();
+        std::thread::scope(|s| {
+            let first = s.spawn(|| a.run_unlocked(tag_a, cases_a));
+            let second = b.run_unlocked(tag_b, cases_b);
+            (first.join().expect("the first lab"), second)
+        })
+    }
+
+    fn run_unlocked(&self, tag: &str, cases: &[&str]) -> Vec<CaseRun> {
         let dir = std::env::temp_dir().join(format!("probe-lab-{tag}-{}", std::process::id()));
         let out = Command::new("bash")
             .env("PROBE_LAB_REFLECT", if self.reflect { "1" } else { "0" })
@@ -96,6 +126,7 @@ impl Lab<'_> {
                 "quote8.py held nothing: {log}"
             );
         }
+        let _ = std::fs::remove_dir_all(&dir);
         runs
     }
 

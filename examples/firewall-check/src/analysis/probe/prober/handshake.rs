@@ -90,14 +90,19 @@ impl Prober<'_> {
         Ok(seg)
     }
 
-    /// A SYN-ACK to `sport` acknowledging `isn`, waited for up to the
-    /// timeout.
-    pub fn wait_synack(&mut self, sport: u16, isn: u32) -> Option<Seen> {
-        self.io
-            .wait_tcp(sport, |s| {
-                s.has(Flags::SYN | Flags::ACK) && s.ack() == Some(isn.wrapping_add(1))
-            })
-            .map(|(_, s)| s)
+    /// The target's answer to the SYN from `sport` with sequence number
+    /// `isn`: its SYN-ACK, or the RST that says nothing listens there;
+    /// waited for up to the timeout.
+    pub fn wait_synack(&mut self, sport: u16, isn: u32) -> Result<Seen, Note> {
+        let answer = self.io.wait_tcp(sport, |s| {
+            s.ack() == Some(isn.wrapping_add(1))
+                && (s.has(Flags::SYN | Flags::ACK) || s.has(Flags::RST))
+        });
+        match answer {
+            Some((_, s)) if s.has(Flags::SYN) => Ok(s),
+            Some(_) => Err(Note::PortClosed),
+            None => Err(Note::NoSynAck),
+        }
     }
 
     /// A handshake for the tests that need a connection: a SYN from `sport`
@@ -128,9 +133,12 @@ impl Prober<'_> {
             return Ok((run, None));
         }
         let mut run = TestRun::new(self.io.send(ip, &syn)?, direction);
-        let Some(synack) = self.wait_synack(sport, isn) else {
-            run.notes.push(Note::NoSynAck);
-            return Ok((run, None));
+        let synack = match self.wait_synack(sport, isn) {
+            Ok(s) => s,
+            Err(note) => {
+                run.notes.push(note);
+                return Ok((run, None));
+            }
         };
         let ack = self.send_ack(sport, isn.wrapping_add(1), &synack, ident, window)?;
         Ok((run, Some(Handshake { isn, synack, ack })))

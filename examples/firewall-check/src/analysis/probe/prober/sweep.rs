@@ -11,6 +11,15 @@
 //! more. So a sweep of many tests waits about as long as one test did:
 //! the waits overlap, and a test whose probe is dropped costs two timeouts
 //! for the whole sweep, not two each.
+//!
+//! Rounds go on while they bring quotes: a Linux router answers at most 6
+//! expired packets to one host at once, then one a second (IPv4's
+//! `icmp_ratelimit`, 1000 ms, `XRLIM_BURST_FACTOR` 6; IPv6's, scaled by
+//! the route's prefix length), so on a path of such routers each round
+//! gets about one quote per router, and each hop is sent only as many
+//! copies a round as it answered the round before, and one more. A sweep
+//! there takes about a second per test, as long as the routers take to
+//! answer every copy; it stops at the first round that brings nothing.
 
 use std::time::Instant;
 
@@ -104,6 +113,11 @@ impl Flight {
     }
 }
 
+/// How many flights hop `ttl` quoted.
+fn quoted(flights: &[Flight], ttl: u8) -> usize {
+    flights.iter().filter(|f| f.run.has_quote(ttl)).count()
+}
+
 impl Prober<'_> {
     /// Sends every flight's copies and collects what comes back (module
     /// docs). Without a path nothing is sent. Each SYN-ACK is answered
@@ -112,25 +126,80 @@ impl Prober<'_> {
         let Some(len) = self.path.len else {
             return Ok(());
         };
-        let ttls: Vec<u8> = self.path.short_ttls().chain([FULL_TTL]).collect();
-        for _round in 0..2 {
-            for f in flights.iter() {
-                // One copy to each hop, then the pause: each hop (and the
-                // target) sees a packet every pace at most.
-                for &ttl in ttls.iter().filter(|t| !f.has(**t)) {
-                    self.io
-                        .send(IpFields::new(f.ds, ttl, ident(f.index, ttl)), &f.seg)?;
-                }
-                std::thread::sleep(self.io.pace);
-            }
+        let hops: Vec<u8> = self.path.short_ttls().collect();
+        // Copies each hop gets per round: all that are missing in the
+        // first two, then as many as it answered in the last one and one
+        // more (a router that limits its ICMP rate answers a few a second:
+        // copies past its rate only wait for nothing).
+        let mut quota: Vec<usize> = vec![usize::MAX; hops.len()];
+        let mut reset = vec![false; flights.len()];
+        for round in 0.. {
+            let before: Vec<usize> = hops.iter().map(|t| quoted(flights, *t)).collect();
+            let answers = flights.iter().filter(|f| f.has(FULL_TTL)).count();
+            self.send_round(flights, &hops, &quota)?;
             self.collect(flights, len, Instant::now() + self.io.timeout);
+            self.reset_answered(flights, &mut reset)?;
             if flights.iter().all(|f| self.complete(f)) {
                 break;
             }
+            let gained: Vec<usize> = hops
+                .iter()
+                .zip(&before)
+                .map(|(t, b)| quoted(flights, *t) - b)
+                .collect();
+            let new_answers = flights.iter().filter(|f| f.has(FULL_TTL)).count() - answers;
+            // Past the second round, only while rounds bring something.
+            if round >= 1 && new_answers == 0 && gained.iter().all(|g| *g == 0) {
+                break;
+            }
+            if round >= 1 {
+                quota = gained.iter().map(|g| g + 1).collect();
+            }
         }
-        for f in flights.iter() {
-            if let Some((_, s)) = f.run.answer.as_ref().filter(|(_, s)| s.has(Flags::SYN)) {
-                self.send_rst(f.seg.sport, s.ack().unwrap_or(f.seg.seq.wrapping_add(1)))?;
+        Ok(())
+    }
+
+    /// One round: each flight's missing copies, at most `quota` per hop
+    /// (by position in `hops`), the full copy whenever its answer is
+    /// missing; one copy to each hop, then the pause: each hop (and the
+    /// target) sees a packet every pace at most.
+    fn send_round(
+        &self,
+        flights: &[Flight],
+        hops: &[u8],
+        quota: &[usize],
+    ) -> Result<(), ProbeError> {
+        let mut left = quota.to_vec();
+        for f in flights {
+            let mut sent = false;
+            for (i, &ttl) in hops.iter().enumerate() {
+                if !f.has(ttl) && left[i] > 0 {
+                    left[i] -= 1;
+                    self.io
+                        .send(IpFields::new(f.ds, ttl, ident(f.index, ttl)), &f.seg)?;
+                    sent = true;
+                }
+            }
+            if !f.has(FULL_TTL) {
+                let ip = IpFields::new(f.ds, FULL_TTL, ident(f.index, FULL_TTL));
+                self.io.send(ip, &f.seg)?;
+                sent = true;
+            }
+            if sent {
+                std::thread::sleep(self.io.pace);
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends with our RST each connection a SYN-ACK opened (once).
+    fn reset_answered(&self, flights: &[Flight], reset: &mut [bool]) -> Result<(), ProbeError> {
+        for (f, done) in flights.iter().zip(reset.iter_mut()) {
+            if let (Some((_, s)), false) = (&f.run.answer, *done) {
+                if s.has(Flags::SYN) {
+                    self.send_rst(f.seg.sport, s.ack().unwrap_or(f.seg.seq.wrapping_add(1)))?;
+                }
+                *done = true;
             }
         }
         Ok(())

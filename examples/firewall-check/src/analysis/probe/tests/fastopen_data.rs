@@ -80,8 +80,10 @@ pub fn run(
         return not_run(p, Note::NoPath);
     }
     p.io.send(ip, &request)?;
-    let Some(synack) = p.wait_synack(req_port, seq) else {
-        return not_run(p, Note::CookieRequestUnanswered);
+    let synack = match p.wait_synack(req_port, seq) {
+        Ok(s) => s,
+        Err(Note::PortClosed) => return not_run(p, Note::PortClosed),
+        Err(_) => return not_run(p, Note::CookieRequestUnanswered),
     };
     p.send_rst(req_port, seq.wrapping_add(1))?;
     let Some(cookie) = cookie(&synack) else {

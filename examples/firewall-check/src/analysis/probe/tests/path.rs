@@ -168,15 +168,20 @@ pub fn run(p: &mut Prober<'_>, index: u8, spec: &TestSpec) -> Result<TestRun, Pr
         unreachable: None,
     };
     for _round in 0..2 {
-        for first in (1..=p.max_ttl).step_by(usize::from(BATCH)) {
+        let mut first = 1u8;
+        loop {
             // Once the target answered, only the TTLs below it.
             let last = w.answered().map_or(p.max_ttl, |l| l - 1);
-            let batch: Vec<u8> = (first..=last).take(usize::from(BATCH)).collect();
-            for &ttl in &batch {
+            if first > last {
+                break;
+            }
+            let end = first.saturating_add(BATCH - 1).min(last);
+            for ttl in first..=end {
                 w.send(p, ttl, ttl)?;
             }
             w.collect(p, Instant::now() + p.io.timeout);
-            if w.answered().is_some() && batch.last().is_some_and(|l| *l >= last) {
+            first = end.saturating_add(1);
+            if end == u8::MAX {
                 break;
             }
         }

@@ -75,7 +75,10 @@ pub fn run(
         field,
     )?;
     let Some(hs) = hs else {
-        run.notes = vec![Note::NoSynAckToReflect];
+        // Nothing listens, or no SYN-ACK: nothing for the reflector to send.
+        if run.notes != [Note::PortClosed] {
+            run.notes = vec![Note::NoSynAckToReflect];
+        }
         return Ok(run);
     };
     let ack = hs.isn.wrapping_add(1);

@@ -368,33 +368,38 @@ pub fn run_jobs(
 fn wait_synacks(p: &mut Prober<'_>, jobs: &mut [Job<'_>]) -> Result<(), ProbeError> {
     let until = Instant::now() + p.io.timeout;
     let keys: Vec<(u16, u32)> = jobs.iter().map(|j| (j.sport, j.ack())).collect();
-    let synack = |a: &Arrival| match &a.answer {
+    // The SYN-ACK, or the RST that says nothing listens.
+    let answer = |a: &Arrival| match &a.answer {
         Answer::Tcp(s) => {
-            s.has(Flags::SYN | Flags::ACK)
+            (s.has(Flags::SYN | Flags::ACK) || s.has(Flags::RST))
                 && keys
                     .iter()
                     .any(|(port, ack)| s.dport() == *port && s.ack() == Some(*ack))
         }
         Answer::Icmp(_) => false,
     };
+    let mut closed: Vec<u16> = Vec::new();
     loop {
-        for a in p.io.take(synack) {
+        for a in p.io.take(answer) {
             let Answer::Tcp(s) = a.answer else { continue };
-            if let Some(j) = jobs
+            if s.has(Flags::RST) {
+                closed.push(s.dport());
+            } else if let Some(j) = jobs
                 .iter_mut()
                 .find(|j| j.sport == s.dport() && j.synack.is_none())
             {
                 j.synack = Some(s);
             }
         }
-        if jobs.iter().all(|j| j.synack.is_some()) || Instant::now() >= until {
+        let done = jobs
+            .iter()
+            .all(|j| j.synack.is_some() || closed.contains(&j.sport));
+        if done || Instant::now() >= until {
             break;
         }
-        p.io.wait(until, |inbox| inbox.iter().any(synack));
+        p.io.wait(until, |inbox| inbox.iter().any(answer));
     }
     // No SYN-ACK: nothing to reflect, said why (an RST: nothing listens).
-    let rst = |a: &Arrival| matches!(&a.answer, Answer::Tcp(s) if s.has(Flags::RST) && keys.iter().any(|(port, _)| *port == s.dport()));
-    let closed: Vec<u16> = p.io.take(rst).iter().map(Arrival::port).collect();
     for j in jobs.iter_mut() {
         match (&j.synack, j.accecn()) {
             // The AccECN twin acknowledges only if its SYN did not reach
