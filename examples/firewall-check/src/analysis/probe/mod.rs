@@ -49,7 +49,7 @@
 //!
 //! | part | module |
 //! |---|---|
-//! | the tests, one module per family (what each sends, how it runs, its own judgments) | [`tests`], listed in [`catalogue`] |
+//! | the tests, one module per family (what each sends, how it runs, its own judgments) | [`tests`], listed in [`mod@catalogue`] |
 //! | sending and receiving: the inbox, the sweep, handshakes, the reflector's capture | [`prober`] |
 //! | packets, built and read through tcp-options | [`wire`] |
 //! | comparison and location | [`diff`] |

@@ -83,6 +83,8 @@ pub struct Prober<'a> {
     pub reverse_dscp_unlocated: usize,
     /// Progress on standard error.
     pub progress: Progress,
+    /// This run's salt of the tests' identifications ([`Prober::tag`]).
+    salt: u8,
 }
 
 impl<'a> Prober<'a> {
@@ -97,7 +99,16 @@ impl<'a> Prober<'a> {
             reverse_dscp_map: Vec::new(),
             reverse_dscp_unlocated: 0,
             progress,
+            salt: (random_u32() & 0x7f) as u8,
         }
+    }
+
+    /// The identification byte of the test at position `i`: its position
+    /// salted for the run, so that a quote of another run's copy (a late
+    /// ICMP error of the run before, to a source port this run reuses)
+    /// does not name a test of this one.
+    pub fn tag(&self, i: usize) -> u8 {
+        (i as u8 ^ self.salt) & 0x7f
     }
 }
 

@@ -99,11 +99,19 @@ impl Flight {
                 }
             }
             Answer::Icmp(e) if e.kind == IcmpKind::TimeExceeded => {
-                // By its identification; a rewritten one names no TTL: the
-                // first one not yet quoted.
-                let ttl = ttl_of(self.index, e.quote.ident).unwrap_or_else(|| {
-                    (1..=max_ttl).find(|t| !self.run.has_quote(*t)).unwrap_or(1)
-                });
+                // By its identification. One that names no copy of this
+                // flight is this flight's only if it quotes its sequence
+                // number (a middlebox rewrote the identification): then
+                // the TTL is the first one not yet quoted. (A quote of
+                // another run's copy to a source port this run reuses
+                // names neither.)
+                let ttl = match ttl_of(self.index, e.quote.ident) {
+                    Some(t) => t,
+                    None if e.quote.seq() == self.seg.seq => {
+                        (1..=max_ttl).find(|t| !self.run.has_quote(*t)).unwrap_or(1)
+                    }
+                    None => return,
+                };
                 self.run.add_quote(ttl, e);
             }
             Answer::Icmp(e) => {
@@ -242,5 +250,74 @@ impl Prober<'_> {
             self.io
                 .wait(until, |inbox| inbox.iter().any(|a| which(a).is_some()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::probe::wire::{packet, IcmpError, Seen};
+    use std::net::{IpAddr, Ipv4Addr};
+
+    const A: IpAddr = IpAddr::V4(Ipv4Addr::new(198, 18, 41, 2));
+    const B: IpAddr = IpAddr::V4(Ipv4Addr::new(198, 18, 44, 2));
+    const R1: IpAddr = IpAddr::V4(Ipv4Addr::new(198, 18, 41, 1));
+
+    fn seg(seq: u32) -> Segment {
+        Segment {
+            seq,
+            flags: Flags::SYN,
+            window: 64240,
+            ..Segment::new(40001, 5201)
+        }
+    }
+
+    /// A router's quote of the copy `seg` with identification `ident`.
+    fn quote(seg: &Segment, ds: u8, ident: u16) -> Arrival {
+        let p = packet(A, B, IpFields::new(DsField::new(ds), 1, ident), seg).unwrap();
+        Arrival {
+            at: Instant::now(),
+            answer: Answer::Icmp(IcmpError {
+                from: R1,
+                kind: IcmpKind::TimeExceeded,
+                code: 0,
+                quote: Seen::parse(&p).unwrap(),
+                extensions: false,
+            }),
+        }
+    }
+
+    /// A quote to this flight's port is this flight's when its
+    /// identification names one of the flight's copies, or when it quotes
+    /// the flight's sequence number (a middlebox rewrote the
+    /// identification); a quote of another run's copy to the same port
+    /// (another identification, another sequence number, another DS field)
+    /// is not: it would have been a DSCP change that never happened.
+    #[test]
+    fn a_quote_of_another_run_s_copy_is_not_taken() {
+        let sent = seg(1000);
+        let mut f = Flight {
+            index: 0x25,
+            ds: DsField::new(0),
+            seg: sent.clone(),
+            run: TestRun::new(
+                Seen::parse(
+                    &packet(A, B, IpFields::new(DsField::new(0), 64, 0x2500), &sent).unwrap(),
+                )
+                .unwrap(),
+                crate::conn::Direction::ClientToServer,
+            ),
+        };
+        // Another run: another sequence number, DSCP 46, its own index.
+        f.sort(quote(&seg(77), 46 << 2, 0x1101), 4, 16);
+        assert!(f.run.quotes.is_empty());
+        // This flight's copy for TTL 2.
+        f.sort(quote(&sent, 0, ident(0x25, 2)), 4, 16);
+        assert!(f.run.has_quote(2));
+        // Its identification rewritten: by the sequence number, the first
+        // TTL not yet quoted.
+        f.sort(quote(&sent, 0, 0xbeef), 4, 16);
+        assert!(f.run.has_quote(1));
+        assert_eq!(f.run.quotes.len(), 2);
     }
 }

@@ -1,7 +1,7 @@
 //! The probe's report, and every word and JSON value the probe writes:
 //! JSON (`schema_version` 1, documented in docs/json.md, schema
 //! docs/json-schema/probe.json), text for people ([`text`]), each test's
-//! detail in words ([`detail`]), what a change costs ([`impact`]) and the
+//! detail in words ([`detail`]), what a change costs ([`mod@impact`]) and the
 //! progress lines on standard error ([`progress`]).
 //!
 //! Everything before this module is typed (directions, kinds, values,

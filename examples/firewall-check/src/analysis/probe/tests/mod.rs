@@ -226,7 +226,7 @@ pub fn run_all(
         .enumerate()
         .filter(|(_, s)| s.unit == Unit::Path)
     {
-        runs[i] = Some(path::run(p, i as u8, spec)?);
+        runs[i] = Some(path::run(p, p.tag(i), spec)?);
     }
     p.progress.phase("path", 1);
     let before = runs.iter().flatten().count();
@@ -235,10 +235,11 @@ pub fn run_all(
     p.progress.phase("SYN tests", swept);
     for (i, spec) in selected.iter().enumerate() {
         let c = control.as_deref_mut();
+        let tag = p.tag(i);
         let run = match spec.unit {
-            Unit::FastOpenData => fastopen_data::run(p, i as u8, spec, c)?,
-            Unit::DataMark => data_marks::run(p, i as u8, spec, c)?,
-            Unit::OutOfWindow => out_of_window::run(p, i as u8, spec, c)?,
+            Unit::FastOpenData => fastopen_data::run(p, tag, spec, c)?,
+            Unit::DataMark => data_marks::run(p, tag, spec, c)?,
+            Unit::OutOfWindow => out_of_window::run(p, tag, spec, c)?,
             _ => continue,
         };
         p.progress.phase(spec.name, 1);

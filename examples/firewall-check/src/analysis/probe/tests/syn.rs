@@ -276,11 +276,13 @@ pub fn run_sweep(
     for (i, spec) in selected.iter().enumerate() {
         match spec.unit {
             Unit::Syn => {
-                flights.push(flight(p, i as u8, spec)?);
+                let tag = p.tag(i);
+                flights.push(flight(p, tag, spec)?);
                 owners.push(i);
             }
             Unit::DscpAll => {
-                for f in dscp_all::flights(p, i as u8)? {
+                let tag = p.tag(i);
+                for f in dscp_all::flights(p, tag)? {
                     flights.push(f);
                     owners.push(i);
                 }
