@@ -34,7 +34,7 @@ use super::diff::{Field, FieldValue};
 use super::prober::Prober;
 use super::report::{HopRef, Report, ReportNote, TestResult};
 use super::tests::out_of_window::OowEvidence;
-use super::tests::{dscp_all, fastopen_data, out_of_window, Note, TestRun};
+use super::tests::{dscp_all, fastopen_data, out_of_window, synack, Note, TestRun};
 
 pub use quotes::{Beyond, QuoteEvidence};
 
@@ -282,52 +282,18 @@ pub fn evaluate(
 
 /// The judgments that are the test's own (its module's).
 fn own_judgment(p: &Prober<'_>, spec: &TestSpec, run: &TestRun, v: &mut verdict::Verdict) {
+    let detail = &mut v.detail;
     match spec.unit {
-        Unit::Path => path::ttl_decrement(run, &mut v.detail),
-        Unit::FastOpenData => fastopen_data::judge(run, v.outcome, &mut v.detail),
-        Unit::SynAck if spec.name == "synack_fastopen_data" => {
-            let sent = run.sent.payload().map_or(0, <[u8]>::len);
-            if let Some(o) = &run.at_end {
-                let arrived = o.seen.payload().map_or(0, <[u8]>::len);
-                v.detail.push(Detail::SynAckData { arrived, sent });
-            }
-        }
-        Unit::OutOfWindow | Unit::ReverseData => out_of_window::judge(run, &mut v.detail),
-        Unit::DscpAll => map(&p.dscp_map, 0, v),
+        Unit::Path => super::tests::path::judge(run, detail),
+        Unit::FastOpenData => fastopen_data::judge(run, v.outcome, detail),
+        Unit::SynAck => synack::judge(spec, run, detail),
+        Unit::OutOfWindow | Unit::ReverseData => out_of_window::judge(run, detail),
+        Unit::DscpAll => dscp_all::judge(&p.dscp_map, 0, &mut v.outcome, detail),
         Unit::ReverseDscpAll if run.notes.is_empty() => {
-            map(&p.reverse_dscp_map, p.reverse_dscp_unlocated, v)
+            let unlocated = p.reverse_dscp_unlocated;
+            dscp_all::judge(&p.reverse_dscp_map, unlocated, &mut v.outcome, detail)
         }
         _ => {}
-    }
-}
-
-/// A DSCP map's test: the map replaces the one value's words (a NAT's
-/// translation back stays said).
-fn map(m: &[super::report::DscpMapEntry], unlocated: usize, v: &mut verdict::Verdict) {
-    let changed = dscp_all::remarking_map(m);
-    let unseen = m.iter().filter(|e| e.seen.is_none()).count();
-    let nat: Vec<Detail> = v
-        .detail
-        .iter()
-        .filter(|d| matches!(d, Detail::TranslatedBack { .. }))
-        .cloned()
-        .collect();
-    v.outcome = if changed.is_empty() {
-        Outcome::Unchanged
-    } else {
-        Outcome::Modified
-    };
-    v.detail = vec![if changed.is_empty() {
-        Detail::MapUnchanged(m.len() - unseen)
-    } else {
-        Detail::Remarking(changed)
-    }];
-    if unseen > 0 {
-        v.detail.push(Detail::MapUnseen(unseen));
-    }
-    v.detail.extend(nat);
-    if unlocated > 0 {
-        v.detail.push(Detail::MapUnlocated(unlocated));
     }
 }
 

@@ -1,6 +1,6 @@
-//! What the path as a whole shows: each hop's TTL decrement (the path
-//! walk's quotes), a NAT (routers answering from the target's address), a
-//! SYN proxy (a SYN-ACK from fewer hops away than the target).
+//! What the path as a whole shows: a NAT (routers answering from the
+//! target's address), a SYN proxy (a SYN-ACK from fewer hops away than the
+//! target).
 
 use std::net::SocketAddr;
 
@@ -10,27 +10,8 @@ use super::super::prober::Prober;
 use super::super::report::{HopRef, ImpactNote, Report, Shown};
 use super::super::tests::TestRun;
 use super::verdict::Context;
-use super::Detail;
 use crate::conn::Direction;
 use crate::finding::Kind;
-
-/// The path walk's quotes: each hop must have quoted TTL 1.
-pub fn ttl_decrement(run: &TestRun, detail: &mut Vec<Detail>) {
-    let bad: Vec<Detail> = run
-        .quotes
-        .iter()
-        .filter(|(_, e)| e.quote.ttl != 1)
-        .map(|(t, e)| Detail::QuotedTtl {
-            hop: *t,
-            ttl: e.quote.ttl,
-        })
-        .collect();
-    if bad.is_empty() && !run.quotes.is_empty() {
-        detail.push(Detail::TtlDecrement);
-    } else {
-        detail.extend(bad);
-    }
-}
 
 /// Routers short of the target that answer from the target's own address
 /// (a NAT rewrote their ICMP errors: it translates the error and its quote

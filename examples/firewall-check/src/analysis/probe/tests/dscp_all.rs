@@ -12,6 +12,7 @@ use dscp::{DsField, Dscp, Ecn};
 use super::super::catalogue::{Marks, TestSpec, Unit};
 use super::super::diff::{locate, Field};
 use super::super::error::ProbeError;
+use super::super::evaluate::{Detail, Outcome};
 use super::super::prober::{Flight, Prober};
 use super::super::report::{hop_ref, DscpMapEntry};
 use super::super::wire::Segment;
@@ -93,6 +94,41 @@ pub fn remarking_map(map: &[DscpMapEntry]) -> Vec<(u8, u8, u8, Option<u8>)> {
         }
     }
     out
+}
+
+/// A DSCP map's test (`dscp_all`, `reverse_dscp_all`): the map replaces
+/// the one value's words (a NAT's translation back stays said); modified
+/// when a value changed.
+pub fn judge(
+    map: &[DscpMapEntry],
+    unlocated: usize,
+    outcome: &mut Outcome,
+    detail: &mut Vec<Detail>,
+) {
+    let changed = remarking_map(map);
+    let unseen = map.iter().filter(|e| e.seen.is_none()).count();
+    let nat: Vec<Detail> = detail
+        .iter()
+        .filter(|d| matches!(d, Detail::TranslatedBack { .. }))
+        .cloned()
+        .collect();
+    *outcome = if changed.is_empty() {
+        Outcome::Unchanged
+    } else {
+        Outcome::Modified
+    };
+    *detail = vec![if changed.is_empty() {
+        Detail::MapUnchanged(map.len() - unseen)
+    } else {
+        Detail::Remarking(changed)
+    }];
+    if unseen > 0 {
+        detail.push(Detail::MapUnseen(unseen));
+    }
+    detail.extend(nat);
+    if unlocated > 0 {
+        detail.push(Detail::MapUnlocated(unlocated));
+    }
 }
 
 #[cfg(test)]

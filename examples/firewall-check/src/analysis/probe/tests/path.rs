@@ -27,6 +27,7 @@ use tcp_options::Flags;
 
 use super::super::catalogue::{Marks, TestSpec, Unit};
 use super::super::error::ProbeError;
+use super::super::evaluate::Detail;
 use super::super::prober::{ident, random_u32, Arrival, Prober};
 use super::super::wire::{Answer, IcmpError, IcmpKind, IpFields, Seen, Segment};
 use super::{Note, TestRun};
@@ -239,4 +240,22 @@ fn finish(p: &mut Prober<'_>, w: Walk<'_>, beyond: bool) -> Result<TestRun, Prob
         p.path.hops = run.quotes.iter().map(|(t, e)| (*t, e.from)).collect();
     }
     Ok(run)
+}
+
+/// Each hop must have quoted TTL 1: each decrements it by one.
+pub fn judge(run: &TestRun, detail: &mut Vec<Detail>) {
+    let bad: Vec<Detail> = run
+        .quotes
+        .iter()
+        .filter(|(_, e)| e.quote.ttl != 1)
+        .map(|(t, e)| Detail::QuotedTtl {
+            hop: *t,
+            ttl: e.quote.ttl,
+        })
+        .collect();
+    if bad.is_empty() && !run.quotes.is_empty() {
+        detail.push(Detail::TtlDecrement);
+    } else {
+        detail.extend(bad);
+    }
 }

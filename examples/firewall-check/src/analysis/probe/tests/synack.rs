@@ -36,6 +36,7 @@ use tcp_options::{Flags, MpCapable, OptionsBuilder};
 
 use super::super::catalogue::{Marks, TestSpec, Unit};
 use super::super::error::{ControlError, ProbeError, Refusal};
+use super::super::evaluate::Detail;
 use super::super::prober::handshake::{SYN_OPTIONS, TSVAL};
 use super::super::prober::{random_u32, Arrival, Prober};
 use super::super::reflect::protocol::{Craft, Hex};
@@ -604,6 +605,18 @@ fn collect_quotes(p: &Prober<'_>, c: &mut Control, jobs: &mut [Job<'_>]) -> Resu
             return Ok(());
         }
         std::thread::sleep(PASS_PAUSE);
+    }
+}
+
+/// `synack_fastopen_data`: how much of the SYN-ACK's data arrived.
+pub fn judge(spec: &TestSpec, run: &TestRun, detail: &mut Vec<Detail>) {
+    if spec.name != "synack_fastopen_data" {
+        return;
+    }
+    let sent = run.sent.payload().map_or(0, <[u8]>::len);
+    if let Some(o) = &run.at_end {
+        let arrived = o.seen.payload().map_or(0, <[u8]>::len);
+        detail.push(Detail::SynAckData { arrived, sent });
     }
 }
 
