@@ -88,7 +88,7 @@ pub fn ready(suite: &str, script: &str, what: &str) -> bool {
     if let Err(missing) = prereq::check(prereq::for_script(script)) {
         panic!(
             "{what} ({script}) cannot run here; it needs:\n  - {}\nRun the labs as root with these (`cargo test -p lab -- --ignored`), or skip it by name: LAB_SKIP={suite}.",
-            missing.join("\n  - ")
+            missing
         );
     }
     true

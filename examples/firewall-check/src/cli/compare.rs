@@ -43,8 +43,8 @@ pub enum RunError {
     #[error("bad --rtt: {0}")]
     BadRtt(bdp::ParseError),
     /// `--max-connections 0`.
-    #[error("--max-connections must be at least 1")]
-    NoConnections,
+    #[error(transparent)]
+    NoConnections(#[from] super::NoConnections),
     /// The comparison could not run.
     #[error(transparent)]
     Compare(#[from] CompareError),
@@ -70,19 +70,9 @@ impl RunError {
             self,
             RunError::ZeroRtt
                 | RunError::BadRtt(_)
-                | RunError::NoConnections
+                | RunError::NoConnections(_)
                 | RunError::Compare(CompareError::BothStdin)
         )
-    }
-}
-
-impl From<RunError> for Failure {
-    fn from(e: RunError) -> Failure {
-        if e.is_usage() {
-            Failure::Usage(e.to_string())
-        } else {
-            Failure::Runtime(e.to_string())
-        }
     }
 }
 
@@ -93,7 +83,7 @@ impl From<RunError> for Failure {
 /// message for stderr. Findings that change the traffic give
 /// [`Outcome::Findings`]; capture loss alone does not.
 pub fn run(args: &CompareArgs) -> Result<Outcome, Failure> {
-    compare(args).map_err(Failure::from)
+    Ok(compare(args)?)
 }
 
 /// [`run`] with its typed error.
@@ -105,7 +95,7 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome, RunError> {
         Some(Err(e)) => return Err(RunError::BadRtt(e)),
     };
     if args.max_connections == 0 {
-        return Err(RunError::NoConnections);
+        return Err(super::NoConnections.into());
     }
     let opts = Options {
         rtt,
