@@ -55,7 +55,9 @@
 #![warn(missing_docs)]
 
 pub mod lock;
+pub mod nfsend;
 pub mod prereq;
+pub mod quote8;
 pub mod run;
 pub mod sched;
 pub mod scripts;

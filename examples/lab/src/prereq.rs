@@ -128,7 +128,6 @@ pub const NETFILTER_LAB: &[Req] = &[
     Req::Tool("ip"),
     Req::Tool("iptables"),
     Req::Tool("tcpdump"),
-    Req::Tool("python3"),
     Req::Netns,
     Req::Iptables,
 ];
