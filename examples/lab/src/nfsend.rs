@@ -73,11 +73,10 @@ impl Rng {
         self.next_u64() as u32
     }
 
-    /// One of `items` (the first for an empty slice is impossible: callers
-    /// pass literals).
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+    /// One of `items` (the default value for an empty slice).
+    fn pick<T: Copy + Default>(&mut self, items: &[T]) -> T {
         let i = self.range(0, items.len() as u64) as usize;
-        items[i.min(items.len().saturating_sub(1))]
+        items.get(i).copied().unwrap_or_default()
     }
 
     fn bytes(&mut self, n: usize) -> Vec<u8> {
@@ -237,10 +236,10 @@ pub fn packet(r: &mut Rng, n: u32, src: Ipv4Addr, dst: Ipv4Addr) -> Vec<u8> {
             h.set_checksum(bad_checksum);
         }
     }
-    if let Some(bits) = reserved {
+    if let (Some(bits), Some(b)) = (reserved, segment.get_mut(field::DATA_OFFSET)) {
         // The three reserved bits and AE: TcpRepr writes the reserved bits
         // as zero, so the fault is applied to the emitted byte.
-        segment[field::DATA_OFFSET] = (segment[field::DATA_OFFSET] & 0xf0) | bits;
+        *b = (*b & 0xf0) | bits;
     }
     if good_checksum {
         PseudoHeader::V4 { src, dst }.fill(segment);

@@ -65,9 +65,10 @@ pub fn cut(packet: &[u8]) -> Option<Vec<u8>> {
     let icmp_len = ICMP_HEADER + keep;
     let mut out = vec![0u8; ip.header_len() + icmp_len];
     let ip_len = ip.emit(&mut out, icmp_len).ok()?;
-    let new_icmp = out.get_mut(ip_len..)?;
-    new_icmp[..ICMP_HEADER].copy_from_slice(&icmp[..ICMP_HEADER]);
-    new_icmp[ICMP_HEADER..].copy_from_slice(&quote[..keep]);
+    let new_icmp = out.get_mut(ip_len..).filter(|b| b.len() == icmp_len)?;
+    let (head, body) = new_icmp.split_at_mut(ICMP_HEADER);
+    head.copy_from_slice(icmp.get(..ICMP_HEADER)?);
+    body.copy_from_slice(quote.get(..keep)?);
     // No RFC 4884 length: the quote is all that follows.
     new_icmp[rfc4884_length_at(v6)] = 0;
     new_icmp[2..4].fill(0);
