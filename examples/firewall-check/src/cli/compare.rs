@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::analysis::compare::{compare_paths, CompareError, Options, Report};
+use crate::analysis::compare::{compare_paths, CaptureWarning, CompareError, Options, Report};
 use crate::conn::tracker::DEFAULT_CAPACITY;
 use crate::output::compare::{render_text, report_json};
 use crate::{Failure, Outcome};
@@ -58,9 +58,19 @@ pub enum RunError {
     #[error("no TCP connection was found in both captures: were they taken at the same time on the two sides of the same middlebox?")]
     NothingInCommon,
     /// Captures could not be read to their end (the report of what was
-    /// read is written): each capture's name and warning.
-    #[error("{}", .0.join("; "))]
-    Partial(Vec<String>),
+    /// read is written): each capture's warnings.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Partial(Vec<PartialCapture>),
+}
+
+/// A capture that was not read whole, and why.
+#[derive(Debug, Error)]
+#[error("{path}: {warning}")]
+pub struct PartialCapture {
+    /// The capture, as given.
+    pub path: String,
+    /// What happened reading it.
+    pub warning: CaptureWarning,
 }
 
 impl RunError {
@@ -116,23 +126,30 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome, RunError> {
         Err(e) => return Err(RunError::Write(e)),
         Ok(()) => {}
     }
-    outcome(&report)
+    outcome(report)
 }
 
 /// What the exit status says of a written report.
-fn outcome(report: &Report) -> Result<Outcome, RunError> {
+fn outcome(report: Report) -> Result<Outcome, RunError> {
     if report.connections.is_empty() {
         return Err(RunError::NothingInCommon);
     }
-    let problems: Vec<String> = report
+    let tampering = report.has_tampering();
+    let problems: Vec<PartialCapture> = report
         .captures
-        .iter()
-        .flat_map(|c| c.warnings.iter().map(move |w| format!("{}: {w}", c.path)))
+        .into_iter()
+        .flat_map(|c| {
+            let path = c.path;
+            c.warnings.into_iter().map(move |warning| PartialCapture {
+                path: path.clone(),
+                warning,
+            })
+        })
         .collect();
     if !problems.is_empty() {
         return Err(RunError::Partial(problems));
     }
-    Ok(if report.has_tampering() {
+    Ok(if tampering {
         Outcome::Findings
     } else {
         Outcome::Clean
