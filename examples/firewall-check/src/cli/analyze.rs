@@ -21,7 +21,7 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub json: bool,
     /// Use this RTT (e.g. `10ms`) instead of measuring it.
-    #[arg(long, value_parser = parse_rtt)]
+    #[arg(long, value_parser = super::parse_rtt)]
     pub rtt: Option<Duration>,
     /// The rate the verdict computes the needed window for (e.g. `1Gbps`).
     #[arg(long, value_parser = parse_rate, default_value = "1Gbit/s")]
@@ -34,26 +34,37 @@ pub struct AnalyzeArgs {
     pub max_connections: usize,
 }
 
-fn parse_rtt(s: &str) -> Result<Duration, String> {
-    let d = bdp::parse_duration(s).map_err(|e| e.to_string())?;
-    if d.is_zero() {
-        return Err("the RTT must be above zero".to_string());
-    }
-    Ok(d)
+fn parse_rate(s: &str) -> Result<BitsPerSecond, bdp::ParseError> {
+    s.parse::<BitsPerSecond>()
 }
 
-fn parse_rate(s: &str) -> Result<BitsPerSecond, String> {
-    s.parse::<BitsPerSecond>().map_err(|e| e.to_string())
+/// Why `analyze` failed, by stage.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeFailure {
+    /// The arguments: `--max-connections 0` (a usage error).
+    #[error(transparent)]
+    NoConnections(#[from] super::NoConnections),
+    /// The capture cannot be opened.
+    #[error(transparent)]
+    Open(#[from] crate::OpenError),
+    /// The capture could not be read to its end, or the report could not
+    /// be written (what was read is reported).
+    #[error("{}: {source}", path.display())]
+    Analyze {
+        /// The capture.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: AnalyzeError,
+    },
 }
 
-/// Runs `analyze` for the command line; the error is the message to print.
+/// Runs `analyze` for the command line; the error says what failed and where.
 pub fn run(args: &AnalyzeArgs) -> Result<Outcome, Failure> {
     if args.max_connections == 0 {
-        return Err(Failure::Usage(
-            "--max-connections must be at least 1".to_string(),
-        ));
+        return Err(AnalyzeFailure::from(super::NoConnections).into());
     }
-    let input = crate::open_capture(&args.capture)?;
+    let input = crate::open_capture(&args.capture).map_err(AnalyzeFailure::from)?;
     let settings = Settings {
         rtt: args.rtt,
         target_rate: args.target_rate,
@@ -72,6 +83,10 @@ pub fn run(args: &AnalyzeArgs) -> Result<Outcome, Failure> {
         Ok(summary) if summary.findings > 0 => Ok(Outcome::Findings),
         Ok(_) => Ok(Outcome::Clean),
         Err(AnalyzeError::Write(e)) if crate::is_broken_pipe(&e) => Ok(Outcome::Clean),
-        Err(e) => Err(format!("{}: {e}", args.capture.display()).into()),
+        Err(source) => Err(AnalyzeFailure::Analyze {
+            path: args.capture.clone(),
+            source,
+        }
+        .into()),
     }
 }

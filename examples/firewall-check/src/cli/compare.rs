@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::analysis::compare::{compare_paths, CompareError, Options, Report};
+use crate::analysis::compare::{compare_paths, CaptureWarning, CompareError, Options, Report};
 use crate::conn::tracker::DEFAULT_CAPACITY;
 use crate::output::compare::{render_text, report_json};
 use crate::{Failure, Outcome};
@@ -43,8 +43,8 @@ pub enum RunError {
     #[error("bad --rtt: {0}")]
     BadRtt(bdp::ParseError),
     /// `--max-connections 0`.
-    #[error("--max-connections must be at least 1")]
-    NoConnections,
+    #[error(transparent)]
+    NoConnections(#[from] super::NoConnections),
     /// The comparison could not run.
     #[error(transparent)]
     Compare(#[from] CompareError),
@@ -58,9 +58,19 @@ pub enum RunError {
     #[error("no TCP connection was found in both captures: were they taken at the same time on the two sides of the same middlebox?")]
     NothingInCommon,
     /// Captures could not be read to their end (the report of what was
-    /// read is written): each capture's name and warning.
-    #[error("{}", .0.join("; "))]
-    Partial(Vec<String>),
+    /// read is written): each capture's warnings.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Partial(Vec<PartialCapture>),
+}
+
+/// A capture that was not read whole, and why.
+#[derive(Debug, Error)]
+#[error("{path}: {warning}")]
+pub struct PartialCapture {
+    /// The capture, as given.
+    pub path: String,
+    /// What happened reading it.
+    pub warning: CaptureWarning,
 }
 
 impl RunError {
@@ -70,19 +80,9 @@ impl RunError {
             self,
             RunError::ZeroRtt
                 | RunError::BadRtt(_)
-                | RunError::NoConnections
+                | RunError::NoConnections(_)
                 | RunError::Compare(CompareError::BothStdin)
         )
-    }
-}
-
-impl From<RunError> for Failure {
-    fn from(e: RunError) -> Failure {
-        if e.is_usage() {
-            Failure::Usage(e.to_string())
-        } else {
-            Failure::Runtime(e.to_string())
-        }
     }
 }
 
@@ -93,7 +93,7 @@ impl From<RunError> for Failure {
 /// message for stderr. Findings that change the traffic give
 /// [`Outcome::Findings`]; capture loss alone does not.
 pub fn run(args: &CompareArgs) -> Result<Outcome, Failure> {
-    compare(args).map_err(Failure::from)
+    Ok(compare(args)?)
 }
 
 /// [`run`] with its typed error.
@@ -105,7 +105,7 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome, RunError> {
         Some(Err(e)) => return Err(RunError::BadRtt(e)),
     };
     if args.max_connections == 0 {
-        return Err(RunError::NoConnections);
+        return Err(super::NoConnections.into());
     }
     let opts = Options {
         rtt,
@@ -126,23 +126,30 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome, RunError> {
         Err(e) => return Err(RunError::Write(e)),
         Ok(()) => {}
     }
-    outcome(&report)
+    outcome(report)
 }
 
 /// What the exit status says of a written report.
-fn outcome(report: &Report) -> Result<Outcome, RunError> {
+fn outcome(report: Report) -> Result<Outcome, RunError> {
     if report.connections.is_empty() {
         return Err(RunError::NothingInCommon);
     }
-    let problems: Vec<String> = report
+    let tampering = report.has_tampering();
+    let problems: Vec<PartialCapture> = report
         .captures
-        .iter()
-        .flat_map(|c| c.warnings.iter().map(move |w| format!("{}: {w}", c.path)))
+        .into_iter()
+        .flat_map(|c| {
+            let path = c.path;
+            c.warnings.into_iter().map(move |warning| PartialCapture {
+                path: path.clone(),
+                warning,
+            })
+        })
         .collect();
     if !problems.is_empty() {
         return Err(RunError::Partial(problems));
     }
-    Ok(if report.has_tampering() {
+    Ok(if tampering {
         Outcome::Findings
     } else {
         Outcome::Clean

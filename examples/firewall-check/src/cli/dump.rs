@@ -21,10 +21,28 @@ pub struct DumpArgs {
 /// Bytes of output gathered before they are written.
 const OUT_BUFFER: usize = 1 << 16;
 
+/// Why `dump` failed, by stage.
+#[derive(Debug, thiserror::Error)]
+pub enum DumpFailure {
+    /// The capture cannot be opened.
+    #[error(transparent)]
+    Open(#[from] crate::OpenError),
+    /// The capture could not be read to its end, or the output could not
+    /// be written (what was read is written).
+    #[error("{}: {source}", path.display())]
+    Dump {
+        /// The capture.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: DumpError,
+    },
+}
+
 /// Runs `dump` for the command line: output on stdout, warnings on stderr.
-/// The error is the message to print; output already produced is kept.
+/// The error says what failed and where; output already produced is kept.
 pub fn run(args: &DumpArgs) -> Result<Outcome, Failure> {
-    let input = crate::open_capture(&args.capture)?;
+    let input = crate::open_capture(&args.capture).map_err(DumpFailure::from)?;
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(OUT_BUFFER, stdout.lock());
     let stderr = io::stderr();
@@ -37,6 +55,10 @@ pub fn run(args: &DumpArgs) -> Result<Outcome, Failure> {
     match dump(input, &mut out, &mut diag, format) {
         Ok(_) => Ok(Outcome::Clean),
         Err(DumpError::Write(e)) if crate::is_broken_pipe(&e) => Ok(Outcome::Clean),
-        Err(e) => Err(format!("{}: {e}", args.capture.display()).into()),
+        Err(source) => Err(DumpFailure::Dump {
+            path: args.capture.clone(),
+            source,
+        }
+        .into()),
     }
 }
