@@ -14,6 +14,7 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 use tcp_options::SignatureBuild;
 
+use crate::analysis::analyze::state::{AnswerBasis, SynAnswered};
 use crate::analysis::analyze::verdict::{
     AtRtt, FirstFlight, Need, Verdict, VerdictPart, WindowsRead, MAX_UNSCALED,
 };
@@ -226,6 +227,29 @@ impl Serialize for AdviceItem {
         o.serialize_field("value", &self.advice.value)?;
         o.serialize_field("why", &self.advice.why.to_string())?;
         o.serialize_field("host", self.host.name())?;
+        o.end()
+    }
+}
+
+impl Serialize for SynAnswered {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (syns, frame, basis) = match *self {
+            SynAnswered::Frame {
+                frame, syns, basis, ..
+            } => (
+                syns,
+                Some(frame),
+                match basis {
+                    AnswerBasis::TimestampEcho => "timestamp_echo",
+                    AnswerBasis::OptionsAnswered => "options_answered",
+                },
+            ),
+            SynAnswered::Unknown { syns } => (syns, None, "unknown"),
+        };
+        let mut o = s.serialize_struct("SynAnswered", 3)?;
+        o.serialize_field("syns", &syns)?;
+        o.serialize_field("frame", &frame)?;
+        o.serialize_field("basis", basis)?;
         o.end()
     }
 }
@@ -497,6 +521,9 @@ fn part_text(p: &VerdictPart) -> Cow<'static, str> {
         VerdictPart::SynNotSeen => {
             Cow::Borrowed("SYN not seen: what the server negotiated is unknown")
         }
+        VerdictPart::SynAnswerUnknown { syns } => Cow::Owned(format!(
+            "the client sent {syns} SYNs with different options and the capture does not show which one the SYN-ACK answers (its TSecr echoes none of their TSvals, and more than one offered what it answers): window scaling is unknown"
+        )),
         VerdictPart::AnsweredUnoffered => Cow::Borrowed(
             "the server sent window scale although the client did not offer it (RFC 7323 forbids this): scaling is off",
         ),

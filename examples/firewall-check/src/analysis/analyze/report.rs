@@ -20,7 +20,7 @@ use super::mismatch::{
 };
 use super::shift::{infer_shift, ShiftInterval};
 use super::side::Side;
-use super::state::ConnState;
+use super::state::{ConnState, SynAnswered};
 use super::verdict::{verdict, Verdict};
 use super::{RttSource, Settings};
 
@@ -157,6 +157,11 @@ pub struct Negotiated {
     /// Without a handshake: the interval each endpoint's window-scale
     /// shift must lie in, from the capture (`null` with a handshake).
     pub wscale_inferred: Option<PerEndpoint<Option<ShiftInterval>>>,
+    /// The client sent SYNs with different options: which one the SYN-ACK
+    /// answers, and what shows it (`null`: one SYN, or all alike). The
+    /// negotiation follows that SYN; when the capture cannot tell, window
+    /// scaling is unknown for both ends (`wscale_on` `null`).
+    pub syn_answered: Option<SynAnswered>,
 }
 
 /// The report of one connection.
@@ -291,7 +296,10 @@ fn negotiated(st: &ConnState) -> (Handshake, Negotiated) {
     // The broken state seen from the server's side: the SYN-ACK seen here
     // answered, yet the client's windows after the handshake are unscaled.
     let client_unscaled = client_unscaled_evidence(st, syn_ws, synack_ws);
-    let client_on = if seen {
+    // Several SYNs with different options and nothing shows which one the
+    // SYN-ACK answers: what each end holds is unknown.
+    let unknown = matches!(st.syn_answered, Some(SynAnswered::Unknown { .. }));
+    let client_on = if seen && !unknown {
         h.negotiation
             .client
             .map(|v| v.window_scaling && client_unscaled.is_none())
@@ -302,6 +310,7 @@ fn negotiated(st: &ConnState) -> (Handshake, Negotiated) {
     // unless its windows show it scales anyway.
     let server_on = st
         .synack
+        .filter(|_| !unknown)
         .map(|_| syn_ws.is_some() && (synack_ws.is_some() || server_scales_anyway));
     // Without the handshake: each endpoint's shift from the capture, and
     // what shows the two ends disagree.
@@ -315,7 +324,7 @@ fn negotiated(st: &ConnState) -> (Handshake, Negotiated) {
     let wscale_mismatch = matches!((client_on, server_on), (Some(a), Some(b)) if a != b)
         || inferred_mismatch.is_some();
     let wscale = match (syn_ws, synack_ws) {
-        (Some(c), Some(s)) if seen && !wscale_mismatch => Some(PerEndpoint {
+        (Some(c), Some(s)) if seen && !wscale_mismatch && !unknown => Some(PerEndpoint {
             client: c,
             server: s,
         }),
@@ -373,6 +382,7 @@ fn negotiated(st: &ConnState) -> (Handshake, Negotiated) {
         ecn,
         linux_drops,
         wscale_inferred: inferred,
+        syn_answered: st.syn_answered,
     };
     let hs = Handshake {
         seen,

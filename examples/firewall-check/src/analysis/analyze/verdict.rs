@@ -20,7 +20,7 @@ use crate::conn::{Direction, Endpoint};
 use super::mismatch::MismatchEvidence;
 use super::report::{ceiling_of, AdviceItem, ConnectionReport, CEILING_MAX_PERCENT};
 use super::shift::ShiftInterval;
-use super::state::ConnState;
+use super::state::{ConnState, SynAnswered};
 use super::Settings;
 
 /// The largest window without scaling.
@@ -119,6 +119,12 @@ pub enum VerdictPart {
     SynAckNotSeen,
     /// SYN not seen.
     SynNotSeen,
+    /// The client sent this many SYNs with different options, and the
+    /// capture does not show which one the SYN-ACK answers.
+    SynAnswerUnknown {
+        /// SYNs with different options.
+        syns: usize,
+    },
     /// Scaling offered by the client, not answered; yet the capture shows
     /// more achieved server to client than 65,535 bytes allow.
     UnansweredAchievedMore {
@@ -334,6 +340,10 @@ fn handshake(
     let rtt = r.rtt;
     let c2s = &r.directions.client_to_server;
     let s2c = &r.directions.server_to_client;
+    if let Some(SynAnswered::Unknown { syns }) = n.syn_answered {
+        parts.push(VerdictPart::SynAnswerUnknown { syns });
+        return;
+    }
     match (n.wscale_offered.client, n.wscale_offered.server) {
         (Some(_), None) => {
             let contradicted = matches!(
