@@ -48,6 +48,20 @@ fn connection(
     server_win: u16,
     rounds: u32,
 ) -> Vec<Pkt> {
+    shaped(syns, synack, client_win, server_win, rounds, 10, 2)
+}
+
+/// [`connection`] with `per_round` segments a round, acknowledged every
+/// `ack_every` segments.
+fn shaped(
+    syns: &[(u16, Vec<u8>)],
+    synack: &[u8],
+    client_win: u16,
+    server_win: u16,
+    rounds: u32,
+    per_round: u64,
+    ack_every: u64,
+) -> Vec<Pkt> {
     let mut pkts = Vec::new();
     let mut t = T0;
     for (win, o) in syns {
@@ -67,13 +81,13 @@ fn connection(
     let mut next = SISN + 1;
     for _ in 0..rounds {
         t += 10 * MS;
-        for i in 0..10u64 {
+        for i in 0..per_round {
             pkts.push(Pkt::new(
                 t + i * 10_000,
                 s(next, CISN + 1, ACK).win(server_win).payload(1448).ipv4(),
             ));
             next = next.wrapping_add(1448);
-            if i % 2 == 1 {
+            if (i + 1) % ack_every == 0 || i + 1 == per_round {
                 pkts.push(Pkt::new(
                     t + i * 10_000 + 1_000,
                     c(CISN + 1, next, ACK).win(client_win).ipv4(),
@@ -243,4 +257,134 @@ fn window_scale_answered_without_offer_agrees_in_json_text_and_status() {
     assert!(!out.contains("MISMATCH"), "{out}");
     assert!(out.contains("scaling is off"), "{out}");
     assert_eq!(code, 0, "{out}");
+}
+
+/// Windows (Vista and later) sends SYN window 8192 with window scale 2 or
+/// 8 and sizes its receive window in whole segments (Microsoft's
+/// `TcpWindowSize` documentation: the stack rounds the window to a multiple
+/// of the MSS; "Windows Vista and Windows 7 use a scale factor of 8", up to
+/// 16 MB with auto-tuning). A first window field of 16,425 with shift 2 is
+/// 65,700 bytes = 45 x 1,460 (as in issue 30's captures): scaled. Under the
+/// old rule (first field at least half the SYN window) this was "the client
+/// does not scale" and exit 3.
+#[test]
+fn windows_shift_2_first_field_is_a_scaled_whole_number_of_segments() {
+    let pkts = connection(
+        &[(8192, opts(None, Some(2)))],
+        &opts(None, Some(7)),
+        16425,
+        509,
+        4,
+    );
+    let v = run(&pkts);
+    let c0 = &v["connections"][0];
+    let n = &c0["negotiated"];
+    assert_eq!(n["wscale_mismatch"], false, "{n}");
+    assert_eq!(n["wscale_on"]["client"], true, "{n}");
+    assert_eq!(n["wscale"]["client"], 2, "{n}");
+    assert_eq!(
+        n["wscale_unscaled_ruled_out"]["kind"], "mss_multiple",
+        "{n}"
+    );
+    let verdict = c0["verdict"].as_str().unwrap();
+    assert!(
+        verdict.contains("65,700 bytes, exactly 45 segments"),
+        "{verdict}"
+    );
+    assert_eq!(cli("win2.pcap", &pkts).0, 0);
+}
+
+/// Windows with shift 8 (the auto-tuning default, source above): a first
+/// field of 4,745 is 1,214,720 bytes = 832 x 1,460 read scaled.
+#[test]
+fn windows_shift_8_first_field_is_a_scaled_whole_number_of_segments() {
+    let pkts = connection(
+        &[(8192, opts(None, Some(8)))],
+        &opts(None, Some(7)),
+        4745,
+        509,
+        4,
+    );
+    let n = &run(&pkts)["connections"][0]["negotiated"];
+    assert_eq!(n["wscale_mismatch"], false, "{n}");
+    assert_eq!(
+        n["wscale_unscaled_ruled_out"]["kind"], "mss_multiple",
+        "{n}"
+    );
+    assert_eq!(cli("win8.pcap", &pkts).0, 0);
+}
+
+/// Disproved by the capture (issue 30: a client that acknowledged server
+/// segments up to 5,520 bytes past the unscaled window): here a client
+/// whose first field (64,240, a multiple of 1,460 either way) would say
+/// "unscaled" acknowledges 60 segments at once, 22,640 bytes past the
+/// right edge of its previous ACK read unscaled: it scales.
+#[test]
+fn a_client_that_acknowledged_past_its_unscaled_window_scales() {
+    let pkts = shaped(
+        &[(64240, opts(None, Some(7)))],
+        &opts(None, Some(7)),
+        64240,
+        509,
+        4,
+        60,
+        60,
+    );
+    let v = run(&pkts);
+    let n = &v["connections"][0]["negotiated"];
+    assert_eq!(n["wscale_mismatch"], false, "{n}");
+    assert_eq!(n["wscale_on"]["client"], true, "{n}");
+    assert_eq!(
+        n["wscale_unscaled_ruled_out"]["kind"], "acked_past_unscaled",
+        "{n}"
+    );
+    assert_eq!(cli("ackedpast.pcap", &pkts).0, 0);
+}
+
+/// The counter-case the rule is for (DESIGN.md incident 1 seen from the
+/// server's side): a Linux client whose window scale was removed on the
+/// way, shift 10, fields at 64,240 (unscaled: 64,240 << 10 would be 65.8
+/// MB, beyond any stack's autotuning), acknowledging two segments at a
+/// time within its unscaled window: still a high-confidence mismatch.
+#[test]
+fn an_unscaled_linux_client_is_still_found() {
+    let pkts = connection(
+        &[(64240, opts(None, Some(10)))],
+        &opts(None, Some(10)),
+        64240,
+        509,
+        4,
+    );
+    let v = run(&pkts);
+    let n = &v["connections"][0]["negotiated"];
+    assert_eq!(n["wscale_mismatch"], true, "{n}");
+    assert_eq!(
+        n["wscale_mismatch_evidence"]["kind"], "client_unscaled",
+        "{n}"
+    );
+    assert_eq!(n["wscale_mismatch_evidence"]["confidence"], "high", "{n}");
+    assert!(n["wscale_unscaled_ruled_out"].is_null(), "{n}");
+    assert_eq!(cli("unscaled.pcap", &pkts).0, 3);
+}
+
+/// macOS / iOS and FreeBSD offer shift 6 with SYN window 65,535 (FreeBSD
+/// `tcp_usr_connect`: the smallest shift with 65,535 << shift at least
+/// `kern.ipc.maxsockbuf`, 2 MiB by default: 6; XNU derives from the same
+/// code; RFC 7323 section 2.3 lets each side choose its shift). Their first
+/// field after the handshake is their window over 64 (here 2,058 =
+/// 131,712 / 64), far below half the SYN window: no inference fires.
+#[test]
+fn bsd_and_macos_shift_6_clients_scale() {
+    let pkts = connection(
+        &[(65535, opts(Some((1, 0)), Some(6)))],
+        &opts(Some((9, 1)), Some(7)),
+        2058,
+        509,
+        4,
+    );
+    let n = &run(&pkts)["connections"][0]["negotiated"];
+    assert_eq!(n["wscale_mismatch"], false, "{n}");
+    assert_eq!(n["wscale"]["client"], 6, "{n}");
+    assert!(n["wscale_unscaled_ruled_out"].is_null(), "{n}");
+    assert_eq!(cli("bsd6.pcap", &pkts).0, 0);
 }

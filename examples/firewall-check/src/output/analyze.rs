@@ -14,6 +14,7 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 use tcp_options::SignatureBuild;
 
+use crate::analysis::analyze::mismatch::ScaledAfterAll;
 use crate::analysis::analyze::state::{AnswerBasis, SynAnswered};
 use crate::analysis::analyze::verdict::{
     AtRtt, FirstFlight, Need, Verdict, VerdictPart, WindowsRead, MAX_UNSCALED,
@@ -227,6 +228,38 @@ impl Serialize for AdviceItem {
         o.serialize_field("value", &self.advice.value)?;
         o.serialize_field("why", &self.advice.why.to_string())?;
         o.serialize_field("host", self.host.name())?;
+        o.end()
+    }
+}
+
+/// What shows the client's windows scaled after all, in words.
+pub fn scaled_after_all_detail(r: &ScaledAfterAll) -> String {
+    match *r {
+        ScaledAfterAll::MssMultiple {
+            first_field,
+            shift,
+            mss,
+        } => format!(
+            "read with its shift {shift} it is {} bytes, exactly {} segments of {mss} bytes, while the field itself is no whole number of them (a stack sizing its window in whole segments, as Windows does, scales)",
+            Thousands(u64::from(first_field) << shift),
+            (u64::from(first_field) << shift) / u64::from(mss.max(1))
+        ),
+        ScaledAfterAll::AckedPastUnscaled {
+            bytes,
+            largest_segment,
+        } => format!(
+            "it acknowledged data {} bytes past every right edge its ACKs advertised read unscaled, more than the server's largest segment ({} bytes): it accepted more than an unscaled window allows",
+            Thousands(u64::from(bytes)),
+            Thousands(u64::from(largest_segment))
+        ),
+    }
+}
+
+impl Serialize for ScaledAfterAll {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut o = s.serialize_struct("ScaledAfterAll", 2)?;
+        o.serialize_field("kind", self.kind())?;
+        o.serialize_field("detail", &scaled_after_all_detail(self))?;
         o.end()
     }
 }
@@ -523,6 +556,10 @@ fn part_text(p: &VerdictPart) -> Cow<'static, str> {
         }
         VerdictPart::SynAnswerUnknown { syns } => Cow::Owned(format!(
             "the client sent {syns} SYNs with different options and the capture does not show which one the SYN-ACK answers (its TSecr echoes none of their TSvals, and more than one offered what it answers): window scaling is unknown"
+        )),
+        VerdictPart::UnscaledRuledOut(r) => Cow::Owned(format!(
+            "the client's first window field after the handshake is at least half its SYN window, which alone would suggest it does not scale, but {}: read as scaled",
+            scaled_after_all_detail(r)
         )),
         VerdictPart::AnsweredUnoffered => Cow::Borrowed(
             "the server sent window scale although the client did not offer it (RFC 7323 forbids this): scaling is off",

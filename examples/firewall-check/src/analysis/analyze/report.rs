@@ -16,7 +16,8 @@ use crate::conn::{Direction, Endpoint};
 
 use super::limit_feed::{LimitPair, UNUSED_LIMITS};
 use super::mismatch::{
-    client_unscaled_evidence, server_scaled_evidence, server_scales_anyway, MismatchEvidence,
+    client_fields, client_unscaled_evidence, server_scaled_evidence, server_scales_anyway,
+    ClientFields, MismatchEvidence, ScaledAfterAll,
 };
 use super::shift::{infer_shift, ShiftInterval};
 use super::side::Side;
@@ -157,6 +158,10 @@ pub struct Negotiated {
     /// Without a handshake: the interval each endpoint's window-scale
     /// shift must lie in, from the capture (`null` with a handshake).
     pub wscale_inferred: Option<PerEndpoint<Option<ShiftInterval>>>,
+    /// The client's first window field, at least half its SYN window,
+    /// would say it does not scale, but the capture shows its windows
+    /// scaled: what shows it (`null` otherwise).
+    pub wscale_unscaled_ruled_out: Option<ScaledAfterAll>,
     /// The client sent SYNs with different options: which one the SYN-ACK
     /// answers, and what shows it (`null`: one SYN, or all alike). The
     /// negotiation follows that SYN; when the capture cannot tell, window
@@ -383,6 +388,10 @@ fn negotiated(st: &ConnState) -> (Handshake, Negotiated) {
         linux_drops,
         wscale_inferred: inferred,
         syn_answered: st.syn_answered,
+        wscale_unscaled_ruled_out: match client_fields(st, syn_ws, synack_ws) {
+            ClientFields::ScaledAfterAll(r) if !unknown => Some(r),
+            _ => None,
+        },
     };
     let hs = Handshake {
         seen,

@@ -310,6 +310,9 @@ impl ConnState {
         }
         if !syn {
             me.window_field(rec);
+            if ack {
+                me.unscaled_edges(rec.ack, rec.window);
+            }
         }
         if ack {
             me.acknowledged(peer, rec.ack);

@@ -17,7 +17,7 @@ use crate::analysis::limits::{Limit, WindowEvidence};
 use crate::conn::negotiation::LinuxDrop;
 use crate::conn::{Direction, Endpoint};
 
-use super::mismatch::MismatchEvidence;
+use super::mismatch::{MismatchEvidence, ScaledAfterAll};
 use super::report::{ceiling_of, AdviceItem, ConnectionReport, CEILING_MAX_PERCENT};
 use super::shift::ShiftInterval;
 use super::state::{ConnState, SynAnswered};
@@ -180,6 +180,9 @@ pub enum VerdictPart {
         /// What the server believes the client offers (bytes).
         server_believes: u64,
     },
+    /// The client's first window field alone would say it does not
+    /// scale; the capture shows it does.
+    UnscaledRuledOut(ScaledAfterAll),
     /// Window scaling on.
     ScalingOn {
         /// The client's shift.
@@ -405,10 +408,15 @@ fn handshake(
                 s2c.max_window_field.unwrap_or(0),
             ),
         }),
-        (Some(c), Some(s)) => parts.push(VerdictPart::ScalingOn {
-            client: c,
-            server: s,
-        }),
+        (Some(c), Some(s)) => {
+            parts.push(VerdictPart::ScalingOn {
+                client: c,
+                server: s,
+            });
+            if let Some(r) = n.wscale_unscaled_ruled_out {
+                parts.push(VerdictPart::UnscaledRuledOut(r));
+            }
+        }
     }
 }
 
