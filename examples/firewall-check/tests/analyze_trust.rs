@@ -388,3 +388,59 @@ fn bsd_and_macos_shift_6_clients_scale() {
     assert!(n["wscale_unscaled_ruled_out"].is_null(), "{n}");
     assert_eq!(cli("bsd6.pcap", &pkts).0, 0);
 }
+
+/// A medium-confidence mismatch (the server's window field after the
+/// handshake is 1/130 of its SYN-ACK window: a server that scales, or one
+/// whose buffer is nearly full) is a hint: worded as one, exit status 0.
+#[test]
+fn a_medium_mismatch_is_a_hint_and_not_exit_3() {
+    let pkts = connection(
+        &[(64240, opts(None, Some(7)))],
+        &opts(None, None),
+        65535,
+        502,
+        4,
+    );
+    let v = run(&pkts);
+    let c0 = &v["connections"][0];
+    let e = &c0["negotiated"]["wscale_mismatch_evidence"];
+    assert_eq!(e["confidence"], "medium", "{e}");
+    let (code, out) = cli("medium.pcap", &pkts);
+    assert!(
+        out.contains("HINT (medium confidence, not a finding)"),
+        "{out}"
+    );
+    assert!(!out.contains("BROKEN"), "{out}");
+    assert_eq!(code, 0, "{out}");
+}
+
+/// Fools the flight-plateau reading of the receive window
+/// (`WindowEvidence::FlightPlateau`): a writer that pauses between 16 KB
+/// chunks at 10 ms stops at the same flight every round although the
+/// client advertises megabytes (issue 30: called `receive_window` with "a
+/// window field rewritten on the way"). Never a finding: no middlebox is
+/// accused without a hint's wording, and the exit status is 0.
+#[test]
+fn a_pausing_writer_is_never_a_rewritten_window() {
+    let pkts = shaped(
+        &[(64240, opts(None, Some(7)))],
+        &opts(None, Some(7)),
+        20_000,
+        509,
+        30,
+        11,
+        2,
+    );
+    let v = run(&pkts);
+    let d = &v["connections"][0]["directions"]["server_to_client"];
+    let l = &d["limit"];
+    if l["kind"] == "receive_window" {
+        assert_ne!(l["confidence"], "high", "{l}");
+    }
+    assert_ne!(d["window_limited_confidence"], "high", "{d}");
+    let (code, out) = cli("pausing.pcap", &pkts);
+    if out.contains("rewritten on the way") {
+        assert!(out.contains("HINT (not a finding"), "{out}");
+    }
+    assert_eq!(code, 0, "{out}");
+}

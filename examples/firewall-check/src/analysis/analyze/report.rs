@@ -13,6 +13,7 @@ use crate::analysis::limits::{Limit, LimitKind, LimitTracker, NoLimitReason, Shi
 use crate::conn::negotiation::{self, EcnMode, HandshakeKind, LinuxDrop};
 use crate::conn::tracker::Connection;
 use crate::conn::{Direction, Endpoint};
+use crate::finding::Confidence;
 
 use super::limit_feed::{LimitPair, UNUSED_LIMITS};
 use super::mismatch::{
@@ -67,6 +68,12 @@ pub struct DirectionReport {
     /// the limit is the receive window and the achieved throughput does not
     /// exceed the ceiling.
     pub window_limited: Option<bool>,
+    /// How sure `window_limited` `true` is (`null` otherwise): the limit's
+    /// confidence when the limit is the receive window; `medium` when it
+    /// rests on a window's worth in flight or the throughput near the
+    /// ceiling without the time split (a sender whose congestion window
+    /// or send buffer happens to match the receive window looks the same).
+    pub window_limited_confidence: Option<Confidence>,
     /// What limited the sender ([`crate::analysis::limits`]).
     pub limit: Limit,
     /// Bytes the sender put past the right edge of the window as the
@@ -209,13 +216,25 @@ pub struct ConnectionReport {
 
 impl ConnectionReport {
     /// A broken negotiation, a handshake segment Linux drops, or a
-    /// window-limited direction: what makes
-    /// `firewall-check analyze` exit with status 3.
+    /// window-limited direction, each of [`Confidence::High`]: what makes
+    /// `firewall-check analyze` exit with status 3. A `medium` one is a
+    /// hint: reported, worded as one, and not counted.
     pub fn has_findings(&self) -> bool {
-        self.negotiated.wscale_mismatch
-            || !self.negotiated.linux_drops.is_empty()
-            || self.directions.client_to_server.window_limited == Some(true)
-            || self.directions.server_to_client.window_limited == Some(true)
+        let high = |c: Option<Confidence>| c == Some(Confidence::High);
+        (self.negotiated.wscale_mismatch
+            && high(
+                self.negotiated
+                    .wscale_mismatch_evidence
+                    .as_ref()
+                    .map(MismatchEvidence::confidence),
+            ))
+            || self
+                .negotiated
+                .linux_drops
+                .iter()
+                .any(|d| d.confidence() == Confidence::High)
+            || high(self.directions.client_to_server.window_limited_confidence)
+            || high(self.directions.server_to_client.window_limited_confidence)
     }
 
     /// The RTT in seconds (`rtt_s` in JSON).
@@ -479,6 +498,11 @@ impl Reading<'_> {
             .map(LimitTracker::beyond_window);
         let window_limited =
             window_limited(me, &limit, max_window_bytes, throughput_bps, ceiling_bps);
+        let window_limited_confidence = match (window_limited, limit.kind) {
+            (Some(true), LimitKind::ReceiveWindow) => limit.confidence(),
+            (Some(true), _) => Some(Confidence::Medium),
+            _ => None,
+        };
         DirectionReport {
             packets: me.packets,
             bytes: me.bytes,
@@ -490,6 +514,7 @@ impl Reading<'_> {
             ceiling_bps,
             throughput_bps,
             window_limited,
+            window_limited_confidence,
             advice: advice_for(&limit, tracker, max_window_bytes, self.rtt, self.settings),
             limit,
             beyond_window_bytes: beyond.map(|b| b.0),

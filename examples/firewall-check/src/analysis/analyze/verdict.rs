@@ -16,6 +16,7 @@ use bdp::BitsPerSecond;
 use crate::analysis::limits::{Limit, WindowEvidence};
 use crate::conn::negotiation::LinuxDrop;
 use crate::conn::{Direction, Endpoint};
+use crate::finding::Confidence;
 
 use super::mismatch::{MismatchEvidence, ScaledAfterAll};
 use super::report::{ceiling_of, AdviceItem, ConnectionReport, CEILING_MAX_PERCENT};
@@ -247,6 +248,8 @@ pub enum VerdictPart {
         advertised: u64,
         /// What the target rate needs.
         need: Option<Need>,
+        /// How sure (`DirectionReport::window_limited_confidence`).
+        confidence: Option<Confidence>,
     },
 }
 
@@ -483,6 +486,7 @@ fn direction(
             ceiling: d.ceiling_bps,
             advertised: d.max_window_bytes.unwrap_or(0),
             need,
+            confidence: d.window_limited_confidence,
         });
     }
 }
