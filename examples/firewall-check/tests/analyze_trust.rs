@@ -444,3 +444,21 @@ fn a_pausing_writer_is_never_a_rewritten_window() {
     }
     assert_eq!(code, 0, "{out}");
 }
+
+/// Fools "the server scales anyway" (the SYN-ACK has no window scale, yet
+/// the server's later fields are tiny): a server that advertises a zero
+/// window after the handshake for the whole capture. Zero is zero at any
+/// shift: no mismatch, exit 0.
+#[test]
+fn a_server_with_a_zero_window_is_no_evidence_of_scaling() {
+    let pkts = connection(
+        &[(64240, opts(None, Some(7)))],
+        &opts(None, None),
+        65535,
+        0,
+        2,
+    );
+    let n = &run(&pkts)["connections"][0]["negotiated"];
+    assert_eq!(n["wscale_mismatch"], false, "{n}");
+    assert_eq!(cli("zerowin.pcap", &pkts).0, 0);
+}

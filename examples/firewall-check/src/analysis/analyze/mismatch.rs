@@ -292,6 +292,14 @@ pub(crate) fn client_unscaled_evidence(
 /// The broken state seen from the client's side: the SYN offered scaling,
 /// the SYN-ACK seen here did not answer, yet the server's windows after the
 /// handshake look scaled (below 1/16 of its SYN-ACK window).
+///
+/// Fooled by: a server that does not scale and whose receive buffer stays
+/// nearly full (its application does not read), advertising small windows
+/// for the whole capture; RFC 1122's silly-window avoidance keeps a
+/// nonzero window from dropping below a segment, so below 1/256 of the
+/// SYN-ACK window (`high`) it is scaling, between 1/256 and 1/16 a hint
+/// (`medium`). A server that only ever advertised a zero window shows
+/// nothing (0 is 0 at any shift) and raises nothing.
 pub(crate) fn server_scales_anyway(
     st: &ConnState,
     syn_ws: Option<u8>,
@@ -301,7 +309,9 @@ pub(crate) fn server_scales_anyway(
         && synack_ws.is_none()
         && match (st.synack.map(|s| s.window), st.s2c.max_window_field) {
             (Some(syn_win), Some(max)) => {
-                syn_win >= 1024 && u32::from(max) * SCALED_WINDOW_DIVISOR < u32::from(syn_win)
+                max > 0
+                    && syn_win >= 1024
+                    && u32::from(max) * SCALED_WINDOW_DIVISOR < u32::from(syn_win)
             }
             _ => false,
         }
