@@ -462,3 +462,89 @@ fn a_server_with_a_zero_window_is_no_evidence_of_scaling() {
     assert_eq!(n["wscale_mismatch"], false, "{n}");
     assert_eq!(cli("zerowin.pcap", &pkts).0, 0);
 }
+
+/// The synthetic handshakes of other stacks that the golden cases analyze
+/// (`examples/golden/stacks/`, sources in its README.md and in
+/// `examples/golden/cases.txt`): (file, SYN window, SYN options, the
+/// client's window field after the handshake).
+fn stack_captures() -> Vec<(&'static str, Vec<Pkt>)> {
+    let linux_synack = opts(Some((9, 1)), Some(7));
+    vec![
+        // Windows Vista and later: SYN window 8192, shift 2 (Microsoft,
+        // "TCP Receive Window Auto-Tuning", restricted level) and 8 (the
+        // normal level: "Windows Vista and Windows 7 use a scale factor of
+        // 8"); the window a whole number of segments (Microsoft's
+        // TcpWindowSize documentation: rounded to a multiple of the MSS).
+        (
+            "windows-shift2.pcap",
+            connection(
+                &[(8192, opts(None, Some(2)))],
+                &opts(None, Some(7)),
+                16425,
+                509,
+                4,
+            ),
+        ),
+        (
+            "windows-shift8.pcap",
+            connection(
+                &[(8192, opts(None, Some(8)))],
+                &opts(None, Some(7)),
+                4745,
+                509,
+                4,
+            ),
+        ),
+        // macOS / iOS (XNU) and FreeBSD: SYN window 65,535, shift 6
+        // (FreeBSD tcp_usr_connect: the smallest shift with 65,535 << shift
+        // at least kern.ipc.maxsockbuf, 2 MiB by default; RFC 7323 section
+        // 2.3 lets each side choose), timestamps on; first field its window
+        // over 64.
+        (
+            "macos-shift6.pcap",
+            connection(
+                &[(65535, opts(Some((1, 0)), Some(6)))],
+                &linux_synack,
+                2058,
+                509,
+                4,
+            ),
+        ),
+        (
+            "freebsd-shift6.pcap",
+            connection(
+                &[(65535, opts(Some((1, 0)), Some(6)))],
+                &linux_synack,
+                1027,
+                509,
+                4,
+            ),
+        ),
+    ]
+}
+
+/// `examples/golden/stacks/*.pcap` are what the builders above write
+/// (`STACKS_UPDATE=1` writes them anew).
+#[test]
+fn stack_captures_are_what_the_builders_write() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../golden/stacks");
+    for (name, pkts) in stack_captures() {
+        let bytes = pcap(101, true, &pkts);
+        let path = dir.join(name);
+        if std::env::var("STACKS_UPDATE").is_ok_and(|v| v == "1") {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        assert_eq!(
+            std::fs::read(&path).expect("run with STACKS_UPDATE=1"),
+            bytes,
+            "{name}"
+        );
+        // None of them is a mismatch, and none exits 3.
+        let v = run(&pkts);
+        assert_eq!(
+            v["connections"][0]["negotiated"]["wscale_mismatch"], false,
+            "{name}"
+        );
+    }
+}
