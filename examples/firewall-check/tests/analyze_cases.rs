@@ -1212,7 +1212,12 @@ fn text_limits_agree_with_the_json_on_the_shipped_captures() {
             );
             if kind != "none" {
                 let pct = |k: &str| (l[k].as_f64().unwrap() * 100.0).round() as u64;
-                let shares = format!("{name} was limited by");
+                // A medium-confidence limit is worded as a hint.
+                let shares = if l["confidence"] == "high" {
+                    format!("{name} was limited by")
+                } else {
+                    format!("{name} was most likely limited by")
+                };
                 assert!(text.contains(&shares), "{path} {dir}: {text}");
                 let figures = format!(
                     "receive window {}%, sender {}%, network {}% of the sender's busy time",

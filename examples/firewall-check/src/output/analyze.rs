@@ -736,8 +736,13 @@ fn direction_part_text(p: &VerdictPart) -> String {
     let receiver = |d: &Direction| d.receiving();
     match p {
         VerdictPart::LimitedBy { direction, limit } => format!(
-            "{} was limited by {}: receive window {:.0}%, sender {:.0}%, network {:.0}% of the sender's busy time{}",
+            "{} was {}limited by {}: receive window {:.0}%, sender {:.0}%, network {:.0}% of the sender's busy time{}{}",
             direction.hyphenated(),
+            if limit.confidence() == Some(Confidence::High) {
+                ""
+            } else {
+                "most likely "
+            },
             limited_by_text(limit),
             limit.receive_window_fraction.unwrap_or(0.0) * 100.0,
             limit.sender_fraction.unwrap_or(0.0) * 100.0,
@@ -745,7 +750,11 @@ fn direction_part_text(p: &VerdictPart) -> String {
             limit
                 .idle_fraction
                 .filter(|i| *i >= 0.05)
-                .map_or(String::new(), |i| format!(", idle {:.0}% of the transfer", i * 100.0))
+                .map_or(String::new(), |i| format!(", idle {:.0}% of the transfer", i * 100.0)),
+            match limit.confidence() {
+                Some(Confidence::High) | None => "",
+                Some(_) => " (a hint, medium confidence: one capture point does not see the sender's socket, where a send buffer, a congestion window and loss can look alike; the sender's TCP_INFO decides)",
+            }
         ),
         VerdictPart::WindowReadBelow {
             direction,
