@@ -548,3 +548,33 @@ fn stack_captures_are_what_the_builders_write() {
         );
     }
 }
+
+/// Fools the window-limited reading without the time split (too few
+/// segments: a window's worth in flight after most of them): a sender whose
+/// congestion window or application happens to send exactly the receive
+/// window's worth. `window_limited` is true, but `medium`: a hint, exit 0.
+#[test]
+fn window_limited_without_the_time_split_is_a_hint() {
+    let pkts = shaped(
+        &[(64240, opts(None, None))],
+        &opts(None, None),
+        2896,
+        65535,
+        5,
+        2,
+        2,
+    );
+    let v = run(&pkts);
+    let d = &v["connections"][0]["directions"]["server_to_client"];
+    assert_eq!(d["limit"]["kind"], "none", "{d}");
+    assert_eq!(d["window_limited"], true, "{d}");
+    assert_eq!(d["window_limited_confidence"], "medium", "{d}");
+    let (code, out) = cli("fewsegs.pcap", &pkts);
+    assert!(
+        out.contains(
+            "HINT (medium confidence, not a finding): server-to-client was window-limited"
+        ),
+        "{out}"
+    );
+    assert_eq!(code, 0, "{out}");
+}

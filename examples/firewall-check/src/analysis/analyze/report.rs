@@ -613,6 +613,11 @@ impl Reading<'_> {
 /// limit is the receive window and the capture shows no more than the
 /// ceiling achieved. With too little data for the time split: a window's
 /// worth in flight on many segments, or achieved close to the ceiling.
+///
+/// Fooled by (without the time split): a sender whose congestion window,
+/// send buffer or application happens to put exactly the receive window's
+/// worth in flight; so that reading is `medium`
+/// ([`DirectionReport::window_limited_confidence`]), a hint, never exit 3.
 fn window_limited(
     me: &Side,
     limit: &Limit,
