@@ -186,6 +186,10 @@ fn the_synack_answers_the_syn_whose_tsval_it_echoes() {
     assert_eq!(n["syn_answered"]["syns"], 2, "{n}");
     let verdict = c0["verdict"].as_str().unwrap();
     assert!(!verdict.contains("did not offer"), "{verdict}");
+    // The RTT runs from the latest SYN (10 ms), not the answered one (1 s
+    // earlier: the client's retransmission timeout).
+    let rtt = c0["rtt_s"].as_f64().unwrap();
+    assert!((rtt - 0.010).abs() < 1e-6, "{rtt}");
 }
 
 /// Two SYNs with different options, a SYN-ACK without timestamps that

@@ -348,10 +348,13 @@ impl ConnState {
         if syn && ack && dir == Direction::ServerToClient && self.acceptable_synack(rec) {
             let sa = segment();
             self.syn_answered = self.answered(&sa);
+            // The negotiation follows the answered SYN; the handshake RTT
+            // still runs from the latest SYN (Karn: which copy the SYN-ACK
+            // answers in time is ambiguous, and the earlier one would count
+            // the client's retransmission timeout).
             if let Some(SynAnswered::Frame { index, .. }) = self.syn_answered {
-                if let Some((s, ts)) = self.syns.get(index) {
+                if let Some((s, _)) = self.syns.get(index) {
                     self.syn = Some(*s);
-                    self.syn_ts = *ts;
                 }
             }
             self.synack = Some(sa);
