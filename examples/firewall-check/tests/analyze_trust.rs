@@ -582,3 +582,24 @@ fn window_limited_without_the_time_split_is_a_hint() {
     );
     assert_eq!(code, 0, "{out}");
 }
+
+/// Linux retransmits its SYN with the same options and a new TSval; a
+/// server without timestamps answers with no echo. That is one offer, not
+/// an ambiguity: scaling on, no `syn_answered`.
+#[test]
+fn syns_that_differ_only_in_their_tsval_are_one_offer() {
+    let pkts = connection(
+        &[
+            (64240, opts(Some((1_000, 0)), Some(7))),
+            (64240, opts(Some((2_000, 0)), Some(7))),
+        ],
+        &opts(None, Some(7)),
+        502,
+        509,
+        4,
+    );
+    let n = &run(&pkts)["connections"][0]["negotiated"];
+    assert!(n["syn_answered"].is_null(), "{n}");
+    assert_eq!(n["wscale_on"]["client"], true, "{n}");
+    assert_eq!(n["wscale_on"]["server"], true, "{n}");
+}

@@ -20,6 +20,20 @@ use super::limit_feed::LimitPair;
 use super::side::Side;
 use super::{RttSource, Settings};
 
+/// What a SYN offers the server, as its kernel reads it: MSS, window
+/// scale (and the shift on the wire), SACK-Permitted, Timestamps (not the
+/// TSval).
+fn offer(seg: &HandshakeSegment) -> (Option<u16>, Option<u8>, Option<u8>, bool, bool) {
+    let r = seg.linux();
+    (
+        r.mss,
+        r.window_scale,
+        r.window_scale_clamped_from,
+        r.sack_permitted,
+        r.timestamps.is_some(),
+    )
+}
+
 /// Most SYNs with different option blocks kept per connection.
 pub(crate) const MAX_SYNS: usize = 8;
 
@@ -190,7 +204,9 @@ impl ConnState {
     /// block differs from the others (at most [`MAX_SYNS`]).
     fn keep_syn(&mut self, seg: HandshakeSegment, ts: Option<Timestamp>) {
         if let Some(prev) = self.syn {
-            let differs = prev.options != seg.options;
+            // What the server negotiates from: a retransmission that differs
+            // only in its TSval (Linux) offers the same.
+            let differs = offer(&prev) != offer(&seg);
             if self.syns.is_empty() && differs {
                 self.syns.push((prev, self.syn_ts));
             }
@@ -263,7 +279,14 @@ impl ConnState {
             .map(|(i, _)| i)
             .collect();
         match consistent[..] {
-            [i] => Some(frame(i, AnswerBasis::OptionsAnswered)),
+            [] => Some(SynAnswered::Unknown { syns }),
+            [.., last]
+                if consistent
+                    .iter()
+                    .all(|i| offer(&self.syns[*i].0) == offer(&self.syns[last].0)) =>
+            {
+                Some(frame(last, AnswerBasis::OptionsAnswered))
+            }
             _ => Some(SynAnswered::Unknown { syns }),
         }
     }
