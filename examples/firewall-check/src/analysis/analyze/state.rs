@@ -357,13 +357,14 @@ impl ConnState {
         let segment = || HandshakeSegment::new(rec.options, rec.flags, rec.window, rec.frame);
         // A listener discards a SYN with RST or FIN (Linux
         // `tcp_rcv_state_process`, LISTEN); a SYN after the SYN-ACK was
-        // kept is answered by no new negotiation.
+        // kept is answered by no new negotiation (unless it is the first
+        // SYN seen: a capture that reordered the two).
         let bad = Flags::RST | Flags::FIN;
         if syn
             && !ack
             && dir == Direction::ClientToServer
             && !rec.flags.intersects(bad)
-            && self.synack.is_none()
+            && (self.synack.is_none() || self.syn.is_none())
         {
             self.keep_syn(segment(), rec.ts);
             self.syn_seq = Some((rec.seq, u32::try_from(rec.payload_len).unwrap_or(u32::MAX)));
