@@ -33,8 +33,15 @@
 //! 4. it occupies sequence space, the receiver's acknowledgment seen in the
 //!    other capture covers it, and no frame of the other capture carried
 //!    those bytes: they crossed that wire unseen, `capture_loss`;
-//! 5. otherwise `packet_dropped` (seen before the middlebox only) or
-//!    `packet_injected` (seen after it only).
+//! 5. seen after the middlebox only, it is `packet_injected` only when the
+//!    sender's own sequence shows it did not send it: the capture before
+//!    the middlebox saw its IPv4 identification on another frame (where
+//!    the direction kept identifications across the middlebox), or it
+//!    carries bytes that capture neither carried nor saw acknowledged; a
+//!    frame whose identification fills a hole in the sender's sequence
+//!    there (the ones just below and above seen, its own not), and a bare
+//!    ACK without such evidence, is `capture_loss`;
+//! 6. otherwise `packet_dropped` (seen before the middlebox only).
 //!
 //! Segments without sequence space, and retransmissions of bytes the other
 //! capture saw carried, are decided [`SLACK_NS`] after the other capture's

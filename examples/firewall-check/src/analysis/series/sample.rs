@@ -18,7 +18,7 @@ use tcp_options::kind::MAX_WINDOW_SCALE;
 use tcp_options::seq::seq_lt;
 use tcp_options::Flags;
 
-use crate::analysis::analyze::mismatch::{client_unscaled, server_scales_anyway};
+use crate::analysis::analyze::mismatch::{client_fields, server_scales_anyway, ClientFields};
 use crate::analysis::analyze::{AnalyzeError, ConnState, Learned, Settings};
 use crate::analysis::limits::{LimitTracker, SenderPhase};
 use crate::conn::tracker::{ConnTracker, Connection};
@@ -51,7 +51,10 @@ impl SeriesConn {
         let st = &self.st;
         let syn_ws = st.syn.and_then(|s| s.linux().window_scale);
         let synack_ws = st.synack.and_then(|s| s.linux().window_scale);
-        let client_unscaled = client_unscaled(st, syn_ws, synack_ws).is_some();
+        let client_unscaled = matches!(
+            client_fields(st, syn_ws, synack_ws),
+            ClientFields::Unscaled(_)
+        );
         let server_anyway = server_scales_anyway(st, syn_ws, synack_ws);
         if !st.handshake_seen() {
             (settings.assumed_shift(d), settings.assumed_shift(d))
