@@ -524,6 +524,7 @@ mod tests {
             payload: &[],
             truncation: Truncation::None,
             tcp: &[],
+            tunnels: capture::Tunnels::empty(&[]),
         }
     }
 

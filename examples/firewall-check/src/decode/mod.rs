@@ -4,6 +4,10 @@
 //! number, time, the IP facts, the fixed TCP header fields, the option block
 //! as captured, the payload length on the wire, and what the snap length cut
 //! off. The record borrows from the reader's buffer and allocates nothing.
+//! It reads plain links only (a segment in a tunnel is not a record there);
+//! [`decode_tunneled`] also goes through tunnels and encapsulations, gives
+//! the layers in [`TcpRecord::tunnels`], and says why a frame gave no
+//! record ([`Unrecorded`], counted with [`Unrecorded::cause`]).
 //!
 //! Option problems are found with `tcp-options`' strict policy and
 //! summarised as one [`OptionsProblem`]: the first malformation, or the point
@@ -14,7 +18,9 @@ use std::fmt;
 use tcp_options::header::field::DATA_OFFSET;
 use tcp_options::{Flags, OptionErrorReason, StrictOptions, TcpPacket, HEADER_LEN};
 
-use capture::{decode_tcp, DecodeError, IpInfo, Record, Timestamp};
+use capture::tally::Cause;
+use capture::{decode_segment, decode_tcp, DecodeError, IpInfo, Record, Skip, TcpSegment};
+use capture::{Timestamp, Tunnels};
 
 /// What the snap length cut off a segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,6 +142,9 @@ pub struct TcpRecord<'a> {
     pub truncation: Truncation,
     /// The whole captured TCP segment, header first.
     pub tcp: &'a [u8],
+    /// The tunnels and encapsulations the segment was carried in, outermost
+    /// first: empty on a plain link, and always from [`decode_packet`].
+    pub tunnels: Tunnels<'a>,
 }
 
 impl<'a> TcpRecord<'a> {
@@ -196,14 +205,61 @@ impl<'a> TcpRecord<'a> {
 }
 
 /// Decodes a capture record down to a [`TcpRecord`]; `Ok(None)` when the
-/// frame carries no TCP header (another protocol, a later IP fragment).
+/// frame carries no TCP header on a plain link (another protocol, a later
+/// IP fragment, a tunnel).
 pub fn decode_packet<'a>(record: &Record<'a>) -> Result<Option<TcpRecord<'a>>, PacketError> {
     let frame = record.frame;
-    let seg = match decode_tcp(record.linktype, record.data, record.origlen) {
-        Ok(Some(seg)) => seg,
-        Ok(None) => return Ok(None),
-        Err(source) => return Err(PacketError::Decode { frame, source }),
-    };
+    match decode_tcp(record.linktype, record.data, record.origlen) {
+        Ok(Some(seg)) => from_segment(record, seg).map(Some),
+        Ok(None) => Ok(None),
+        Err(source) => Err(PacketError::Decode { frame, source }),
+    }
+}
+
+/// Why a record gave no [`TcpRecord`] in [`decode_tunneled`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unrecorded {
+    /// No TCP segment was reached, for this reason (never
+    /// [`Skip::Decode`]: a cut or malformed header is [`Unrecorded::Bad`]).
+    Skipped(Skip),
+    /// A header that should hold TCP is cut or malformed: the link, IP or
+    /// tunnel header, or the TCP header itself.
+    Bad(PacketError),
+}
+
+impl Unrecorded {
+    /// What the frame is counted under.
+    pub fn cause(&self) -> Cause {
+        match self {
+            Unrecorded::Skipped(s) => Cause::from(s),
+            Unrecorded::Bad(PacketError::Decode { source, .. }) => {
+                Cause::from(&Skip::Decode(*source))
+            }
+            Unrecorded::Bad(PacketError::TcpTruncated { .. }) => Cause::Truncated("TCP"),
+            Unrecorded::Bad(
+                PacketError::BadDataOffset { .. } | PacketError::DataOffsetOverrun { .. },
+            ) => Cause::Malformed("TCP"),
+        }
+    }
+}
+
+/// Decodes a capture record through any tunnels and encapsulations down to
+/// a [`TcpRecord`] whose [`tunnels`](TcpRecord::tunnels) say what carried it.
+pub fn decode_tunneled<'a>(record: &Record<'a>) -> Result<TcpRecord<'a>, Unrecorded> {
+    let frame = record.frame;
+    match decode_segment(record.linktype, record.data, record.origlen) {
+        Ok(seg) => from_segment(record, seg).map_err(Unrecorded::Bad),
+        Err(Skip::Decode(source)) => Err(Unrecorded::Bad(PacketError::Decode { frame, source })),
+        Err(skip) => Err(Unrecorded::Skipped(skip)),
+    }
+}
+
+/// The record of a decoded segment: the TCP header's fields.
+fn from_segment<'a>(
+    record: &Record<'a>,
+    seg: TcpSegment<'a>,
+) -> Result<TcpRecord<'a>, PacketError> {
+    let frame = record.frame;
     let tcp = seg.tcp;
     if tcp.len() < HEADER_LEN {
         return Err(PacketError::TcpTruncated {
@@ -243,7 +299,7 @@ pub fn decode_packet<'a>(record: &Record<'a>) -> Result<Option<TcpRecord<'a>>, P
     } else {
         Truncation::None
     };
-    Ok(Some(TcpRecord {
+    Ok(TcpRecord {
         frame,
         ts: record.ts,
         ip: seg.ip,
@@ -261,5 +317,6 @@ pub fn decode_packet<'a>(record: &Record<'a>) -> Result<Option<TcpRecord<'a>>, P
         payload,
         truncation,
         tcp,
-    }))
+        tunnels: seg.tunnels,
+    })
 }

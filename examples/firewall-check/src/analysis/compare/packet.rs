@@ -221,6 +221,7 @@ mod tests {
             payload: &[],
             truncation: Truncation::None,
             tcp: &[],
+            tunnels: capture::Tunnels::empty(&[]),
         }
     }
 
