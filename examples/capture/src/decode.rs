@@ -18,8 +18,8 @@ use crate::encap::gre::{Gre, PROTO_ERSPAN_II, PROTO_ERSPAN_III};
 use crate::encap::udp::{self, UdpTunnel};
 use crate::encap::{
     chdlc, erspan::Erspan, fddi::Fddi, geneve::Geneve, gtp::GtpU, llc::Llc, mpls::MplsHeader,
-    nflog::Nflog, pbb::Pbb, ppp, pppoe::Pppoe, vxlan::Vxlan, EncapKind, NotIp, Parsed, Payload,
-    Skip, Tunnels, Unsupported, MAX_LAYERS,
+    nflog::Nflog, pbb::Pbb, ppp, pppoe::Pppoe, vxlan::Vxlan, Count, EncapKind, NotIp, Parsed,
+    Payload, Recorder, Skip, Tunnels, Unsupported, MAX_LAYERS,
 };
 use crate::error::DecodeError;
 use crate::ipv4::Ipv4Header;
@@ -123,15 +123,28 @@ impl From<Payload> for Next {
     }
 }
 
+/// One step's outcome.
+enum Step {
+    /// Decode this next, at this offset.
+    Go(Next, usize),
+    /// The innermost IP header, at `ip_at`, carries TCP.
+    Tcp {
+        ip_at: usize,
+        ip: IpInfo,
+        payload_len: Option<usize>,
+    },
+}
+
 /// The walk's state.
-struct Walk<'a> {
+struct Walk<'a, 'r, R: Recorder> {
+    linktype: u32,
     frame: &'a [u8],
     /// The bytes the walk may read: cut to the outer IP packets' lengths.
     end: usize,
     /// Whether `end` was cut by an outer IP length.
     clipped: bool,
     origlen: u32,
-    tunnels: Tunnels<'a>,
+    layers: &'r mut R,
     /// Layers the caller allows (0: plain links only).
     max_layers: usize,
 }
@@ -140,6 +153,10 @@ struct Walk<'a> {
 /// through any tunnels down to its TCP segment, following at most
 /// `max_layers` layers (at most [`MAX_LAYERS`]); a frame with more is
 /// [`Skip::TooDeep`].
+///
+/// IP carrying TCP on a plain link is decoded straight through
+/// ([`plain_tcp`]); only other frames take the general walk.
+#[inline]
 pub fn walk(
     linktype: u32,
     frame: &[u8],
@@ -147,12 +164,48 @@ pub fn walk(
     max_layers: usize,
 ) -> Result<TcpSegment<'_>, Skip> {
     let link = decode_link(linktype, frame)?;
+    if let Some(seg) = plain_tcp(frame, origlen, link)? {
+        return Ok(seg);
+    }
+    walk_from(
+        linktype,
+        frame,
+        origlen,
+        link,
+        max_layers,
+        &mut Count::default(),
+    )
+}
+
+/// [`walk`] without its shortcut, telling `layers` each layer it meets.
+pub(crate) fn walk_with<'a, R: Recorder>(
+    linktype: u32,
+    frame: &'a [u8],
+    origlen: u32,
+    max_layers: usize,
+    layers: &mut R,
+) -> Result<TcpSegment<'a>, Skip> {
+    let link = decode_link(linktype, frame)?;
+    walk_from(linktype, frame, origlen, link, max_layers, layers)
+}
+
+/// The general walk, from the link layer `link` of `frame`.
+#[inline(never)]
+fn walk_from<'a, R: Recorder>(
+    linktype: u32,
+    frame: &'a [u8],
+    origlen: u32,
+    link: LinkPayload,
+    max_layers: usize,
+    layers: &mut R,
+) -> Result<TcpSegment<'a>, Skip> {
     let mut w = Walk {
+        linktype,
         frame,
         end: frame.len(),
         clipped: false,
         origlen,
-        tunnels: Tunnels::empty(frame),
+        layers,
         max_layers: max_layers.min(MAX_LAYERS),
     };
     let (mut next, mut at) = match link.network {
@@ -181,19 +234,7 @@ pub fn walk(
     Err(Skip::TooDeep)
 }
 
-/// One step's outcome.
-enum Step {
-    /// Decode this next, at this offset.
-    Go(Next, usize),
-    /// The innermost IP header, at `ip_at`, carries TCP.
-    Tcp {
-        ip_at: usize,
-        ip: IpInfo,
-        payload_len: Option<usize>,
-    },
-}
-
-impl<'a> Walk<'a> {
+impl<'a, R: Recorder> Walk<'a, '_, R> {
     /// The bytes the walk may read.
     fn data(&self) -> &'a [u8] {
         &self.frame[..self.end]
@@ -201,7 +242,7 @@ impl<'a> Walk<'a> {
 
     /// Records a layer, or refuses when the allowed depth is reached.
     fn enter(&mut self, kind: EncapKind, at: usize, outer: Option<usize>) -> Result<(), Skip> {
-        if self.tunnels.len() >= self.max_layers || !self.tunnels.push(kind, at, outer) {
+        if self.layers.len() >= self.max_layers || !self.layers.push(kind, at, outer) {
             return Err(Skip::TooDeep);
         }
         Ok(())
@@ -345,7 +386,7 @@ impl<'a> Walk<'a> {
         } else {
             EncapKind::Gre
         };
-        self.tunnels.set_last_kind(kind);
+        self.layers.set_last_kind(kind);
         match p.header.protocol {
             PROTO_ERSPAN_II | PROTO_ERSPAN_III => {
                 // The ERSPAN layer is recorded at the GRE header, whose
@@ -417,20 +458,9 @@ impl<'a> Walk<'a> {
         if h.protocol != IPPROTO_TCP {
             return self.carried(at, h.header_len, h.protocol, usize::from(h.total_len));
         }
-        let info = IpInfo {
-            version: IpVersion::V4,
-            src: IpAddr::V4(h.src),
-            dst: IpAddr::V4(h.dst),
-            tos: h.tos,
-            ttl: h.ttl,
-            ident: Some(u32::from(h.ident)),
-            df: h.df,
-            flow_label: None,
-            header_len: h.header_len,
-        };
         Ok(Step::Tcp {
             ip_at: at,
-            ip: info,
+            ip: ipv4_info(&h),
             payload_len: h.payload_len(),
         })
     }
@@ -452,20 +482,9 @@ impl<'a> Walk<'a> {
             let len = h.upper_len().map_or(0, |l| l + h.header_len);
             return self.carried(at, h.header_len, protocol, len);
         }
-        let info = IpInfo {
-            version: IpVersion::V6,
-            src: IpAddr::V6(h.src),
-            dst: IpAddr::V6(h.dst),
-            tos: h.traffic_class,
-            ttl: h.hop_limit,
-            ident: h.fragment_id,
-            df: false,
-            flow_label: Some(h.flow_label),
-            header_len: h.header_len,
-        };
         Ok(Step::Tcp {
             ip_at: at,
-            ip: info,
+            ip: ipv6_info(&h),
             payload_len: h.upper_len(),
         })
     }
@@ -478,27 +497,116 @@ impl<'a> Walk<'a> {
         ip: IpInfo,
         ip_payload_len: Option<usize>,
     ) -> TcpSegment<'a> {
-        let tcp_offset = at + ip.header_len;
-        let captured = self.frame.get(tcp_offset..self.end).unwrap_or(&[]);
         // Without a usable IP length (segmentation offload), the end of the
         // outer packet, or else the wire length of the frame, decides.
-        let wire_len = ip_payload_len.unwrap_or_else(|| {
-            let wire_end = if self.clipped {
-                self.end
-            } else {
-                self.origlen as usize
-            };
-            wire_end.saturating_sub(tcp_offset).max(captured.len())
-        });
-        let tcp = &captured[..captured.len().min(wire_len)];
-        TcpSegment {
-            link,
-            ip,
-            tcp_offset,
-            tcp,
-            wire_len,
-            tunnels: self.tunnels,
+        let wire_end = if self.clipped {
+            self.end
+        } else {
+            self.origlen as usize
+        };
+        let tunnels = Tunnels::new(self.linktype, self.frame, self.layers.len());
+        let view = &self.frame[..self.end];
+        segment(link, view, at, ip, ip_payload_len, wire_end, tunnels)
+    }
+}
+
+/// The common case, decoded straight through: IP on a plain link carrying
+/// TCP, `link` being the frame's link layer. `Ok(None)` for anything else
+/// (another protocol, a later fragment, a tunnel, another link type).
+#[inline(always)]
+pub fn plain_tcp(
+    frame: &[u8],
+    origlen: u32,
+    link: LinkPayload,
+) -> Result<Option<TcpSegment<'_>>, DecodeError> {
+    let at = link.offset;
+    let ip_bytes = frame.get(at..).unwrap_or(&[]);
+    let (ip, payload_len) = match link.network {
+        Network::Ipv4 => {
+            let h = Ipv4Header::parse(ip_bytes).map_err(|e| shift(e, at))?;
+            if h.fragment_offset != 0 || h.protocol != IPPROTO_TCP {
+                return Ok(None);
+            }
+            (ipv4_info(&h), h.payload_len())
         }
+        Network::Ipv6 => {
+            let h = Ipv6Header::parse(ip_bytes).map_err(|e| shift(e, at))?;
+            if h.upper_protocol != Some(IPPROTO_TCP) {
+                return Ok(None);
+            }
+            (ipv6_info(&h), h.upper_len())
+        }
+        _ => return Ok(None),
+    };
+    let tunnels = Tunnels::empty(frame);
+    Ok(Some(segment(
+        link,
+        frame,
+        at,
+        ip,
+        payload_len,
+        origlen as usize,
+        tunnels,
+    )))
+}
+
+/// The TCP segment after the IP header at `at` of `view` (the frame, cut to
+/// the outer IP packets); without an IP length, the segment runs to
+/// `wire_end` (or to the captured bytes, when longer).
+#[inline(always)]
+fn segment<'a>(
+    link: LinkPayload,
+    view: &'a [u8],
+    at: usize,
+    ip: IpInfo,
+    ip_payload_len: Option<usize>,
+    wire_end: usize,
+    tunnels: Tunnels<'a>,
+) -> TcpSegment<'a> {
+    let tcp_offset = at + ip.header_len;
+    let captured = view.get(tcp_offset..).unwrap_or(&[]);
+    let wire_len =
+        ip_payload_len.unwrap_or_else(|| wire_end.saturating_sub(tcp_offset).max(captured.len()));
+    let tcp = &captured[..captured.len().min(wire_len)];
+    TcpSegment {
+        link,
+        ip,
+        tcp_offset,
+        tcp,
+        wire_len,
+        tunnels,
+    }
+}
+
+/// The IP facts of an IPv4 header.
+#[inline]
+fn ipv4_info(h: &Ipv4Header) -> IpInfo {
+    IpInfo {
+        version: IpVersion::V4,
+        src: IpAddr::V4(h.src),
+        dst: IpAddr::V4(h.dst),
+        tos: h.tos,
+        ttl: h.ttl,
+        ident: Some(u32::from(h.ident)),
+        df: h.df,
+        flow_label: None,
+        header_len: h.header_len,
+    }
+}
+
+/// The IP facts of an IPv6 header.
+#[inline]
+fn ipv6_info(h: &Ipv6Header) -> IpInfo {
+    IpInfo {
+        version: IpVersion::V6,
+        src: IpAddr::V6(h.src),
+        dst: IpAddr::V6(h.dst),
+        tos: h.traffic_class,
+        ttl: h.hop_limit,
+        ident: h.fragment_id,
+        df: false,
+        flow_label: Some(h.flow_label),
+        header_len: h.header_len,
     }
 }
 

@@ -2,10 +2,10 @@
 
 use std::net::IpAddr;
 
-use super::decode::walk;
+use super::decode::{plain_tcp, walk};
 use super::encap::{Skip, Tunnels, MAX_LAYERS};
 use super::error::DecodeError;
-use super::link::LinkPayload;
+use super::link::{decode_link, LinkPayload};
 
 /// IP protocol number of TCP.
 pub const IPPROTO_TCP: u8 = 6;
@@ -90,16 +90,13 @@ impl TcpSegment<'_> {
 /// this function reaches: another protocol, a non-first IP fragment, or
 /// TCP inside a tunnel or another encapsulation ([`decode_segment`] goes
 /// there).
+#[inline]
 pub fn decode_tcp(
     linktype: u32,
     frame: &[u8],
     origlen: u32,
 ) -> Result<Option<TcpSegment<'_>>, DecodeError> {
-    match walk(linktype, frame, origlen, 0) {
-        Ok(seg) => Ok(Some(seg)),
-        Err(Skip::Decode(e)) => Err(e),
-        Err(_) => Ok(None),
-    }
+    plain_tcp(frame, origlen, decode_link(linktype, frame)?)
 }
 
 /// Decodes `frame` (captured with `linktype`, `origlen` bytes on the wire)
@@ -124,6 +121,7 @@ pub fn decode_tcp(
 /// // The same frame cut inside the GRE header.
 /// assert!(matches!(decode_segment(LINKTYPE_RAW, &pkt[..24], 72), Err(Skip::Decode(_))));
 /// ```
+#[inline]
 pub fn decode_segment(linktype: u32, frame: &[u8], origlen: u32) -> Result<TcpSegment<'_>, Skip> {
     walk(linktype, frame, origlen, MAX_LAYERS)
 }

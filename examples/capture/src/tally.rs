@@ -77,12 +77,19 @@ impl Tally {
     /// Counts a segment carried in `tunnels`: once as a segment, and once
     /// under each kind of layer it passed (a segment in VXLAN in GRE counts
     /// for both; twice through GRE counts once for GRE).
+    #[inline]
     pub fn segment(&mut self, tunnels: &Tunnels<'_>) {
         self.segments += 1;
         if tunnels.is_empty() {
             self.plain += 1;
-            return;
+        } else {
+            self.layers(tunnels);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn layers(&mut self, tunnels: &Tunnels<'_>) {
         let mut seen = [false; EncapKind::ALL.len()];
         for kind in tunnels.kinds() {
             let i = kind.index();

@@ -3,11 +3,11 @@
 //!
 //! Each file decodes one header at a given offset of a frame and says what
 //! follows it ([`Payload`]); [`crate::decode`] chains them, from the capture's
-//! link layer to the innermost TCP header, and keeps a compact record of the
-//! layers it went through ([`Tunnels`]: a kind and two offsets per layer, no
-//! allocation). The typed view of a layer ([`Layer`]: outer IP endpoints,
-//! GRE key and sequence number, VNI, TEID, MPLS labels, PPPoE session, ...)
-//! is read back from the frame when asked for.
+//! link layer to the innermost TCP header, and counts the layers it went
+//! through ([`Tunnels`]: the frame and a count, nothing allocated). The
+//! typed view of each layer ([`Layer`]: outer IP endpoints, GRE key and
+//! sequence number, VNI, TEID, MPLS labels, PPPoE session, ...) is read back
+//! from the frame when asked for.
 //!
 //! | file | format | reference |
 //! |---|---|---|
@@ -52,6 +52,7 @@ pub mod udp;
 pub mod vxlan;
 
 pub use skip::{NotIp, Skip, SkipReason, Unsupported};
+pub(crate) use tunnels::{Count, Recorder};
 pub use tunnels::{KeyPart, Layer, Tunnel, TunnelKey, Tunnels, MAX_LAYERS};
 
 /// The kinds of layer a segment can be carried in, one per format.

@@ -20,33 +20,101 @@ use std::net::IpAddr;
 /// At most this many layers are followed from the link layer to TCP; a
 /// frame nested deeper is skipped ([`super::Skip::TooDeep`]).
 pub const MAX_LAYERS: usize = 8;
-/// `outer` of a layer that no IP header carries.
-const NO_OUTER: u32 = u32::MAX;
 
-/// One layer as recorded while decoding: its kind, where its header starts
-/// and where the IP header that carries it starts.
+/// One layer as the walk meets it: its kind, where its header starts and
+/// where the IP header that carries it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct RawLayer {
+pub(crate) struct RawLayer {
     kind: EncapKind,
-    at: u32,
-    outer: u32,
+    at: usize,
+    outer: Option<usize>,
 }
 
 const EMPTY: RawLayer = RawLayer {
     kind: EncapKind::Gre,
     at: 0,
-    outer: NO_OUTER,
+    outer: None,
 };
 
-/// The layers a segment was carried in, outermost first: at most
-/// [`MAX_LAYERS`], a kind and two offsets each, borrowed from the frame
-/// (no allocation). Empty for a segment on a plain link (Ethernet with or
+/// What the walk does with the layers it meets: count them (while
+/// decoding, so a plain link costs nothing), or keep them (when a
+/// segment's layers are asked for).
+pub(crate) trait Recorder {
+    /// Records a layer; false when [`MAX_LAYERS`] are recorded.
+    fn push(&mut self, kind: EncapKind, at: usize, outer: Option<usize>) -> bool;
+    /// Changes the kind of the layer recorded last (GRE turns out to be
+    /// PPTP's or NVGRE once its header is read).
+    fn set_last_kind(&mut self, kind: EncapKind);
+    /// Layers recorded.
+    fn len(&self) -> usize;
+}
+
+/// Counts layers.
+#[derive(Debug, Default)]
+pub(crate) struct Count(pub(crate) u8);
+
+impl Recorder for Count {
+    fn push(&mut self, _: EncapKind, _: usize, _: Option<usize>) -> bool {
+        if usize::from(self.0) >= MAX_LAYERS {
+            return false;
+        }
+        self.0 += 1;
+        true
+    }
+    fn set_last_kind(&mut self, _: EncapKind) {}
+    fn len(&self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// Keeps the layers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Keep {
+    len: usize,
+    layers: [RawLayer; MAX_LAYERS],
+}
+
+impl Keep {
+    pub(crate) fn new() -> Self {
+        Keep {
+            len: 0,
+            layers: [EMPTY; MAX_LAYERS],
+        }
+    }
+}
+
+impl Recorder for Keep {
+    fn push(&mut self, kind: EncapKind, at: usize, outer: Option<usize>) -> bool {
+        let Some(slot) = self.layers.get_mut(self.len) else {
+            return false;
+        };
+        *slot = RawLayer { kind, at, outer };
+        self.len += 1;
+        true
+    }
+    fn set_last_kind(&mut self, kind: EncapKind) {
+        if let Some(l) = self.len.checked_sub(1).and_then(|i| self.layers.get_mut(i)) {
+            l.kind = kind;
+        }
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// The layers a segment was carried in, outermost first (at most
+/// [`MAX_LAYERS`]): empty for a segment on a plain link (Ethernet with or
 /// without VLAN tags, Linux cooked capture, raw IP, loopback).
+///
+/// Small and free to copy: it holds the frame and how many layers there
+/// are; the layers themselves are found again from the frame when asked
+/// for ([`iter`](Self::iter), [`kinds`](Self::kinds), [`key`](Self::key)),
+/// so decoding a plain link records nothing and allocates nothing.
 #[derive(Clone, Copy)]
 pub struct Tunnels<'a> {
     frame: &'a [u8],
+    linktype: u32,
     len: u8,
-    layers: [RawLayer; MAX_LAYERS],
 }
 
 impl std::fmt::Debug for Tunnels<'_> {
@@ -66,37 +134,17 @@ impl<'a> Tunnels<'a> {
     pub fn empty(frame: &'a [u8]) -> Self {
         Tunnels {
             frame,
+            linktype: 0,
             len: 0,
-            layers: [EMPTY; MAX_LAYERS],
         }
     }
 
-    /// Records a layer of `kind` whose header is at `at`, carried by the IP
-    /// header at `outer` (if any). False when [`MAX_LAYERS`] are recorded.
-    pub(crate) fn push(&mut self, kind: EncapKind, at: usize, outer: Option<usize>) -> bool {
-        let i = usize::from(self.len);
-        if i >= MAX_LAYERS {
-            return false;
-        }
-        self.layers[i] = RawLayer {
-            kind,
-            at: u32::try_from(at).unwrap_or(NO_OUTER),
-            outer: outer
-                .and_then(|o| u32::try_from(o).ok())
-                .unwrap_or(NO_OUTER),
-        };
-        self.len += 1;
-        true
-    }
-
-    /// Changes the kind of the layer recorded last (GRE turns out to be
-    /// PPTP's or NVGRE once its header is read).
-    pub(crate) fn set_last_kind(&mut self, kind: EncapKind) {
-        if let Some(l) = usize::from(self.len)
-            .checked_sub(1)
-            .and_then(|i| self.layers.get_mut(i))
-        {
-            l.kind = kind;
+    /// The `len` layers of `frame`, found by the walk of [`crate::decode`].
+    pub(crate) fn new(linktype: u32, frame: &'a [u8], len: usize) -> Self {
+        Tunnels {
+            frame,
+            linktype,
+            len: u8::try_from(len.min(MAX_LAYERS)).unwrap_or(0),
         }
     }
 
@@ -110,17 +158,29 @@ impl<'a> Tunnels<'a> {
         self.len == 0
     }
 
+    /// The layers as the walk meets them again.
+    fn raw(&self) -> Keep {
+        let mut keep = Keep::new();
+        if self.len > 0 {
+            // The same walk over the same bytes meets the same layers (the
+            // wire length plays no part in that).
+            let _ = crate::decode::walk_with(self.linktype, self.frame, 0, MAX_LAYERS, &mut keep);
+            keep.len = keep.len.min(self.len());
+        }
+        keep
+    }
+
     /// The kinds of the layers, outermost first.
-    pub fn kinds(&self) -> impl Iterator<Item = EncapKind> + '_ {
-        self.layers[..self.len()].iter().map(|l| l.kind)
+    pub fn kinds(&self) -> impl Iterator<Item = EncapKind> {
+        let keep = self.raw();
+        (0..keep.len).map(move |i| keep.layers[i].kind)
     }
 
     /// The layers, outermost first, read from the frame.
-    pub fn iter(&self) -> impl Iterator<Item = Tunnel<'a>> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = Tunnel<'a>> {
         let frame = self.frame;
-        self.layers[..self.len()]
-            .iter()
-            .map(move |l| Tunnel::read(frame, *l))
+        let keep = self.raw();
+        (0..keep.len).map(move |i| Tunnel::read(frame, keep.layers[i]))
     }
 
     /// The identity of the path: equal for the segments of both directions
@@ -130,8 +190,8 @@ impl<'a> Tunnels<'a> {
         let mut key = TunnelKey::default();
         for (i, t) in self.iter().enumerate() {
             key.parts[i] = t.key_part();
+            key.len = (i + 1) as u8;
         }
-        key.len = self.len;
         key
     }
 }
@@ -194,10 +254,8 @@ impl<'a> Tunnel<'a> {
     /// header was whole then, so each parse succeeds; a failure (which
     /// cannot happen) gives the bare kind with zero fields.
     fn read(frame: &'a [u8], raw: RawLayer) -> Tunnel<'a> {
-        let at = raw.at as usize;
-        let outer = (raw.outer != NO_OUTER)
-            .then(|| Endpoints::read(frame, raw.outer as usize))
-            .flatten();
+        let at = raw.at;
+        let outer = raw.outer.and_then(|o| Endpoints::read(frame, o));
         let gre = || {
             Gre::parse(frame, at).map(|p| p.header).unwrap_or(Gre {
                 version: 0,

@@ -255,6 +255,7 @@ pub fn decode_tunneled<'a>(record: &Record<'a>) -> Result<TcpRecord<'a>, Unrecor
 }
 
 /// The record of a decoded segment: the TCP header's fields.
+#[inline(always)]
 fn from_segment<'a>(
     record: &Record<'a>,
     seg: TcpSegment<'a>,

@@ -40,6 +40,8 @@ pub fn kind_name(kind: EncapKind) -> &'static str {
 }
 
 /// Writes each layer in words, outermost first, each followed by `": "`.
+#[cold]
+#[inline(never)]
 pub fn write_text<W: Write + ?Sized>(w: &mut W, tunnels: &Tunnels<'_>) -> io::Result<()> {
     for t in tunnels.iter() {
         w.write_all(kind_name(t.kind()).as_bytes())?;
@@ -111,6 +113,8 @@ fn write_text_fields<W: Write + ?Sized>(w: &mut W, t: &Tunnel<'_>) -> io::Result
 }
 
 /// Writes the layers as a JSON array of objects, outermost first.
+#[cold]
+#[inline(never)]
 pub fn write_json<W: Write + ?Sized>(w: &mut W, tunnels: &Tunnels<'_>) -> io::Result<()> {
     w.write_all(b"[")?;
     for (i, t) in tunnels.iter().enumerate() {
