@@ -26,6 +26,7 @@ use clap::{Parser, Subcommand};
 pub mod analyze;
 pub mod compare;
 pub mod dump;
+pub mod live;
 pub mod rewrite;
 pub mod series;
 
