@@ -84,9 +84,6 @@ pub enum CaptureError {
         /// Interfaces declared in the current section.
         declared: usize,
     },
-    /// A live capture could not be opened or read.
-    #[error(transparent)]
-    Live(#[from] crate::source::LiveError),
     /// More interfaces than the reader keeps track of.
     #[error("corrupt capture at byte {offset}: more than {limit} interfaces in one section")]
     TooManyInterfaces {

@@ -8,10 +8,6 @@
 //! - [`link`]: Ethernet (VLAN / QinQ), Linux SLL / SLL2, raw IP, BSD loopback.
 //! - [`ipv4`], [`ipv6`]: IP headers; IPv6 extension headers are walked to the
 //!   upper layer (jumbograms and fragments understood).
-//! - [`source`]: [`RecordSource`], the one way records come in: a file or
-//!   pipe ([`CaptureReader`]) or, with the `live` feature, an interface
-//!   (`live::LiveCapture`, libpcap through the `pcap` crate), and what a
-//!   live capture lost ([`CaptureLoss`]).
 //! - [`writer`]: the one pcap / pcapng writer (tests, `rewrite`, the labs,
 //!   the bench generator), and copying a capture without chosen records.
 //! - [`encap`]: tunnels and provider encapsulations, one decoder per format
@@ -43,11 +39,8 @@ pub mod error;
 pub mod ipv4;
 pub mod ipv6;
 pub mod link;
-#[cfg(feature = "live")]
-pub mod live;
 pub mod reader;
 pub mod segment;
-pub mod source;
 pub mod tally;
 pub mod timestamp;
 pub mod writer;
@@ -55,6 +48,5 @@ pub mod writer;
 pub use encap::{EncapKind, Skip, Tunnels};
 pub use error::{BlockLengthProblem, CaptureError, DecodeError};
 pub use reader::{CaptureFormat, CaptureReader, Record};
-pub use source::{CaptureLoss, LiveError, RecordSource};
 pub use segment::{decode_segment, decode_tcp, IpInfo, IpVersion, TcpSegment};
 pub use timestamp::Timestamp;

@@ -26,7 +26,6 @@ use clap::{Parser, Subcommand};
 pub mod analyze;
 pub mod compare;
 pub mod dump;
-pub mod live;
 pub mod rewrite;
 pub mod series;
 

@@ -34,7 +34,7 @@ use crate::decode::{decode_tunneled, PacketError, TcpRecord, Truncation, Unrecor
 use crate::output::format::{write_hex, write_json_str, write_padded9, write_u64, UtcTime};
 use crate::output::tunnel;
 use capture::tally::Tally;
-use capture::{CaptureError, CaptureLoss, CaptureReader, IpVersion, Record, RecordSource};
+use capture::{CaptureError, CaptureReader, IpVersion, Record};
 
 /// What `dump` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,20 +82,9 @@ pub fn dump<R: Read, W: Write, D: Write>(
     format: DumpFormat,
 ) -> Result<DumpStats, DumpError> {
     let mut reader = CaptureReader::new(input)?;
-    dump_records(&mut reader, out, diag, format)
-}
-
-/// [`dump`] for any source of records: a file's or a pipe's reader, or a
-/// live capture, whose [`RecordSource::loss`] the summary reports.
-pub fn dump_records<S: RecordSource + ?Sized, W: Write, D: Write>(
-    source: &mut S,
-    out: &mut W,
-    diag: &mut D,
-    format: DumpFormat,
-) -> Result<DumpStats, DumpError> {
     let mut dumper = Dumper::new(format);
     let result = loop {
-        let record = match source.next_record() {
+        let record = match reader.next_record() {
             Ok(Some(r)) => r,
             Ok(None) => break Ok(()),
             Err(e) => break Err(e),
@@ -104,12 +93,11 @@ pub fn dump_records<S: RecordSource + ?Sized, W: Write, D: Write>(
         // Before waiting for input, show what was written: from a pipe
         // each segment appears as it arrives; from a file this flushes
         // about once per reader buffer.
-        if !source.has_buffered_record() {
+        if !reader.has_buffered_record() {
             out.flush()?;
         }
     };
-    let loss = source.loss();
-    dumper.finish(out, diag, loss)?;
+    dumper.finish(out, diag, None)?;
     out.flush()?;
     result?;
     Ok(dumper.stats)
@@ -122,6 +110,15 @@ pub struct Dumper {
     format: DumpFormat,
     /// The counts so far.
     pub stats: DumpStats,
+}
+
+/// What a live capture lost, for the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaptureLoss {
+    /// Packets the kernel dropped (no room in the capture buffer).
+    pub kernel_drops: u64,
+    /// Packets the interface or its driver dropped, where known.
+    pub interface_drops: Option<u64>,
 }
 
 impl Dumper {
@@ -186,33 +183,24 @@ impl Dumper {
             DumpFormat::Json => {
                 out.write_all(b"{\"summary\":")?;
                 tunnel::write_json_summary(out, frames, tally)?;
-                // Inside the summary object, its last field.
-                out.write_all(b",\"capture_loss\":")?;
-                match loss {
-                    Some(l) => {
-                        write!(
-                            out,
-                            "{{\"received\":{},\"kernel_drops\":{},\"interface_drops\":",
-                            l.received, l.kernel_drops
-                        )?;
-                        match l.interface_drops {
-                            Some(n) => write!(out, "{n}}}")?,
-                            None => out.write_all(b"null}")?,
-                        }
+                if let Some(l) = loss {
+                    write!(
+                        out,
+                        ",\"capture_loss\":{{\"kernel_drops\":{}",
+                        l.kernel_drops
+                    )?;
+                    match l.interface_drops {
+                        Some(n) => write!(out, ",\"interface_drops\":{n}}}")?,
+                        None => out.write_all(b",\"interface_drops\":null}")?,
                     }
-                    None => out.write_all(b"null")?,
                 }
-                out.write_all(b"}}\n")?;
+                out.write_all(b"}\n")?;
             }
             DumpFormat::Text => {
                 diag.write_all(b"summary: ")?;
                 tunnel::write_text_summary(diag, frames, tally)?;
                 if let Some(l) = loss {
-                    write!(
-                        diag,
-                        "; capture loss: {} packets dropped by the kernel",
-                        l.kernel_drops
-                    )?;
+                    write!(diag, "; {} dropped by the kernel", l.kernel_drops)?;
                     if let Some(n) = l.interface_drops {
                         write!(diag, ", {n} by the interface")?;
                     }

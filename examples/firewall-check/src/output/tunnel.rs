@@ -301,10 +301,9 @@ pub fn write_text_warning<W: Write + ?Sized>(
     Ok(true)
 }
 
-/// The counts as the fields of a JSON object, without its closing brace
-/// (the caller adds more): `{"frames":8,"segments":1,"plain":1,
-/// "encapsulations":{"gre":1},"skipped":[{"reason":"not_tcp","detail":"IP
-/// protocol 17","frames":1}],"unopened":0`.
+/// The counts as one JSON object (no newline):
+/// `{"frames":8,"segments":1,"plain":1,"encapsulations":{"gre":1},
+/// "skipped":[{"reason":"not_tcp","detail":"IP protocol 17","frames":1}],"unopened":0}`.
 pub fn write_json_summary<W: Write + ?Sized>(
     w: &mut W,
     frames: u64,
@@ -330,7 +329,7 @@ pub fn write_json_summary<W: Write + ?Sized>(
             CauseDetail(cause)
         )?;
     }
-    write!(w, "],\"unopened\":{}", tally.unopened())
+    write!(w, "],\"unopened\":{}}}", tally.unopened())
 }
 
 fn plural(n: u64) -> &'static str {
