@@ -9,23 +9,32 @@
 # The middlebox routes between the two links and applies the case's real
 # netfilter rules (iptables / ip6tables). A real Linux TCP transfer (xfer.py)
 # runs from client to server and back, and tcpdump records it on the client's
-# interface (inside.pcap) and on the server's interface (outside.pcap).
+# interface (inside.pcap) and on the server's interface (outside.pcap); each
+# namespace's nstat counters are left in OUTDIR/{client,middlebox,server}.nstat.
 #
 # Only 198.18.0.0/15 and 2001:db8::/32 are used, the namespaces have no other
 # interface and no default route, so no packet can leave them. Namespace names
-# are unique per run and deleted on exit, whatever happens.
+# are unique per run ($LAB_NETNS-c, -m, -s when the lab harness gives a
+# prefix) and deleted on exit, whatever happens.
 #
 # usage: lab.sh CASE OUTDIR [--bytes N] [--up-bytes N] [--delay-ms D] [--snaplen S] [--cc cubic|reno|bbr]
-#                           [--client-rmem-max N] [--client-rcvbuf N]
+#                           [--client-rmem-max N] [--client-rcvbuf N] [--server-sndbuf N]
 #   --client-rmem-max N   the client namespace's net.ipv4.tcp_rmem max (the
 #                         autotuning cap of the download's receiver; per netns)
 #   --client-rcvbuf N     the client socket's SO_RCVBUF (replaces the case's)
+#   --server-sndbuf N     the server socket's SO_SNDBUF (the kernel doubles it; no
+#                         send-buffer autotuning): one that holds the whole download
+#                         keeps the sender supplied however late a loaded host runs
+#                         the application
 #        lab.sh --list
 #        lab.sh --check          (exit 0 if the lab can run here, 77 if not)
 # exit status: 0 ok, 77 cannot run here (not root, missing tool), other: failure.
 set -euo pipefail
 
 LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
+# The Python interpreter ($LAB_PYTHON from the lab harness: the real binary, not a
+# version manager's shim that costs its own start-up at every call).
+PY="${LAB_PYTHON:-python3}"
 CASES="clean4 clean6 wscale-syn4 wscale-synack4 wscale-synack6 sack-ts4 ts-data4
 mss4 mss6 dscp-bleach4 dscp-remark4 dscp-bleach6 ecn-bleach4 nat4 nat6 synproxy4 synproxy6 campus
 rcvbuf-small4 window-rewrite4 tbf4 sndbuf-small4 slow-app4 dnat4 dnat6 drop4"
@@ -68,6 +77,7 @@ CC=cubic
 CC_GIVEN=
 CLIENT_RMEM_MAX=
 CLIENT_RCVBUF=
+SERVER_SNDBUF=
 while [ $# -gt 0 ]; do
   case "$1" in
     --cc) CC="$2"; CC_GIVEN=1; shift 2 ;;
@@ -77,6 +87,7 @@ while [ $# -gt 0 ]; do
     --snaplen) SNAPLEN="$2"; shift 2 ;;
     --client-rmem-max) CLIENT_RMEM_MAX="$2"; shift 2 ;;
     --client-rcvbuf) CLIENT_RCVBUF="$2"; shift 2 ;;
+    --server-sndbuf) SERVER_SNDBUF="$2"; shift 2 ;;
     *) die "unknown option $1" ;;
   esac
 done
@@ -85,7 +96,7 @@ check_env
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
-ID="tpl$$r$RANDOM"
+ID="${LAB_NETNS:-tpl$$r$RANDOM}"
 C="$ID-c"; M="$ID-m"; S="$ID-s"
 PIDS=()
 cleanup() {
@@ -122,6 +133,20 @@ ip -n "$S" link add s0 type veth peer name mo netns "$M"
 for dev in "$C:c0" "$M:mi" "$M:mo" "$S:s0"; do
   ip -n "${dev%%:*}" link set "${dev#*:}" gso_max_size 1500 gso_max_segs 1 2>/dev/null || true
   ip -n "${dev%%:*}" link set "${dev#*:}" up
+done
+# In order, as on a wire: each veth's receive work steered to one CPU (RPS),
+# the client's link to the first CPU, the server's to the second (one CPU
+# for all four gathered the work there and, under load, thinned the client's
+# ACKs). Packets handed to a veth from different CPUs (the delayer's
+# verdicts, a sender's softirq and its process) otherwise wait in different
+# CPUs' backlogs and can come out reordered: under load the client saw 3 or
+# 4 segments out of order in 2 of 12 30-MB downloads (TcpExtTCPOFOQueue;
+# the server retransmitted nothing), none in 12 with this.
+second=$(( $(nproc) > 1 ? 2 : 1 ))
+for dev in "$C:c0:1" "$M:mi:1" "$M:mo:$second" "$S:s0:$second"; do
+  mask=${dev##*:}; dev=${dev%:*}
+  ip netns exec "${dev%%:*}" sh -c "echo $mask > /sys/class/net/${dev#*:}/queues/rx-0/rps_cpus" 2>/dev/null \
+    || echo "lab: cannot steer ${dev#*:}'s receive to one CPU (no RPS): packets may be reordered under load" >&2
 done
 ip -n "$C" addr add 198.18.1.2/24 dev c0
 ip -n "$C" addr add 2001:db8:1::2/64 dev c0 nodad
@@ -278,6 +303,10 @@ if [ -n "$CLIENT_RCVBUF" ]; then
   [[ "$CLIENT_RCVBUF" =~ ^[0-9]+$ ]] || die "--client-rcvbuf needs a byte count"
   CLIENT_ARGS+=(--rcvbuf "$CLIENT_RCVBUF")
 fi
+if [ -n "$SERVER_SNDBUF" ]; then
+  [[ "$SERVER_SNDBUF" =~ ^[0-9]+$ ]] || die "--server-sndbuf needs a byte count"
+  SERVER_ARGS+=(--sndbuf "$SERVER_SNDBUF")
+fi
 UP_BYTES="${UP_BYTES:-$BYTES}"
 
 # Static neighbours, so the captured handshake is never delayed by ARP or ND.
@@ -298,7 +327,7 @@ if [ "$DELAY_MS" != 0 ]; then
   # Real-time priority keeps the delay steady on a busy machine.
   RT="nice -n -10"
   if command -v chrt >/dev/null && chrt -f 10 true 2>/dev/null; then RT="chrt -f 10"; fi
-  inM $RT python3 "$LAB_DIR/delay.py" 7 "$half" "$OUT/delay.ready" >"$OUT/delay.log" 2>&1 &
+  inM $RT "$PY" "$LAB_DIR/delay.py" 7 "$half" "$OUT/delay.ready" >"$OUT/delay.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do [ -e "$OUT/delay.ready" ] && break; sleep 0.05; done
   [ -e "$OUT/delay.ready" ] || die "delayer did not start: $(cat "$OUT/delay.log")"
@@ -325,7 +354,7 @@ start_capture "$S" s0 outside.pcap
 
 # --- transfer ---------------------------------------------------------------
 rm -f "$OUT/server.ready"
-inS python3 "$LAB_DIR/xfer.py" server "$SRV_PORT" "$FAM" "$OUT/server.ready" "$BYTES" \
+inS "$PY" "$LAB_DIR/xfer.py" server "$SRV_PORT" "$FAM" "$OUT/server.ready" "$BYTES" \
   --info "$OUT/server.tcpinfo.json" --cc "$CC" ${SERVER_ARGS[@]+"${SERVER_ARGS[@]}"} \
   >"$OUT/server.log" 2>&1 &
 SRV_PID=$!
@@ -333,11 +362,16 @@ PIDS+=($SRV_PID)
 for _ in $(seq 200); do [ -e "$OUT/server.ready" ] && break; sleep 0.05; done
 [ -e "$OUT/server.ready" ] || die "server did not start: $(cat "$OUT/server.log")"
 rm -f "$OUT/server.ready"
-inC python3 "$LAB_DIR/xfer.py" client "$DST" "$CONNECT_PORT" "$FAM" "$UP_BYTES" \
+inC "$PY" "$LAB_DIR/xfer.py" client "$DST" "$CONNECT_PORT" "$FAM" "$UP_BYTES" \
   --info "$OUT/client.tcpinfo.json" --cc "$CC" ${CLIENT_ARGS[@]+"${CLIENT_ARGS[@]}"} \
   >"$OUT/client.log" 2>&1 || die "client failed: $(cat "$OUT/client.log")"
 wait "$SRV_PID" || die "server failed: $(cat "$OUT/server.log")"
 sleep 0.3   # let the last ACK and FIN reach both captures
+# Each namespace's protocol counters (drops, out-of-order, retransmissions):
+# what the kernels saw, for a failure's post-mortem.
+for ns in "$C:client" "$M:middlebox" "$S:server"; do
+  ip netns exec "${ns%%:*}" nstat -az > "$OUT/${ns#*:}.nstat" 2>/dev/null || true
+done
 for p in "${CAP_PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
 for p in "${CAP_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 cat "$OUT/client.log" "$OUT/server.log"

@@ -13,7 +13,8 @@
 # The receiver drops everything it gets (so it answers nothing); tcpdump
 # records the sender's interface (inside.pcap) and the receiver's
 # (outside.pcap). Only 198.18.0.0/15 is used; the namespaces have no other
-# interface and no default route; they are deleted on exit.
+# interface and no default route; they are deleted on exit (names
+# $LAB_NETNS-a, -r, -b when the lab harness gives a prefix).
 #
 # usage: netfilter-lab.sh OUTDIR COUNT SEED (--set-mss N | --clamp-mss-to-pmtu) LIST
 #        netfilter-lab.sh --check   (exit 0 if it can run here, 77 if not)
@@ -21,6 +22,9 @@
 set -euo pipefail
 
 LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
+# The Python interpreter ($LAB_PYTHON from the lab harness: the real binary, not a
+# version manager's shim that costs its own start-up at every call).
+PY="${LAB_PYTHON:-python3}"
 die() { echo "netfilter-lab: $*" >&2; exit 1; }
 skip() { echo "netfilter-lab: cannot run here: $*" >&2; exit 77; }
 
@@ -58,7 +62,7 @@ check_env
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
-ID="nfl$$r$RANDOM"
+ID="${LAB_NETNS:-nfl$$r$RANDOM}"
 A="$ID-a"; R="$ID-r"; B="$ID-b"
 PIDS=()
 cleanup() {
@@ -82,6 +86,10 @@ ip -n "$R" link set ro mtu 1400
 ip -n "$B" link set b0 mtu 1400
 for dev in "$A:a0" "$R:ri" "$R:ro" "$B:b0"; do
   ip -n "${dev%%:*}" link set "${dev#*:}" up
+  # In order, as on a wire (lab.sh explains): the checks pair the two
+  # captures' packets in order.
+  ip netns exec "${dev%%:*}" sh -c "echo 1 > /sys/class/net/${dev#*:}/queues/rx-0/rps_cpus" 2>/dev/null \
+    || echo "netfilter-lab: cannot steer ${dev#*:}'s receive to one CPU (no RPS)" >&2
 done
 ip -n "$A" addr add 198.18.21.2/24 dev a0
 ip -n "$R" addr add 198.18.21.1/24 dev ri
@@ -108,7 +116,7 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 
-ip netns exec "$A" python3 "$LAB_DIR/nfsend.py" 198.18.21.2 198.18.22.2 "$COUNT" "$SEED"
+ip netns exec "$A" "$PY" "$LAB_DIR/nfsend.py" 198.18.21.2 198.18.22.2 "$COUNT" "$SEED"
 sleep 1
 for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
 for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done

@@ -10,7 +10,9 @@
 # 3 = 198.18.43.2 (r3), and the target 198.18.44.2:5201 is at TTL 4.
 # ICMP rate limiting is switched off on the routers (net.ipv4.icmp_ratelimit
 # = 0), so a run never waits for a token; real routers limit, and the probe
-# retries a copy that got no answer once.
+# retries a copy that got no answer once. PROBE_LAB_RATELIMIT=1 keeps
+# Linux's limits, PROBE_LAB_SILENT=r1|r3 makes a router send no
+# time-exceeded at all: the paths of the field, to time the probe on.
 #
 # usage: probe-lab.sh OUTDIR FIREWALL_CHECK CASE[,CASE...] [-- EXTRA PROBE ARGS]
 #        probe-lab.sh --check       (exit 0 if it can run here, 77 if not)
@@ -35,7 +37,9 @@
 # through quote8.py, which cuts the quoted datagram to its IP header and 8
 # bytes (ports and sequence number) and reinjects them (its log:
 # OUTDIR/quote8.log, one line per message cut). Linux routers otherwise
-# quote the whole probe.
+# quote the whole probe. With PROBE_LAB_DELAY=r1:MS or r3:MS that router's
+# time-exceeded messages go through quote8.py in its delay mode instead:
+# held MS milliseconds, then passed on whole (a slow router).
 # Only 198.18.0.0/15 and 2001:db8::/32 are used; the namespaces have no
 # other interface and no default route; they are deleted on exit (also on
 # Ctrl-C).
@@ -44,6 +48,7 @@ set -euo pipefail
 die() { echo "probe-lab: $*" >&2; exit 1; }
 skip() { echo "probe-lab: cannot run here: $*" >&2; exit 77; }
 
+# closed_port: no rule, the probe aimed at a port nothing listens on (5202).
 # nat, dnat_pre and snat_post: NAT both ways, before routing only (DNAT) and
 # after it only (SNAT). synproxy_fwd and synproxy_nft: the iptables target and
 # the nftables statement, both in forward (the kernel allows SYNPROXY only in
@@ -52,6 +57,7 @@ skip() { echo "probe-lab: cannot run here: $*" >&2; exit 77; }
 # starting with "nft " is an nftables command, "sysctl " a sysctl.
 CASES="
 clean|
+closed_port|
 wscale_syn_pre|-t mangle -A PREROUTING -p tcp --tcp-flags SYN,ACK SYN -j TCPOPTSTRIP --strip-options wscale
 wscale_syn_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN -j TCPOPTSTRIP --strip-options wscale
 wscale_synack_fwd|-t mangle -A FORWARD -p tcp --tcp-flags SYN,ACK SYN,ACK -j TCPOPTSTRIP --strip-options wscale
@@ -185,10 +191,24 @@ ip -n "$R3" -6 route add 2001:db8:41::/64 via 2001:db8:43::1
 ip -n "$R3" -6 route add 2001:db8:42::/64 via 2001:db8:43::1
 ip -n "$S" -6 route add 2001:db8::/32 via 2001:db8:44::1
 for r in "$R1" "$R2" "$R3"; do
-  ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.icmp_ratelimit=0 \
+  ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1 \
     net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-    net.ipv6.conf.all.forwarding=1 net.ipv6.icmp.ratelimit=0
+    net.ipv6.conf.all.forwarding=1
+  # Linux's default ICMP rate limits (6 at once, then 1 a second to one
+  # host: icmp_ratelimit 1000 ms) with PROBE_LAB_RATELIMIT=1; off otherwise.
+  if [ "${PROBE_LAB_RATELIMIT:-0}" != 1 ]; then
+    ip netns exec "$r" sysctl -qw net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
+  fi
 done
+# PROBE_LAB_SILENT=r1|r3: that router sends no time-exceeded at all.
+case "${PROBE_LAB_SILENT:-}" in
+  "") ;;
+  r1|r3)
+    SR="$R1"; [ "$PROBE_LAB_SILENT" = r3 ] && SR="$R3"
+    ip netns exec "$SR" iptables -A OUTPUT -p icmp --icmp-type time-exceeded -j DROP
+    ip netns exec "$SR" ip6tables -A OUTPUT -p ipv6-icmp --icmpv6-type time-exceeded -j DROP ;;
+  *) die "PROBE_LAB_SILENT must be r1 or r3" ;;
+esac
 
 # The server: a listener that reads each connection until it ends (at
 # most 5 s), as a real server (iperf3 on 5201) keeps it open. It offers
@@ -247,9 +267,19 @@ case "${PROBE_LAB_PARTIAL:-}" in
   r3) PR="$R3" ;;
   *) die "PROBE_LAB_PARTIAL must be r1 or r3" ;;
 esac
+QMODE=()
+if [ -n "${PROBE_LAB_DELAY:-}" ]; then
+  [ -z "$PR" ] || die "PROBE_LAB_PARTIAL and PROBE_LAB_DELAY: one at a time"
+  case "${PROBE_LAB_DELAY%%:*}" in
+    r1) PR="$R1" ;;
+    r3) PR="$R3" ;;
+    *) die "PROBE_LAB_DELAY must be r1:MS or r3:MS" ;;
+  esac
+  QMODE=("delay=${PROBE_LAB_DELAY#*:}")
+fi
 if [ -n "$PR" ]; then
   rm -f "$OUT/quote8.ready"
-  ip netns exec "$PR" python3 "$(dirname "$0")/quote8.py" 7 "$OUT/quote8.ready" \
+  ip netns exec "$PR" python3 "$(dirname "$0")/quote8.py" 7 "$OUT/quote8.ready" "${QMODE[@]}" \
     2>"$OUT/quote8.log" &
   PIDS+=($!)
   for _ in $(seq 50); do
@@ -305,7 +335,11 @@ for case in "${WANT[@]}"; do
   ip netns exec "$R2" sh -c 'echo f > /proc/net/nf_conntrack' 2>/dev/null || true
   set +e
   t="$TARGET"
-  case "$case" in nat|dnat_pre) t="$VIP_TARGET" ;; esac
+  case "$case" in
+    nat|dnat_pre) t="$VIP_TARGET" ;;
+    # Nothing listens on 5202: the server answers SYNs with RST.
+    closed_port) t="${TARGET%:*}:5202" ;;
+  esac
   ip netns exec "$C" "$BIN" probe "$t" --json "${EXTRA[@]}" \
     >"$OUT/$case.json" 2>"$OUT/$case.err"
   echo $? >"$OUT/$case.status"

@@ -21,7 +21,18 @@
 # --scale F divides every rate (link, VC, streams) so the run fits a small machine;
 # times, sizes and queue limits stay. Binaries: $QBSS_MODEL and $QBSS_ROUTER, else
 # qbss-model / qbss-router on PATH. Needs root, ip, python3 and TUN support.
-# Namespaces are named qbss<pid><random>{s,r,d} and are deleted on exit.
+# Namespaces are named qbss<pid><random>-{s,r,d} ($LAB_NETNS-{s,r,d} when the lab
+# harness gives a prefix) and are deleted on exit.
+#
+# Timing. The scenario's second 0 (the epoch all clocks count from) is fixed only
+# once the receiver and sender processes are running (they wait for it in
+# OUTDIR/epoch), ahead by 1.5 s plus twice what the set-up so far took (the
+# machine's pace), for the router and its devices; the script fails if the
+# receiver's sockets are not bound before it (setup.log says when each step ended).
+# The router, the receiver and the sender run at real-time priority (chrt -f 10,
+# where allowed): each is a few percent of a core, and a scheduler stall of any of
+# them under load would move packets from one second to the next. $LAB_PYTHON is
+# the Python interpreter (default python3).
 set -euo pipefail
 
 usage() { echo "usage: $0 SCENARIO OUTDIR [--scale F] | $0 --check" >&2; exit 2; }
@@ -60,8 +71,8 @@ else
 fi
 "$model" "$outdir/scenario.toml" --json --scale "$scale" > "$outdir/model.json" 2> "$outdir/model.txt"
 
-id="qbss$$$RANDOM"
-S=${id}s R=${id}r D=${id}d
+id="${LAB_NETNS:-qbss$$$RANDOM}"
+S=$id-s R=$id-r D=$id-d
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -69,6 +80,12 @@ cleanup() {
   for ns in "$S" "$R" "$D"; do ip netns del "$ns" 2>/dev/null || true; done
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
+# When each step of the set-up ended (Unix time), in setup.log: the epoch
+# below must come after all of them.
+stamp() { echo "$(date +%s.%N) $*" >> "$outdir/setup.log"; }
+: > "$outdir/setup.log"
+setup_start=$(date +%s.%N)
 for ns in "$S" "$R" "$D"; do
   ip netns add "$ns"
   ip -n "$ns" link set lo up
@@ -77,41 +94,71 @@ for ns in "$S" "$D"; do
   ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 done
 
-# Second 0 of the scenario: far enough ahead for the set-up below.
-epoch=$(python3 -c 'import time; print(f"{time.time() + 3:.6f}")')
-ip netns exec "$R" "$router" --scenario "$outdir/scenario.toml" --left qL --right qR \
+PY="${LAB_PYTHON:-python3}"
+RT=()
+if command -v chrt >/dev/null && chrt -f 10 true 2>/dev/null; then RT=(chrt -f 10); fi
+rm -f "$outdir/epoch" "$outdir/recv.started" "$outdir/send.started" "$outdir/recv.ready"
+# The traffic processes first: they start (imports), then wait for the epoch.
+ip netns exec "$D" ${RT[@]+"${RT[@]}"} "$PY" "$here/qbss-traffic.py" recv "$outdir/model.json" \
+  "@$outdir/epoch" 198.18.0.2 "$port_base" "$outdir/recv.json" \
+  "$outdir/recv.started" "$outdir/recv.ready" 2> "$outdir/recv.err" &
+recv_pid=$!
+pids+=("$recv_pid")
+ip netns exec "$S" ${RT[@]+"${RT[@]}"} "$PY" "$here/qbss-traffic.py" send "$outdir/model.json" \
+  "@$outdir/epoch" 198.18.0.2 "$port_base" "$outdir/send.json" \
+  "$outdir/send.started" 2> "$outdir/send.err" &
+send_pid=$!
+pids+=("$send_pid")
+for _ in $(seq 600); do
+  [ -e "$outdir/recv.started" ] && [ -e "$outdir/send.started" ] && break
+  kill -0 "$recv_pid" 2>/dev/null && kill -0 "$send_pid" 2>/dev/null \
+    || { cat "$outdir/recv.err" "$outdir/send.err" >&2; exit 1; }
+  sleep 0.05
+done
+[ -e "$outdir/recv.started" ] && [ -e "$outdir/send.started" ] \
+  || { echo "qbss-lab: the traffic processes did not start in 30 s" >&2; exit 1; }
+stamp "traffic processes started"
+
+# Second 0 of the scenario: far enough ahead for the router and its devices.
+# What is left of the set-up is of the same kind as what is done (starting
+# processes, ip commands), so the time that took measures the machine: 1.5 s
+# plus twice that (0.2 to 0.5 s idle; seconds on a loaded machine), at most 15 s.
+epoch=$(awk -v s="$setup_start" -v now="$(date +%s.%N)" \
+  'BEGIN { lead = 1.5 + 2 * (now - s); if (lead > 15) lead = 15; printf "%.6f", now + lead }')
+stamp "epoch $epoch"
+ip netns exec "$R" ${RT[@]+"${RT[@]}"} "$router" --scenario "$outdir/scenario.toml" --left qL --right qR \
   --scale "$scale" --epoch "$epoch" --port-base "$port_base" \
   --stats-json "$outdir/router.json" > "$outdir/router.txt" 2>&1 &
 router_pid=$!
 pids+=("$router_pid")
-for _ in $(seq 100); do
+for _ in $(seq 250); do
   ip -n "$R" link show qR >/dev/null 2>&1 && ip -n "$R" link show qL >/dev/null 2>&1 && break
   kill -0 "$router_pid" 2>/dev/null || { cat "$outdir/router.txt" >&2; exit 1; }
-  sleep 0.05
+  sleep 0.02
 done
-ip -n "$R" link set qL netns "$S"
-ip -n "$R" link set qR netns "$D"
-ip -n "$S" addr add 198.18.0.1/32 dev qL
-ip -n "$S" link set qL up
-ip -n "$S" route add 198.18.0.2/32 dev qL
-ip -n "$D" addr add 198.18.0.2/32 dev qR
-ip -n "$D" link set qR up
-ip -n "$D" route add 198.18.0.1/32 dev qR
+stamp "router devices open"
+# One ip process per namespace (-batch), not one per command.
+printf 'link set qL netns %s\nlink set qR netns %s\n' "$S" "$D" | ip -n "$R" -batch -
+printf 'addr add 198.18.0.1/32 dev qL\nlink set qL up\nroute add 198.18.0.2/32 dev qL\n' \
+  | ip -n "$S" -batch -
+printf 'addr add 198.18.0.2/32 dev qR\nlink set qR up\nroute add 198.18.0.1/32 dev qR\n' \
+  | ip -n "$D" -batch -
+stamp "devices moved"
+echo "$epoch" > "$outdir/epoch.tmp" && mv "$outdir/epoch.tmp" "$outdir/epoch"
+for _ in $(seq 500); do
+  [ -e "$outdir/recv.ready" ] && break
+  kill -0 "$recv_pid" 2>/dev/null || { cat "$outdir/recv.err" >&2; exit 1; }
+  sleep 0.02
+done
+stamp "receiver bound"
+awk -v e="$epoch" -v now="$(date +%s.%N)" 'BEGIN { exit !(now < e) }' \
+  || { echo "qbss-lab: the set-up overran second 0 (the machine is too slow or too loaded for it):" >&2
+       cat "$outdir/setup.log" >&2; exit 1; }
 
-ip netns exec "$D" python3 "$here/qbss-traffic.py" recv "$outdir/model.json" "$epoch" \
-  198.18.0.2 "$port_base" "$outdir/recv.json" &
-recv_pid=$!
-pids+=("$recv_pid")
-sleep 0.3
-ip netns exec "$S" python3 "$here/qbss-traffic.py" send "$outdir/model.json" "$epoch" \
-  198.18.0.2 "$port_base" "$outdir/send.json" &
-send_pid=$!
-pids+=("$send_pid")
-
-wait "$send_pid"
-wait "$recv_pid"
-wait "$router_pid"
+wait "$send_pid" || { echo "qbss-lab: the sender failed:" >&2; cat "$outdir/send.err" >&2; exit 1; }
+wait "$recv_pid" || { echo "qbss-lab: the receiver failed:" >&2; cat "$outdir/recv.err" >&2; exit 1; }
+wait "$router_pid" || { echo "qbss-lab: the router failed:" >&2; tail -5 "$outdir/router.txt" >&2; exit 1; }
 pids=()
-python3 "$here/qbss-traffic.py" merge "$outdir/model.json" "$outdir/recv.json" \
+"$PY" "$here/qbss-traffic.py" merge "$outdir/model.json" "$outdir/recv.json" \
   "$outdir/send.json" "$outdir/router.json" "$scale" "$outdir/measured.json"
 echo "qbss-lab: $outdir/measured.json"

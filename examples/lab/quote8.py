@@ -17,15 +17,23 @@ include/uapi/linux/netfilter/nfnetlink_queue.h): bind the queue, ask for
 whole packets, read NFQNL_MSG_PACKET messages, answer each with an
 NFQNL_MSG_VERDICT. No library is needed.
 
-usage: quote8.py QUEUE_NUM READY_FILE
+usage: quote8.py QUEUE_NUM READY_FILE [delay=MS]
 It writes READY_FILE once the queue is bound, then runs until killed; the
 number of messages it cut goes to stderr at each one.
+
+With delay=MS it cuts nothing: it holds each message MS milliseconds, then
+accepts it unchanged (its log counts them: "quote8: delayed N"). A router
+whose ICMP errors come late, as a real router's slow path can make them
+come, for the probe lab's test that the path walk does not depend on when
+the routers' quotes arrive.
 """
 
 import os
+import select
 import socket
 import struct
 import sys
+import time
 
 NETLINK_NETFILTER = 12
 NFNL_SUBSYS_QUEUE = 3
@@ -128,8 +136,13 @@ def cut_v6(p):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: quote8.py QUEUE_NUM READY_FILE")
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: quote8.py QUEUE_NUM READY_FILE [delay=MS]")
+    delay = None
+    if len(sys.argv) == 4:
+        if not sys.argv[3].startswith("delay="):
+            sys.exit("quote8: unknown mode %r (delay=MS)" % sys.argv[3])
+        delay = int(sys.argv[3][len("delay="):]) / 1000.0
     queue = int(sys.argv[1])
     s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_NETFILTER)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
@@ -151,7 +164,21 @@ def main():
     with open(sys.argv[2], "w") as f:
         f.write("ready\n")
     cut = 0
+    # Messages held (delay mode): (when to accept, packet id), in order.
+    held = []
     while True:
+        timeout = None
+        if held:
+            timeout = max(0.0, held[0][0] - time.monotonic())
+        readable, _, _ = select.select([s], [], [], timeout)
+        now = time.monotonic()
+        while held and held[0][0] <= now:
+            _, pid = held.pop(0)
+            verdict = [attr(NFQA_VERDICT_HDR, struct.pack("!II", NF_ACCEPT, pid))]
+            s.send(message(NFQNL_MSG_VERDICT, queue, verdict, seq))
+            seq += 1
+        if not readable:
+            continue
         data = s.recv(1 << 17)
         off = 0
         while off + 16 <= len(data):
@@ -163,6 +190,12 @@ def main():
                 hdr = a.get(NFQA_PACKET_HDR)
                 if hdr is not None and len(hdr) >= 4:
                     (pid,) = struct.unpack_from("!I", hdr)
+                    if delay is not None:
+                        held.append((time.monotonic() + delay, pid))
+                        cut += 1
+                        print("quote8: delayed %d" % cut, file=sys.stderr, flush=True)
+                        off += (n + 3) & ~3
+                        continue
                     payload = a.get(NFQA_PAYLOAD, b"")
                     new = cut_v4(payload) or cut_v6(payload)
                     attrs = [attr(NFQA_VERDICT_HDR, struct.pack("!II", NF_ACCEPT, pid))]
@@ -173,7 +206,6 @@ def main():
                     s.send(message(NFQNL_MSG_VERDICT, queue, attrs, seq))
                     seq += 1
             off += (n + 3) & ~3
-
 
 if __name__ == "__main__":
     main()

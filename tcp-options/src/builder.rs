@@ -129,8 +129,13 @@ pub struct OptionsBuilder<'a> {
     pub fast_open: Option<&'a [u8]>,
     /// MPTCP MP_CAPABLE (kind 30), written after Fast Open.
     pub mp_capable: Option<MpCapable>,
-    /// Accurate ECN (kind 172 or 174), written last.
+    /// Accurate ECN (kind 172 or 174), written after the others.
     pub accecn: Option<AccEcnCounters>,
+    /// Any other option as (kind, data), written last as given, then NOPs
+    /// to a whole word: an experimental option (kind 253 or 254, its RFC
+    /// 6994 ExID the first data bytes), an unassigned kind. At most 38
+    /// data bytes.
+    pub other: Option<(u8, &'a [u8])>,
 }
 
 impl<'a> OptionsBuilder<'a> {
@@ -146,6 +151,7 @@ impl<'a> OptionsBuilder<'a> {
             fast_open: None,
             mp_capable: None,
             accecn: None,
+            other: None,
         }
     }
     /// Add an MSS option.
@@ -196,6 +202,20 @@ impl<'a> OptionsBuilder<'a> {
         self
     }
 
+    /// Add any other option (the field [`OptionsBuilder::other`]): kind
+    /// and data, written last as given.
+    ///
+    /// ```
+    /// use tcp_options::OptionsBuilder;
+    /// // Experimental option 253 with the RFC 6994 ExID 0x1234 and two bytes.
+    /// let opts = OptionsBuilder::new().other(253, &[0x12, 0x34, 0xab, 0xcd]).build().unwrap();
+    /// assert_eq!(&opts[..], &[253, 6, 0x12, 0x34, 0xab, 0xcd, 1, 1]);
+    /// ```
+    pub const fn other(mut self, kind: u8, data: &'a [u8]) -> Self {
+        self.other = Some((kind, data));
+        self
+    }
+
     /// Bytes the options take (a multiple of 4), or why they cannot be written.
     pub fn len(&self) -> Result<usize, BuildError> {
         if self.sack_blocks.len() > kind::SACK_MAX_BLOCKS {
@@ -239,6 +259,10 @@ impl<'a> OptionsBuilder<'a> {
                 return Err(BuildError::TooManyAccEcnFields { fields: a.fields });
             }
             n += (usize::from(kind::ACCECN_BASE_LEN + kind::ACCECN_FIELD_LEN * a.fields) + 3) & !3;
+        }
+        if let Some((_, data)) = self.other {
+            // Checked against 40 below: the length byte then fits.
+            n = n.saturating_add((2 + data.len() + 3) & !3);
         }
         if n > kind::MAX_OPTIONS_LEN {
             return Err(BuildError::TooLong { needed: n });
@@ -334,6 +358,15 @@ impl<'a> OptionsBuilder<'a> {
             w.put(&[a.kind(), len]);
             for c in a.in_order().iter().take(usize::from(a.fields)) {
                 w.put(&c.to_be_bytes()[1..]);
+            }
+        }
+        if let Some((k, data)) = self.other {
+            // At most 38 data bytes (the total was checked against 40).
+            let len = 2 + data.len();
+            w.put(&[k, len as u8]);
+            w.put(data);
+            for _ in 0..(4 - len % 4) % 4 {
+                w.put(&[kind::NOP]);
             }
         }
         Ok(w.pos)

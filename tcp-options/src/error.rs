@@ -291,6 +291,16 @@ pub enum PacketError {
         /// Offset of the upper-layer header.
         offset: usize,
     },
+    /// A quoted packet ([`crate::quote::QuotedPacket`]) holds fewer TCP
+    /// bytes than the 8 (ports and sequence number) every ICMP error
+    /// quotes.
+    #[error("the quote holds {len} bytes of the TCP segment at offset {offset}, fewer than 8 (ports and sequence number)")]
+    QuoteTooShort {
+        /// Offset of the TCP segment.
+        offset: usize,
+        /// TCP bytes quoted.
+        len: usize,
+    },
     /// The TCP header is invalid.
     #[error("TCP header at offset {offset}: {error}")]
     Tcp {

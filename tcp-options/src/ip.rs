@@ -125,6 +125,38 @@ impl<'a> Ipv4Repr<'a> {
     /// below 5, a total length below the header length or past the buffer,
     /// a fragment.
     pub fn parse(packet: &'a [u8]) -> Result<(Self, &'a [u8]), PacketError> {
+        let (repr, header_len, ip_len) = Self::parse_header(packet, false)?;
+        Ok((repr, packet.get(header_len..ip_len).unwrap_or(&[])))
+    }
+
+    /// Read the IPv4 header of a packet that may be cut short: the quote
+    /// in an ICMP error (RFC 792 keeps the IP header and 8 bytes of the
+    /// datagram) or a capture cut at its snap length. Returns the header,
+    /// the payload bytes present (up to the total length, or to the end of
+    /// the buffer when the total length runs past it) and the total length
+    /// the header gives. The errors are those of [`Ipv4Repr::parse`] but
+    /// for a total length past the buffer, which is no error here.
+    ///
+    /// ```
+    /// use core::net::Ipv4Addr;
+    /// use tcp_options::ip::Ipv4Repr;
+    ///
+    /// let ip = Ipv4Repr::tcp(Ipv4Addr::new(192, 0, 2, 1), Ipv4Addr::new(192, 0, 2, 2));
+    /// let mut buf = [0u8; 28];
+    /// ip.emit(&mut buf, 40).unwrap(); // the header says 60 bytes, 28 are here
+    /// assert!(Ipv4Repr::parse(&buf).is_err());
+    /// let (back, payload, total) = Ipv4Repr::parse_quoted(&buf).unwrap();
+    /// assert_eq!((back, payload.len(), total), (ip, 8, 60));
+    /// ```
+    pub fn parse_quoted(packet: &'a [u8]) -> Result<(Self, &'a [u8], usize), PacketError> {
+        let (repr, header_len, ip_len) = Self::parse_header(packet, true)?;
+        let end = ip_len.min(packet.len());
+        Ok((repr, packet.get(header_len..end).unwrap_or(&[]), ip_len))
+    }
+
+    /// The header, its length and the total length; a total length past
+    /// the buffer is an error unless `cut` (a packet cut short).
+    fn parse_header(packet: &'a [u8], cut: bool) -> Result<(Self, usize, usize), PacketError> {
         let len = packet.len();
         let first = *packet
             .first()
@@ -158,7 +190,7 @@ impl<'a> Ipv4Repr<'a> {
                 header_len,
             });
         }
-        if ip_len > len {
+        if ip_len > len && !cut {
             return Err(PacketError::LengthOverrun { ip_len, len });
         }
         let frag = be16(fixed, 6);
@@ -179,7 +211,7 @@ impl<'a> Ipv4Repr<'a> {
             protocol: fixed.get(9).copied().unwrap_or(0),
             options: packet.get(IPV4_HEADER_LEN..header_len).unwrap_or(&[]),
         };
-        Ok((repr, packet.get(header_len..ip_len).unwrap_or(&[])))
+        Ok((repr, header_len, ip_len))
     }
 
     /// Check that the header can be written before `payload_len` bytes;
@@ -341,6 +373,41 @@ impl<'a> Ipv6Repr<'a> {
     /// Errors: not version 6, fewer than 40 bytes, a payload length past
     /// the buffer, an extension header past the payload, a fragment.
     pub fn parse(packet: &'a [u8]) -> Result<(Self, &'a [u8]), PacketError> {
+        let (repr, upper, ip_len) = Self::parse_header(packet, false)?;
+        Ok((repr, packet.get(upper..ip_len).unwrap_or(&[])))
+    }
+
+    /// Read the IPv6 header and extension headers of a packet that may be
+    /// cut short: the quote in an ICMPv6 error (RFC 4443 keeps as much as
+    /// fits in 1280 bytes) or a capture cut at its snap length. Returns the
+    /// header, the upper-layer bytes present (up to the payload length, or
+    /// to the end of the buffer when the payload length runs past it) and
+    /// the packet length the header gives (40 plus the payload length).
+    /// The errors are those of [`Ipv6Repr::parse`] but for a payload length
+    /// past the buffer, which is no error here; the extension headers must
+    /// be in the buffer.
+    ///
+    /// ```
+    /// use core::net::Ipv6Addr;
+    /// use tcp_options::ip::Ipv6Repr;
+    ///
+    /// let ip = Ipv6Repr::tcp(Ipv6Addr::LOCALHOST, Ipv6Addr::LOCALHOST);
+    /// let mut buf = [0u8; 48];
+    /// ip.emit(&mut buf, 20).unwrap(); // 20 bytes of TCP said, 8 here
+    /// assert!(Ipv6Repr::parse(&buf).is_err());
+    /// let (back, upper, len) = Ipv6Repr::parse_quoted(&buf).unwrap();
+    /// assert_eq!((back, upper.len(), len), (ip, 8, 60));
+    /// ```
+    pub fn parse_quoted(packet: &'a [u8]) -> Result<(Self, &'a [u8], usize), PacketError> {
+        let (repr, upper, ip_len) = Self::parse_header(packet, true)?;
+        let end = ip_len.min(packet.len());
+        Ok((repr, packet.get(upper..end).unwrap_or(&[]), ip_len))
+    }
+
+    /// The header, where the upper-layer header starts and the packet
+    /// length; a payload length past the buffer is an error unless `cut`
+    /// (a packet cut short: the walk then stops at the buffer's end).
+    fn parse_header(packet: &'a [u8], cut: bool) -> Result<(Self, usize, usize), PacketError> {
         let len = packet.len();
         let first = *packet
             .first()
@@ -356,11 +423,12 @@ impl<'a> Ipv6Repr<'a> {
             });
         };
         let ip_len = IPV6_HEADER_LEN + usize::from(be16(fixed, 4));
-        if ip_len > len {
+        if ip_len > len && !cut {
             return Err(PacketError::LengthOverrun { ip_len, len });
         }
         let next_header = fixed.get(6).copied().unwrap_or(0);
-        let walk = ipv6_extensions(packet, next_header, IPV6_HEADER_LEN, ip_len).map_err(|e| {
+        let end = ip_len.min(len);
+        let walk = ipv6_extensions(packet, next_header, IPV6_HEADER_LEN, end).map_err(|e| {
             PacketError::ExtensionOverrun {
                 header: e.header,
                 offset: e.offset,
@@ -387,7 +455,7 @@ impl<'a> Ipv6Repr<'a> {
             next_header,
             extension_headers: packet.get(IPV6_HEADER_LEN..walk.offset).unwrap_or(&[]),
         };
-        Ok((repr, packet.get(walk.offset..ip_len).unwrap_or(&[])))
+        Ok((repr, walk.offset, ip_len))
     }
 
     /// Check that the header can be written before `payload_len` bytes of
@@ -478,6 +546,17 @@ impl<'a> IpRepr<'a> {
             Some(6) => Ipv6Repr::parse(packet).map(|(r, p)| (IpRepr::V6(r), p)),
             // An empty buffer and the other versions are reported by it.
             _ => Ipv4Repr::parse(packet).map(|(r, p)| (IpRepr::V4(r), p)),
+        }
+    }
+
+    /// Read the IP header of a packet that may be cut short, by its
+    /// version nibble ([`Ipv4Repr::parse_quoted`],
+    /// [`Ipv6Repr::parse_quoted`]); returns it, the upper-layer bytes
+    /// present and the packet length its header gives.
+    pub fn parse_quoted(packet: &'a [u8]) -> Result<(Self, &'a [u8], usize), PacketError> {
+        match packet.first().map(|b| b >> 4) {
+            Some(6) => Ipv6Repr::parse_quoted(packet).map(|(r, p, l)| (IpRepr::V6(r), p, l)),
+            _ => Ipv4Repr::parse_quoted(packet).map(|(r, p, l)| (IpRepr::V4(r), p, l)),
         }
     }
 

@@ -16,6 +16,7 @@
 //! | netfilter | [`netfilter`]: the `TCPMSS` (`--set-mss`, `--clamp-mss-to-pmtu`, MSS insertion) and `TCPOPTSTRIP` targets and the `--tcp-flags SYN,RST SYN` match on a whole IP packet, byte for byte as the kernel modules do them |
 //! | segment repr | [`TcpRepr`] (in [`repr`]): ports, seq/ack, [`Flags`], window, urgent pointer, the option block and payload as plain fields; [`TcpRepr::parse`] / [`TcpRepr::from_packet`] read one, [`TcpRepr::emit`] writes one (data offset computed, checksum filled for a [`PseudoHeader`] or left zero), [`TcpRepr::buffer_len`] |
 //! | packet repr | [`PacketRepr`] `{ ip: `[`IpRepr`]`, tcp: `[`TcpRepr`]` }` (in [`packet`]): [`PacketRepr::parse`] / [`PacketRepr::parse_verified`] read a whole IPv4/IPv6 packet ([`PacketError`] says what and at which offset), [`PacketRepr::emit`] writes one with every length and checksum computed; [`IpRepr`] is [`Ipv4Repr`] (DS field, identification, DF, TTL, protocol, options) or [`Ipv6Repr`] (traffic class, flow label, hop limit, next header, extension headers, stepped over by the walk of [`netfilter::locate`]), each with its own `parse` and `emit` (in [`ip`]) |
+//! | quoted packet | [`QuotedPacket::parse`] (in [`quote`]) reads a packet an ICMP error quotes, or a capture cut short: the IP header ([`IpRepr::parse_quoted`]: a length past the buffer is no error) and a [`QuotedSegment`] whose fields are there only when quoted (ports and sequence number always, RFC 792's 8 bytes; flags, window, options, payload, a whole [`TcpRepr`] when the quote holds them) |
 //! | checksums | [`checksum`]: full IPv4/IPv6 pseudo-header checksum ([`PseudoHeader`] for either family), verification, RFC 1624 incremental update, the IPv4 header checksum |
 //! | edit session | [`session::EditSession`]: validate an IPv4/IPv6 packet once, then strip, set window scale, clamp MSS, set window, seq/ack offsets (SACK blocks included), insert / remove options, re-pad; [`session::EditSession::finish`] fixes the IP length fields and makes one incremental checksum update (`bytes::BytesMut` with the `bytes` feature) |
 //! | rewrites | [`rewrite`]: `strip_options`, `set_window_scale`, `remove_window_scale`, `clamp_mss`, `set_window`, `add_to_seq`, `add_to_ack` on a `&mut [u8]` segment, checksum kept valid |
@@ -106,6 +107,7 @@ mod negotiate;
 pub mod netfilter;
 mod option;
 pub mod packet;
+pub mod quote;
 pub mod repr;
 pub mod rewrite;
 pub mod seq;
@@ -133,6 +135,7 @@ pub use option::{
     TcpAo, TcpOption, Timestamps, UserTimeout,
 };
 pub use packet::PacketRepr;
+pub use quote::{QuotedPacket, QuotedSegment};
 pub use repr::TcpRepr;
 pub use walk::{decode, LinuxOptions, RawOption, RawOptions, StrictOptions};
 

@@ -425,3 +425,47 @@ fn builder_mp_capable_round_trips() {
         .mp_capable(MpCapable { key: Some(1) });
     assert!(matches!(full.build(), Err(BuildError::TooLong { .. })));
 }
+
+/// Any other option (`OptionsBuilder::other`): written last as given and
+/// padded with NOPs to a whole word; an RFC 6994 experimental option reads
+/// back with its ExID, an unassigned kind as `Unknown`; more than 40
+/// bytes in all is refused, nothing written.
+#[test]
+fn builder_other_option_round_trips() {
+    let exp = OptionsBuilder::new()
+        .other(253, &[0x12, 0x34, 0xab, 0xcd])
+        .build()
+        .unwrap();
+    assert_eq!(&exp[..], &[253, 6, 0x12, 0x34, 0xab, 0xcd, 1, 1]);
+    match StrictOptions::new(&exp).next().unwrap().unwrap().option {
+        TcpOption::Experimental(e) => {
+            assert_eq!(
+                (e.kind, e.exid, e.data),
+                (253, Some(0x1234), &[0xab, 0xcd][..])
+            );
+        }
+        o => panic!("{o:?}"),
+    }
+    let unassigned = OptionsBuilder::new()
+        .mss(1460)
+        .other(99, &[0x5a, 0x5a])
+        .build()
+        .unwrap();
+    assert_eq!(&unassigned[..], &[2, 4, 5, 0xb4, 99, 4, 0x5a, 0x5a]);
+    assert!(matches!(
+        StrictOptions::new(&unassigned)
+            .nth(1)
+            .unwrap()
+            .unwrap()
+            .option,
+        TcpOption::Unknown { kind: 99, .. }
+    ));
+    let big = [0u8; 39];
+    let mut buf = [0xffu8; 48];
+    assert!(matches!(
+        OptionsBuilder::new().other(99, &big).write(&mut buf),
+        Err(BuildError::TooLong { needed: 44 })
+    ));
+    assert!(buf.iter().all(|b| *b == 0xff));
+    assert_eq!(OptionsBuilder::new().other(99, &big[..38]).len(), Ok(40));
+}

@@ -41,6 +41,7 @@ impl Opts {
             fast_open: self.tfo.as_deref(),
             mp_capable: None,
             accecn: None,
+            other: None,
         }
     }
 }

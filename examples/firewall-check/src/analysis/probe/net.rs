@@ -25,31 +25,37 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 
+use super::error::NetError;
+
 /// The `SO_MARK` of the prober's own packets (the RST rule lets them pass).
 pub const PROBE_MARK: u32 = 0x7463_7066;
 
 /// The local address the kernel would use towards `target` (a connected UDP
 /// socket; nothing is sent).
-pub fn source_for(target: SocketAddr) -> Result<IpAddr, String> {
-    let bind: SocketAddr = if target.is_ipv4() {
-        "0.0.0.0:0".parse().expect("literal")
+pub fn source_for(target: SocketAddr) -> Result<IpAddr, NetError> {
+    let any: IpAddr = if target.is_ipv4() {
+        std::net::Ipv4Addr::UNSPECIFIED.into()
     } else {
-        "[::]:0".parse().expect("literal")
+        std::net::Ipv6Addr::UNSPECIFIED.into()
     };
-    let s = UdpSocket::bind(bind).map_err(|e| format!("cannot open a UDP socket: {e}"))?;
+    let s = UdpSocket::bind(SocketAddr::new(any, 0)).map_err(NetError::Udp)?;
     s.connect(target)
-        .map_err(|e| format!("no route to {target}: {e}"))?;
+        .map_err(|source| NetError::NoRoute { target, source })?;
     s.local_addr()
         .map(|a| a.ip())
-        .map_err(|e| format!("no source address towards {target}: {e}"))
+        .map_err(|source| NetError::NoSource { target, source })
 }
 
-fn raw_error(e: std::io::Error) -> String {
+fn raw_error(e: std::io::Error) -> NetError {
     if e.kind() == std::io::ErrorKind::PermissionDenied {
-        format!("raw sockets need root or CAP_NET_RAW ({e}); run as root or grant the capability (setcap cap_net_raw,cap_net_admin+ep)")
+        NetError::NoPermission(e)
     } else {
-        format!("cannot open a raw socket: {e}")
+        NetError::RawSocket(e)
     }
+}
+
+fn option(option: &'static str) -> impl Fn(std::io::Error) -> NetError {
+    move |source| NetError::SocketOption { option, source }
 }
 
 /// A packet read from a raw socket, with the time it was read.
@@ -74,19 +80,17 @@ pub struct RawIp {
 
 impl RawIp {
     /// Opens the IPv6 sockets; fails with a clear message without CAP_NET_RAW.
-    pub fn open_v6() -> Result<RawIp, String> {
+    pub fn open_v6() -> Result<RawIp, NetError> {
         let send =
             Socket::new(Domain::IPV6, Type::RAW, Some(Protocol::from(255))).map_err(raw_error)?;
         send.set_header_included_v6(true)
-            .map_err(|e| format!("IPV6_HDRINCL: {e}"))?;
-        send.set_mark(PROBE_MARK).map_err(|e| {
-            format!("cannot mark the probe socket (SO_MARK needs CAP_NET_ADMIN): {e}")
-        })?;
+            .map_err(option("IPV6_HDRINCL"))?;
+        send.set_mark(PROBE_MARK).map_err(NetError::Mark)?;
         let eth_p_ipv6 = i32::from(0x86ddu16.to_be());
         let cap = Socket::new(Domain::PACKET, Type::RAW, Some(Protocol::from(eth_p_ipv6)))
             .map_err(raw_error)?;
         cap.set_read_timeout(Some(Duration::from_millis(50)))
-            .map_err(|e| format!("packet socket timeout: {e}"))?;
+            .map_err(option("packet socket timeout"))?;
         let _ = cap.set_recv_buffer_size(4 << 20);
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel();
@@ -136,19 +140,17 @@ impl RawIp {
     }
 
     /// Opens the IPv4 sockets; fails with a clear message without CAP_NET_RAW.
-    pub fn open() -> Result<RawIp, String> {
+    pub fn open() -> Result<RawIp, NetError> {
         let send =
             Socket::new(Domain::IPV4, Type::RAW, Some(Protocol::from(255))).map_err(raw_error)?;
-        send.set_mark(PROBE_MARK).map_err(|e| {
-            format!("cannot mark the probe socket (SO_MARK needs CAP_NET_ADMIN): {e}")
-        })?;
+        send.set_mark(PROBE_MARK).map_err(NetError::Mark)?;
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel();
         let mut readers = Vec::new();
         for proto in [Protocol::TCP, Protocol::ICMPV4] {
             let s = Socket::new(Domain::IPV4, Type::RAW, Some(proto)).map_err(raw_error)?;
             s.set_read_timeout(Some(Duration::from_millis(50)))
-                .map_err(|e| format!("raw socket timeout: {e}"))?;
+                .map_err(option("raw socket timeout"))?;
             let _ = s.set_recv_buffer_size(1 << 20);
             let tx = tx.clone();
             let stop = Arc::clone(&stop);
@@ -201,12 +203,12 @@ impl RawIp {
     }
 
     /// Sends one IP packet (its own header) to `dst`.
-    pub fn send(&self, dst: IpAddr, packet: &[u8]) -> Result<(), String> {
+    pub fn send(&self, dst: IpAddr, packet: &[u8]) -> Result<(), NetError> {
         let addr = SockAddr::from(SocketAddr::new(dst, 0));
         self.send
             .send_to(packet, &addr)
             .map(|_| ())
-            .map_err(|e| format!("sending a probe to {dst}: {e}"))
+            .map_err(|source| NetError::Send { dst, source })
     }
 
     /// The next packet read before `deadline`, if any.
@@ -237,12 +239,10 @@ pub struct RawSender {
 
 impl RawSender {
     /// Opens the sockets; fails with a clear message without CAP_NET_RAW.
-    pub fn open() -> Result<RawSender, String> {
+    pub fn open() -> Result<RawSender, NetError> {
         let v4 =
             Socket::new(Domain::IPV4, Type::RAW, Some(Protocol::from(255))).map_err(raw_error)?;
-        v4.set_mark(PROBE_MARK).map_err(|e| {
-            format!("cannot mark the raw socket (SO_MARK needs CAP_NET_ADMIN): {e}")
-        })?;
+        v4.set_mark(PROBE_MARK).map_err(NetError::Mark)?;
         let v6 = Socket::new(Domain::IPV6, Type::RAW, Some(Protocol::from(255)))
             .ok()
             .filter(|s| s.set_header_included_v6(true).is_ok() && s.set_mark(PROBE_MARK).is_ok());
@@ -250,15 +250,15 @@ impl RawSender {
     }
 
     /// Sends one IP packet (its own header) to `dst`.
-    pub fn send(&self, dst: IpAddr, packet: &[u8]) -> Result<(), String> {
+    pub fn send(&self, dst: IpAddr, packet: &[u8]) -> Result<(), NetError> {
         let sock = match dst {
             IpAddr::V4(_) => &self.v4,
-            IpAddr::V6(_) => self.v6.as_ref().ok_or("no IPv6 raw socket on this host")?,
+            IpAddr::V6(_) => self.v6.as_ref().ok_or(NetError::NoIpv6)?,
         };
         let addr = SockAddr::from(SocketAddr::new(dst, 0));
         sock.send_to(packet, &addr)
             .map(|_| ())
-            .map_err(|e| format!("sending to {dst}: {e}"))
+            .map_err(|source| NetError::Send { dst, source })
     }
 }
 
@@ -271,7 +271,7 @@ pub struct RstGuard {
 /// Tables to delete on Ctrl-C (one per guard alive).
 static CTRLC_TABLES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-fn nft(script: &str) -> Result<(), String> {
+fn nft(script: &str) -> Result<(), NetError> {
     use std::io::Write;
     let mut child = Command::new("nft")
         .args(["-f", "-"])
@@ -279,22 +279,18 @@ fn nft(script: &str) -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| {
-            format!("cannot run nft (needed to keep the kernel from resetting the probes): {e}")
-        })?;
-    child
-        .stdin
-        .take()
-        .ok_or("nft: no stdin")?
-        .write_all(script.as_bytes())
-        .map_err(|e| format!("nft: {e}"))?;
-    let out = child.wait_with_output().map_err(|e| format!("nft: {e}"))?;
+        .map_err(NetError::NftSpawn)?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(script.as_bytes())
+            .map_err(NetError::NftIo)?;
+    }
+    let out = child.wait_with_output().map_err(NetError::NftIo)?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "nft failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+        Err(NetError::Nft(
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
         ))
     }
 }
@@ -302,7 +298,7 @@ fn nft(script: &str) -> Result<(), String> {
 impl RstGuard {
     /// Drops the kernel's RSTs from `ports` (inclusive range) on this host
     /// to `peer`, except packets marked [`PROBE_MARK`].
-    pub fn new(peer: IpAddr, ports: (u16, u16)) -> Result<RstGuard, String> {
+    pub fn new(peer: IpAddr, ports: (u16, u16)) -> Result<RstGuard, NetError> {
         let table = format!("firewall_check_probe_{}", std::process::id());
         let fam = if peer.is_ipv4() { "ip" } else { "ip6" };
         let script = format!(
@@ -312,7 +308,7 @@ impl RstGuard {
         // Created and registered under the lock the Ctrl-C handler takes:
         // an interrupt while nft runs waits for the table to exist, then
         // deletes it.
-        let mut tables = CTRLC_TABLES.lock().map_err(|_| "lock poisoned")?;
+        let mut tables = CTRLC_TABLES.lock().unwrap_or_else(|e| e.into_inner());
         nft(&script)?;
         tables.push(table.clone());
         Ok(RstGuard { table })
@@ -325,7 +321,7 @@ impl RstGuard {
 
     /// On Ctrl-C (SIGINT/SIGTERM), delete every live table and exit with
     /// status 130. Call once per process.
-    pub fn install_ctrlc() -> Result<(), String> {
+    pub fn install_ctrlc() -> Result<(), NetError> {
         ctrlc::set_handler(|| {
             if let Ok(tables) = CTRLC_TABLES.lock() {
                 for t in tables.iter() {
@@ -335,7 +331,7 @@ impl RstGuard {
             eprintln!("firewall-check: interrupted; RST suppression removed");
             std::process::exit(130);
         })
-        .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"))
+        .map_err(NetError::CtrlC)
     }
 }
 

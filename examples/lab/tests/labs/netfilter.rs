@@ -1,30 +1,62 @@
 //! `firewall-check rewrite` against the real kernel: the netfilter lab
-//! (lab/netfilter-lab.sh) sends a few thousand random TCP segments (SYNs
-//! with and without MSS, data segments, malformed option blocks, bad data
-//! offsets, random checksums) through a router namespace running the real
-//! iptables TCPMSS and TCPOPTSTRIP targets, capturing both sides. `rewrite`
-//! of the inside capture must equal the outside capture byte for byte: the
-//! same packets (the ones the kernel dropped left out), and for each the IP
+//! (`netfilter-lab.sh`) sends 3,000 random TCP segments (SYNs with and
+//! without MSS, data segments, malformed option blocks, bad data offsets,
+//! random checksums) through a router namespace running the real iptables
+//! TCPMSS and TCPOPTSTRIP targets, capturing both sides. `rewrite` of the
+//! inside capture must equal the outside capture byte for byte: the same
+//! packets (the ones the kernel dropped left out), and for each the IP
 //! total length and every byte of the TCP segment (header, options,
-//! checksum, payload).
+//! checksum, payload). The run must also have exercised the interesting
+//! paths (changes, MSS insertions, drops, odd-offset MSS rewrites).
 //!
-//! Needs root, network namespaces, iptables, tcpdump and python3; without
-//! them it skips with a message, unless `TCP_PERF_LAB_REQUIRED=1` (set by
-//! `.ci/run`), where a skip is a failure. The seed of each run is printed
-//! and in every failure message; `NFLAB_SEED=N` repeats one.
+//! The seed of each run is in its notes and in every failure message;
+//! `NFLAB_SEED=N` repeats one. Shared rows: the kernel's answer does not
+//! depend on timing.
 
-mod lab_support;
-
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use capture::link::{decode_link, Network};
 use capture::CaptureReader;
+use lab::{Ctx, Req, Share};
 
 const COUNT: u32 = 3000;
 const SRC: [u8; 4] = [198, 18, 21, 2];
 const DST: [u8; 4] = [198, 18, 22, 2];
+
+/// One row: the lab's rules and the same edits as `rewrite` options.
+pub struct Case {
+    /// Mixed into the seed, so the rows differ.
+    salt: u64,
+    /// netfilter-lab.sh's rule arguments.
+    lab: &'static [&'static str],
+    /// `firewall-check rewrite`'s options for the same edits.
+    rewrite: &'static [&'static str],
+    share: Share,
+    needs: &'static [Req],
+}
+
+lab::rows! {
+    lab = crate::LABS;
+    run = run_case;
+    type = Case;
+    set_mss_and_strip => Case {
+        salt: 1,
+        lab: &["--set-mss", "1300", "wscale,sack-permitted,timestamp,md5,99"],
+        rewrite: &["--tcpmss", "1300", "--strip-options", "wscale,sack-permitted,timestamp,md5,99"],
+        share: Share::Shared,
+        needs: lab::prereq::NETFILTER_LAB,
+    },
+    /// The receiver's link has MTU 1400: the kernel clamps to 1360.
+    clamp_to_pmtu_and_strip => Case {
+        salt: 2,
+        lab: &["--clamp-mss-to-pmtu", "mss,sack,30,0x63"],
+        rewrite: &["--clamp-mss-to-pmtu", "1400", "--strip-options", "mss,sack,30,0x63"],
+        share: Share::Shared,
+        needs: lab::prereq::NETFILTER_LAB,
+    },
+}
 
 fn seed(salt: u64) -> u64 {
     if let Some(s) = std::env::var("NFLAB_SEED")
@@ -76,40 +108,23 @@ fn tcp_checksum_ok(ip: &[u8]) -> bool {
     tcp_options::checksum::verify_ipv4(SRC, DST, tcp(ip))
 }
 
-/// One lab run and its check (a summary goes to the test's log).
-fn run(name: &str, salt: u64, lab_args: &[&str], rewrite_args: &[&str]) {
-    // One lab at a time (two cores).
-    static LAB: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _guard = LAB.lock().unwrap_or_else(|e| e.into_inner());
-    let seed = seed(salt);
-    let dir = std::env::temp_dir().join(format!("tcp-perf-nflab-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new("bash")
-        .arg(lab_support::script("netfilter-lab.sh"))
-        .arg(&dir)
-        .arg(COUNT.to_string())
-        .arg(seed.to_string())
-        .args(lab_args)
-        .output()
-        .expect("run netfilter-lab.sh");
-    assert!(
-        out.status.success(),
-        "{name} (seed {seed}): netfilter-lab.sh failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+fn run_case(ctx: &Ctx, c: &Case) {
+    let name = ctx.name();
+    let seed = seed(c.salt);
+    lab::note!("seed {seed} (NFLAB_SEED={seed} repeats it)");
+    let dir = ctx.netfilter_lab("run", COUNT, seed, c.lab);
     let (inside, outside, expected) = (
         dir.join("inside.pcap"),
         dir.join("outside.pcap"),
         dir.join("expected.pcap"),
     );
-    let rw = Command::new(env!("CARGO_BIN_EXE_lab-firewall-check"))
-        .arg("rewrite")
-        .arg(&inside)
-        .arg(&expected)
-        .args(rewrite_args)
-        .output()
-        .expect("run firewall-check rewrite");
+    let mut args: Vec<&OsStr> = vec![
+        OsStr::new("rewrite"),
+        inside.as_os_str(),
+        expected.as_os_str(),
+    ];
+    args.extend(c.rewrite.iter().map(OsStr::new));
+    let rw = ctx.tools().firewall_check(args);
     assert!(
         rw.status.success(),
         "{name} (seed {seed}): rewrite failed: {}",
@@ -155,8 +170,8 @@ fn run(name: &str, salt: u64, lab_args: &[&str], rewrite_args: &[&str]) {
         broke_checksum += usize::from(tcp_checksum_ok(s) && !tcp_checksum_ok(g));
     }
     let dropped = sent.len() - got.len();
-    eprintln!(
-        "{name} (seed {seed}): {} sent, {dropped} dropped, {changed} changed, {inserted} MSS inserted, {broke_checksum} unaligned-MSS checksums",
+    lab::note!(
+        "seed {seed}: {} sent, {dropped} dropped, {changed} changed, {inserted} MSS inserted, {broke_checksum} unaligned-MSS checksums",
         sent.len()
     );
     assert!(
@@ -171,47 +186,5 @@ fn run(name: &str, salt: u64, lab_args: &[&str], rewrite_args: &[&str]) {
     assert!(
         broke_checksum > 0,
         "{name} (seed {seed}): no odd-offset MSS rewrite seen"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn rewrite_matches_the_kernel_set_mss_and_strip() {
-    if !lab_support::ready("netfilter-lab.sh", "the netfilter lab") {
-        return;
-    }
-    run(
-        "set-mss",
-        1,
-        &[
-            "--set-mss",
-            "1300",
-            "wscale,sack-permitted,timestamp,md5,99",
-        ],
-        &[
-            "--tcpmss",
-            "1300",
-            "--strip-options",
-            "wscale,sack-permitted,timestamp,md5,99",
-        ],
-    );
-}
-
-#[test]
-fn rewrite_matches_the_kernel_clamp_to_pmtu_and_strip() {
-    if !lab_support::ready("netfilter-lab.sh", "the netfilter lab") {
-        return;
-    }
-    // The receiver's link has MTU 1400: the kernel clamps to 1360.
-    run(
-        "clamp",
-        2,
-        &["--clamp-mss-to-pmtu", "mss,sack,30,0x63"],
-        &[
-            "--clamp-mss-to-pmtu",
-            "1400",
-            "--strip-options",
-            "mss,sack,30,0x63",
-        ],
     );
 }
