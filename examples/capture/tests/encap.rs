@@ -3,7 +3,8 @@
 //! tcpdump corpus and the pcapng conformance suite:
 //!
 //! - every frame of a tunnel capture gives a segment, carried in the layers
-//!   the file is named after; the two directions of one inner connection
+//!   the file is named after (also read back from an owned copy of the
+//!   frame's headers, `to_owned_prefix`); the two directions of one inner connection
 //!   have one [`TunnelKey`], and two inner connections that differ only by
 //!   their tunnel (GRE key 1 and 2, VNI 17 and 18) have two;
 //! - the frames of `skips.pcap` are skipped for the reasons they were built
@@ -107,6 +108,11 @@ fn every_tunnel_capture_decodes_frame_by_frame_with_its_layers() {
             let sport = u16::from_be_bytes([seg.tcp[0], seg.tcp[1]]);
             let dport = u16::from_be_bytes([seg.tcp[2], seg.tcp[3]]);
             let key = seg.tunnels.key();
+            // An owned copy up to the inner TCP header holds the same layers.
+            let owned = seg.tunnels.to_owned_prefix(seg.tcp_offset + 20);
+            assert_eq!(owned.tunnels(), seg.tunnels, "{name} frame {}", i + 1);
+            assert_eq!(owned.tunnels().key(), key, "{name} frame {}", i + 1);
+            assert_eq!(owned.tunnels().len(), kinds.len(), "{name} frame {}", i + 1);
             let entry = keys
                 .entry(conn(seg.ip.src, sport, seg.ip.dst, dport))
                 .or_default();

@@ -194,6 +194,51 @@ impl<'a> Tunnels<'a> {
         }
         key
     }
+
+    /// An owned copy of the layers, for keeping past the frame (a
+    /// connection's report names the tunnel its segments came in): the
+    /// first `keep` bytes of the frame, which must reach past the inner IP
+    /// header (the end of the inner TCP header does), so that the same walk
+    /// finds the same layers in the copy ([`OwnedTunnels::tunnels`]).
+    pub fn to_owned_prefix(&self, keep: usize) -> OwnedTunnels {
+        let end = if self.len == 0 {
+            0
+        } else {
+            keep.min(self.frame.len())
+        };
+        OwnedTunnels {
+            linktype: self.linktype,
+            len: self.len,
+            frame: self.frame[..end].into(),
+        }
+    }
+}
+
+/// The layers of one segment, owned ([`Tunnels::to_owned_prefix`]): the
+/// frame's headers up to the inner transport header, and how many layers
+/// they hold.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct OwnedTunnels {
+    linktype: u32,
+    len: u8,
+    frame: Box<[u8]>,
+}
+
+impl std::fmt::Debug for OwnedTunnels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.tunnels().fmt(f)
+    }
+}
+
+impl OwnedTunnels {
+    /// The layers, read from the copy as from the frame.
+    pub fn tunnels(&self) -> Tunnels<'_> {
+        Tunnels {
+            frame: &self.frame,
+            linktype: self.linktype,
+            len: self.len,
+        }
+    }
 }
 
 /// One layer: the outer IP endpoints when an IP header carries it, and the

@@ -1,6 +1,12 @@
 //! Connection tracking: which connection and direction each segment belongs to.
 //!
-//! A connection is keyed by its unordered pair of endpoints. The client is
+//! A connection is keyed by its unordered pair of endpoints and the tunnel
+//! it was carried in (`capture`'s [`TunnelKey`]: per layer the kind, the
+//! outer endpoints and the identifier both directions share, such as the
+//! GRE key or the VNI), so that two inner connections that differ only by
+//! their tunnel are two connections; each connection keeps the layers of
+//! the first segment seen from each endpoint ([`Connection::tunnels`]). A
+//! plain link's key has no tunnel, and costs nothing more. The client is
 //! the side that sent the SYN (or received the SYN-ACK); for a connection
 //! first seen mid-stream the client is guessed as the endpoint with the
 //! higher port (the server usually has the well-known one) and
@@ -38,6 +44,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::Hasher;
 use std::net::SocketAddr;
 
+use capture::encap::{OwnedTunnels, TunnelKey};
 use tcp_options::Flags;
 
 use crate::conn::open_ids::OpenIds;
@@ -67,9 +74,19 @@ pub const EVICT_DIVISOR: usize = 16;
 /// mid-connection.
 pub const EVICTED_MEMORY: usize = 65_536;
 
-/// Unordered endpoint pair, packed in five words: the two addresses (an
-/// IPv4 address as a number below 2^32), lower endpoint first, then both
-/// families and ports, so comparing and hashing is a few integer
+/// Most distinct tunnels told apart ([`TUNNEL_ID_BITS`] bits); the
+/// tunnels met after that many share the last id (their inner connections
+/// are told apart by addresses and ports only).
+pub const MAX_TUNNEL_IDS: u32 = (1 << TUNNEL_ID_BITS) - 1;
+
+/// Bits of a tunnel's id in the key: the bits above each endpoint's family
+/// and port (19 bits) in the key's last word, 13 in each half.
+pub const TUNNEL_ID_BITS: u32 = 26;
+
+/// Unordered endpoint pair and tunnel, packed in five words: the two
+/// addresses (an IPv4 address as a number below 2^32), lower endpoint
+/// first, then both families and ports and the tunnel's id (0 on a plain
+/// link, see [`ConnTracker`]'s table of tunnels), so comparing and hashing is a few integer
 /// operations and a table entry (key and box) is 48 bytes, not 80 (the
 /// table is probed once per segment; on the many-connections benchmark
 /// capture it holds about 27,000 connections, beyond the CPU caches).
@@ -111,15 +128,19 @@ impl Endpoint {
 }
 
 impl Key {
-    fn new(a: SocketAddr, b: SocketAddr) -> Self {
+    fn new(a: SocketAddr, b: SocketAddr, tunnel: u32) -> Self {
         let (a, b) = (Endpoint::new(a), Endpoint::new(b));
         let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        // Family and port take 19 bits of each half; the tunnel's id the
+        // 13 bits above them in each.
+        let t = u64::from(tunnel.min(MAX_TUNNEL_IDS));
+        let tunnel_bits = ((t & 0x1fff) << 19) | ((t >> 13) << 51);
         Key([
             a.0 as u64,
             (a.0 >> 64) as u64,
             b.0 as u64,
             (b.0 >> 64) as u64,
-            (u64::from(a.1) << 32) | u64::from(b.1),
+            (u64::from(a.1) << 32) | u64::from(b.1) | tunnel_bits,
         ])
     }
 }
@@ -158,6 +179,10 @@ pub struct Connection<T> {
     /// This connection is the rest of connection `id`, which was evicted
     /// from the full table (its handshake, if any, is in that one).
     pub continues: Option<u64>,
+    /// The tunnels and encapsulations the connection was carried in: the
+    /// layers of the first segment seen from each endpoint (the source
+    /// endpoint, the layers), at most two; empty on a plain link.
+    pub tunnels: Vec<(SocketAddr, OwnedTunnels)>,
     /// The caller's state.
     pub state: T,
 }
@@ -166,6 +191,16 @@ impl<T> Connection<T> {
     /// Closed by RST or by FIN in both directions.
     pub fn is_closed(&self) -> bool {
         self.rst || (self.fin_from_client && self.fin_from_server)
+    }
+
+    /// The layers of the first segment seen in direction `d`, if it was
+    /// carried in a tunnel.
+    pub fn tunnels_of(&self, d: Direction) -> Option<&OwnedTunnels> {
+        let src = match d {
+            Direction::ClientToServer => self.client,
+            Direction::ServerToClient => self.server,
+        };
+        self.tunnels.iter().find(|(a, _)| *a == src).map(|(_, t)| t)
     }
 
     /// Direction of a segment from `src`.
@@ -201,6 +236,9 @@ pub struct ConnTracker<T> {
     /// the client was known (at most [`EVICTED_MEMORY`], oldest forgotten).
     evicted: HashMap<Key, (u64, SocketAddr, SocketAddr, bool), FxBuild>,
     evicted_order: VecDeque<Key>,
+    /// The ids of the tunnels met, from 1 (0 is a plain link's), at most
+    /// [`MAX_TUNNEL_IDS`].
+    tunnel_ids: HashMap<TunnelKey, u32, FxBuild>,
 }
 
 /// A new connection first seen with `rec`, from `src` to `dst`.
@@ -238,8 +276,20 @@ fn new_connection<T>(
         rst: false,
         evicted: false,
         continues: None,
+        tunnels: Vec::new(),
         state,
     }
+}
+
+/// Keeps the layers of `rec`, the first segment seen from `src`: the
+/// frame's headers up to the end of the inner TCP header.
+#[cold]
+#[inline(never)]
+fn keep_tunnels<T>(c: &mut Connection<T>, rec: &TcpRecord<'_>, src: SocketAddr) {
+    let end = rec
+        .tcp_offset
+        .saturating_add(rec.header_len.min(rec.tcp.len()));
+    c.tunnels.push((src, rec.tunnels.to_owned_prefix(end)));
 }
 
 /// Source and destination socket addresses of a segment.
@@ -263,6 +313,7 @@ impl<T> ConnTracker<T> {
             ready: false,
             evicted: HashMap::default(),
             evicted_order: VecDeque::new(),
+            tunnel_ids: HashMap::default(),
         }
     }
 
@@ -288,7 +339,12 @@ impl<T> ConnTracker<T> {
     ) -> (&mut Connection<T>, Direction) {
         self.expire(rec.frame);
         let (src, dst) = endpoints(rec);
-        let key = Key::new(src, dst);
+        let tunnel = if rec.tunnels.is_empty() {
+            0
+        } else {
+            self.tunnel_id(rec)
+        };
+        let key = Key::new(src, dst, tunnel);
         let syn_only = rec.flags.contains(Flags::SYN) && !rec.flags.contains(Flags::ACK);
         // One lookup on the common path; a full table looks up once more.
         if self.table.len() >= self.capacity && !self.table.contains_key(&key) {
@@ -337,6 +393,9 @@ impl<T> ConnTracker<T> {
         if syn_only && c.client_isn.is_none() {
             c.client_isn = Some(rec.seq);
         }
+        if tunnel != 0 && c.tunnels.len() < 2 && c.tunnels.iter().all(|(a, _)| *a != src) {
+            keep_tunnels(c, rec, src);
+        }
         let dir = c.direction_from(src);
         c.last_frame = rec.frame;
         if rec.ts.is_some() {
@@ -357,6 +416,20 @@ impl<T> ConnTracker<T> {
             self.closing.push_back((key, c.id, rec.frame));
         }
         (c, dir)
+    }
+
+    /// The id of the tunnel `rec` was carried in (see [`Key`]).
+    #[cold]
+    #[inline(never)]
+    fn tunnel_id(&mut self, rec: &TcpRecord<'_>) -> u32 {
+        let key = rec.tunnels.key();
+        let next = u32::try_from(self.tunnel_ids.len())
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
+        if next > MAX_TUNNEL_IDS {
+            return self.tunnel_ids.get(&key).copied().unwrap_or(MAX_TUNNEL_IDS);
+        }
+        *self.tunnel_ids.entry(key).or_insert(next)
     }
 
     /// Finishes the closed connections idle for [`LINGER_FRAMES`] frames before `frame`.
@@ -524,6 +597,7 @@ mod tests {
             payload: &[],
             truncation: Truncation::None,
             tcp: &[],
+            tcp_offset: 0,
             tunnels: capture::Tunnels::empty(&[]),
         }
     }
@@ -534,6 +608,39 @@ mod tests {
             t.drain(|c| out.push(c.id));
         }
         out
+    }
+
+    #[test]
+    fn the_key_holds_the_tunnel_apart_from_the_endpoints() {
+        let a: SocketAddr = "192.0.2.1:40000".parse().unwrap();
+        let b: SocketAddr = "[2001:db8::2]:65535".parse().unwrap();
+        // Either order of the endpoints, one key.
+        assert_eq!(Key::new(a, b, 0), Key::new(b, a, 0));
+        assert_eq!(Key::new(a, b, 9), Key::new(b, a, 9));
+        // Every id, up to the largest, is a key of its own, and the
+        // endpoints' words are untouched by it.
+        let ids = [
+            0,
+            1,
+            2,
+            0x1fff,
+            0x2000,
+            0x2001,
+            MAX_TUNNEL_IDS - 1,
+            MAX_TUNNEL_IDS,
+        ];
+        let keys: Vec<Key> = ids.iter().map(|&t| Key::new(a, b, t)).collect();
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(k.0[..4], keys[0].0[..4]);
+            // The families and ports read back from the low 19 bits of each half.
+            assert_eq!(k.0[4] & 0x7_ffff, keys[0].0[4] & 0x7_ffff);
+            assert_eq!((k.0[4] >> 32) & 0x7_ffff, (keys[0].0[4] >> 32) & 0x7_ffff);
+            for (j, l) in keys.iter().enumerate() {
+                assert_eq!(i == j, k == l, "ids {} and {}", ids[i], ids[j]);
+            }
+        }
+        // Beyond the largest id, the largest.
+        assert_eq!(Key::new(a, b, u32::MAX), Key::new(a, b, MAX_TUNNEL_IDS));
     }
 
     #[test]

@@ -142,6 +142,8 @@ pub struct TcpRecord<'a> {
     pub truncation: Truncation,
     /// The whole captured TCP segment, header first.
     pub tcp: &'a [u8],
+    /// Offset of the TCP header in the frame.
+    pub tcp_offset: usize,
     /// The tunnels and encapsulations the segment was carried in, outermost
     /// first: empty on a plain link, and always from [`decode_packet`].
     pub tunnels: Tunnels<'a>,
@@ -318,6 +320,7 @@ fn from_segment<'a>(
         payload,
         truncation,
         tcp,
+        tcp_offset: seg.tcp_offset,
         tunnels: seg.tunnels,
     })
 }

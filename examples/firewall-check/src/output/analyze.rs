@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use bdp::BitsPerSecond;
+use capture::tally::Tally;
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 use tcp_options::SignatureBuild;
@@ -18,15 +19,15 @@ use crate::analysis::analyze::verdict::{
     AtRtt, FirstFlight, Need, Verdict, VerdictPart, WindowsRead, MAX_UNSCALED,
 };
 use crate::analysis::analyze::{
-    AdviceItem, AnalyzeFormat, ConnectionReport, MismatchEvidence, ShiftBasis, ShiftInterval,
-    SCHEMA_VERSION,
+    AdviceItem, AnalyzeFormat, CarriedIn, ConnectionReport, MismatchEvidence, ShiftBasis,
+    ShiftInterval, SCHEMA_VERSION,
 };
 use crate::analysis::limit_log::{Dropped, LOG_BUDGET, LOG_EVENTS};
 use crate::analysis::limits::{Limit, LimitKind, NoLimitReason, WindowEvidence, PLATEAU_ROUNDS};
 use crate::conn::negotiation::{EcnMode, HandshakeKind, LinuxDrop};
 use crate::conn::{Direction, Endpoint};
-use crate::output::fastjson;
 use crate::output::format::{duration_text, rate_text, socket_addr, Thousands};
+use crate::output::{fastjson, tunnel};
 
 /// Bytes of report JSON gathered before they are written: the capacity of
 /// the tool's own `BufWriter`, which then writes them through instead of
@@ -91,10 +92,26 @@ impl<'a, W: Write> ReportWriter<'a, W> {
     }
 
     /// Ends the output (the JSON document's tail); the reports written.
-    pub fn finish(mut self) -> io::Result<usize> {
+    /// When a segment was carried in a tunnel or a record could not be
+    /// opened ([`tunnel::summary_due`]), the capture's counts come last: a
+    /// `capture:` line of text, or the document's `summary` (the same
+    /// object as `dump --json`'s summary line).
+    pub fn finish(mut self, frames: u64, tally: &Tally) -> io::Result<usize> {
         self.write_json()?;
-        if self.format == AnalyzeFormat::Json {
-            self.out.write_all(b"\n]}\n")?;
+        let due = tunnel::summary_due(tally);
+        match self.format {
+            AnalyzeFormat::Json if due => {
+                self.out.write_all(b"\n],\"summary\":")?;
+                tunnel::write_json_summary(self.out, frames, tally)?;
+                self.out.write_all(b"}\n")?;
+            }
+            AnalyzeFormat::Json => self.out.write_all(b"\n]}\n")?,
+            AnalyzeFormat::Text if due => {
+                self.out.write_all(b"capture: ")?;
+                tunnel::write_text_summary(self.out, frames, tally)?;
+                self.out.write_all(b"\n")?;
+            }
+            AnalyzeFormat::Text => {}
         }
         self.out.flush()?;
         Ok(self.written)
@@ -130,8 +147,9 @@ impl Serialize for ConnectionReport {
             rtt_source,
             directions,
             verdict,
+            tunnels,
         } = self;
-        let mut o = s.serialize_struct("ConnectionReport", 15)?;
+        let mut o = s.serialize_struct("ConnectionReport", 16)?;
         o.serialize_field("id", id)?;
         o.serialize_field("client", &socket_addr(*client))?;
         o.serialize_field("server", &socket_addr(*server))?;
@@ -147,6 +165,33 @@ impl Serialize for ConnectionReport {
         o.serialize_field("rtt_source", rtt_source)?;
         o.serialize_field("directions", directions)?;
         o.serialize_field("verdict", &verdict_text(verdict))?;
+        // Only for a connection carried in a tunnel: a plain capture's
+        // document is as before.
+        match tunnels {
+            Some(t) => o.serialize_field("tunnels", &CarriedInJson(t))?,
+            None => o.skip_field("tunnels")?,
+        }
+        o.end()
+    }
+}
+
+/// One direction's layers, or `null`.
+fn layers(t: &Option<capture::encap::OwnedTunnels>) -> Option<tunnel::JsonLayers<'_>> {
+    t.as_ref().map(|t| tunnel::JsonLayers(t.tunnels()))
+}
+
+/// `{"client_to_server": [layers] | null, "server_to_client": ...}`.
+struct CarriedInJson<'a>(&'a CarriedIn);
+
+impl Serialize for CarriedInJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let CarriedIn {
+            client_to_server,
+            server_to_client,
+        } = self.0;
+        let mut o = s.serialize_struct("CarriedIn", 2)?;
+        o.serialize_field("client_to_server", &layers(client_to_server))?;
+        o.serialize_field("server_to_client", &layers(server_to_client))?;
         o.end()
     }
 }
@@ -750,6 +795,22 @@ fn limit_line(l: &Limit) -> String {
 }
 
 /// Writes one connection report as readable text.
+/// `  tunnel client->server: GRE 198.18.0.1 > 198.18.0.2 key 1`, and the
+/// same for server->client: a line for each direction seen.
+fn write_tunnels_text<W: Write + ?Sized>(w: &mut W, t: &CarriedIn) -> io::Result<()> {
+    for (name, layers) in [
+        ("client->server", &t.client_to_server),
+        ("server->client", &t.server_to_client),
+    ] {
+        if let Some(layers) = layers {
+            write!(w, "  tunnel {name}: ")?;
+            tunnel::write_text_layers(w, &layers.tunnels())?;
+            w.write_all(b"\n")?;
+        }
+    }
+    Ok(())
+}
+
 pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Result<()> {
     writeln!(
         w,
@@ -764,6 +825,9 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Res
         r.first_frame,
         r.last_frame
     )?;
+    if let Some(t) = &r.tunnels {
+        write_tunnels_text(w, t)?;
+    }
     let n = &r.negotiated;
     let ws = |v: Option<u8>| v.map_or("none".to_string(), |s| s.to_string());
     writeln!(

@@ -14,6 +14,7 @@ use std::io::{self, Write};
 use capture::encap::{EncapKind, Layer, SkipReason, Tunnel};
 use capture::tally::{Cause, Tally};
 use capture::Tunnels;
+use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
 
 use crate::output::format::write_u64;
 
@@ -48,26 +49,112 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, tunnels: &Tunnels<'_>) -> io::Re
         if let Some(o) = t.outer {
             write!(w, " {} > {}", o.src, o.dst)?;
         }
-        write_text_fields(w, &t)?;
+        write_text_fields(w, &t, true)?;
         w.write_all(b": ")?;
     }
     Ok(())
 }
 
-fn write_text_fields<W: Write + ?Sized>(w: &mut W, t: &Tunnel<'_>) -> io::Result<()> {
+/// The layers as a connection's path, in words, outermost first,
+/// separated by `": "` (as [`write_text`], without the last colon, and
+/// without what changes from packet to packet: sequence and acknowledgment
+/// numbers, the ERSPAN index): `GRE 198.18.0.1 > 198.18.0.2 key 1`.
+#[cold]
+#[inline(never)]
+pub fn write_text_layers<W: Write + ?Sized>(w: &mut W, tunnels: &Tunnels<'_>) -> io::Result<()> {
+    for (i, t) in tunnels.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b": ")?;
+        }
+        w.write_all(kind_name(t.kind()).as_bytes())?;
+        if let Some(o) = t.outer {
+            write!(w, " {} > {}", o.src, o.dst)?;
+        }
+        write_text_fields(w, &t, false)?;
+    }
+    Ok(())
+}
+
+/// The layers as a connection's path, as serde sees them (for the reports
+/// built with serde, `analyze --json`): the array [`write_json`] writes,
+/// field for field, without what changes from packet to packet (`seq`,
+/// `ack`, `index`).
+pub struct JsonLayers<'a>(pub Tunnels<'a>);
+
+impl Serialize for JsonLayers<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for t in self.0.iter() {
+            seq.serialize_element(&JsonLayer(t))?;
+        }
+        seq.end()
+    }
+}
+
+struct JsonLayer<'a>(Tunnel<'a>);
+
+impl Serialize for JsonLayer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = &self.0;
+        let mut o = s.serialize_struct("Layer", 8)?;
+        o.serialize_field("kind", t.kind().id())?;
+        if let Some(e) = t.outer {
+            o.serialize_field("outer_src", &e.src.to_string())?;
+            o.serialize_field("outer_dst", &e.dst.to_string())?;
+        }
+        match t.layer {
+            Layer::Gre(g) => o.serialize_field("key", &g.key)?,
+            Layer::Pptp(g) => o.serialize_field("call_id", &g.call_id)?,
+            Layer::Nvgre(g) => {
+                o.serialize_field("vsid", &g.vsid())?;
+                o.serialize_field("flow_id", &g.flow_id())?;
+            }
+            Layer::Erspan(e) => {
+                o.serialize_field("type", &e.erspan_type)?;
+                o.serialize_field("session", &e.session)?;
+                o.serialize_field("vlan", &e.vlan)?;
+            }
+            Layer::Vxlan(v) => o.serialize_field("vni", &v.vni)?,
+            Layer::Geneve(g) => o.serialize_field("vni", &g.vni)?,
+            Layer::GtpU(g) => o.serialize_field("teid", &g.teid)?,
+            Layer::Mpls {
+                labels,
+                control_word,
+            } => {
+                let labels: Vec<u32> = labels.iter().map(|l| l.label).collect();
+                o.serialize_field("labels", &labels)?;
+                o.serialize_field("control_word", &control_word)?;
+            }
+            Layer::Pppoe(p) => o.serialize_field("session", &p.session)?,
+            Layer::Pbb(p) => o.serialize_field("isid", &p.isid)?,
+            Layer::Nflog(n) => o.serialize_field("group", &n.group)?,
+            Layer::IpInIp | Layer::Ppp | Layer::CiscoHdlc | Layer::LlcSnap(_) | Layer::Fddi(_) => {}
+        }
+        o.end()
+    }
+}
+
+/// A layer's fields in words; `per_packet`: with the sequence and
+/// acknowledgment numbers and the ERSPAN index.
+fn write_text_fields<W: Write + ?Sized>(
+    w: &mut W,
+    t: &Tunnel<'_>,
+    per_packet: bool,
+) -> io::Result<()> {
     let opt = |w: &mut W, name: &str, v: Option<u64>| match v {
         Some(v) => write!(w, " {name} {v}"),
         None => Ok(()),
     };
+    let packet = |v: Option<u64>| v.filter(|_| per_packet);
     match t.layer {
         Layer::Gre(g) => {
             opt(w, "key", g.key.map(u64::from))?;
-            opt(w, "seq", g.seq.map(u64::from))
+            opt(w, "seq", packet(g.seq.map(u64::from)))
         }
         Layer::Pptp(g) => {
             opt(w, "call", g.call_id.map(u64::from))?;
-            opt(w, "seq", g.seq.map(u64::from))?;
-            opt(w, "ack", g.ack.map(u64::from))
+            opt(w, "seq", packet(g.seq.map(u64::from)))?;
+            opt(w, "ack", packet(g.ack.map(u64::from)))
         }
         Layer::Nvgre(g) => {
             opt(w, "vsid", g.vsid().map(u64::from))?;
@@ -82,13 +169,13 @@ fn write_text_fields<W: Write + ?Sized>(w: &mut W, t: &Tunnel<'_>) -> io::Result
             )?;
             opt(w, "session", e.session.map(u64::from))?;
             opt(w, "vlan", e.vlan.map(u64::from))?;
-            opt(w, "index", e.index.map(u64::from))
+            opt(w, "index", packet(e.index.map(u64::from)))
         }
         Layer::Vxlan(v) => write!(w, " vni {}", v.vni),
         Layer::Geneve(g) => write!(w, " vni {}", g.vni),
         Layer::GtpU(g) => {
             write!(w, " teid {}", g.teid)?;
-            opt(w, "seq", g.seq.map(u64::from))
+            opt(w, "seq", packet(g.seq.map(u64::from)))
         }
         Layer::Mpls {
             labels,

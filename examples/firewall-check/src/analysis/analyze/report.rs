@@ -195,6 +195,21 @@ pub struct ConnectionReport {
     pub directions: Directions,
     /// The verdict: what the figures mean, part by part.
     pub verdict: Verdict,
+    /// The tunnels and encapsulations the connection was carried in
+    /// (`None` on a plain link).
+    pub tunnels: Option<CarriedIn>,
+}
+
+/// The layers a tunneled connection was carried in, per direction: those
+/// of the first segment seen that way (`None` when no segment was seen that
+/// way). Both directions, because some ids are per direction (the GTP-U
+/// TEID, MPLS labels) and the outer endpoints are swapped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CarriedIn {
+    /// The client's segments.
+    pub client_to_server: Option<capture::encap::OwnedTunnels>,
+    /// The server's segments.
+    pub server_to_client: Option<capture::encap::OwnedTunnels>,
 }
 
 impl ConnectionReport {
@@ -275,6 +290,10 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         rtt_source,
         directions,
         verdict: Verdict::default(),
+        tunnels: (!conn.tunnels.is_empty()).then(|| CarriedIn {
+            client_to_server: conn.tunnels_of(Direction::ClientToServer).cloned(),
+            server_to_client: conn.tunnels_of(Direction::ServerToClient).cloned(),
+        }),
     };
     r.verdict = verdict(&r, st, settings);
     r
