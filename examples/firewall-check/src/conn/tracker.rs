@@ -203,6 +203,15 @@ impl<T> Connection<T> {
         self.tunnels.iter().find(|(a, _)| *a == src).map(|(_, t)| t)
     }
 
+    /// The layers the connection was carried in, per direction (`None` on
+    /// a plain link).
+    pub fn carried_in(&self) -> Option<CarriedIn> {
+        (!self.tunnels.is_empty()).then(|| CarriedIn {
+            client_to_server: self.tunnels_of(Direction::ClientToServer).cloned(),
+            server_to_client: self.tunnels_of(Direction::ServerToClient).cloned(),
+        })
+    }
+
     /// Direction of a segment from `src`.
     pub fn direction_from(&self, src: SocketAddr) -> Direction {
         if src == self.client {
@@ -211,6 +220,18 @@ impl<T> Connection<T> {
             Direction::ServerToClient
         }
     }
+}
+
+/// The layers a tunneled connection was carried in, per direction: those
+/// of the first segment seen that way (`None` when no segment was seen that
+/// way). Both directions, because some ids are per direction (the GTP-U
+/// TEID, MPLS labels) and the outer endpoints are swapped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CarriedIn {
+    /// The client's segments.
+    pub client_to_server: Option<OwnedTunnels>,
+    /// The server's segments.
+    pub server_to_client: Option<OwnedTunnels>,
 }
 
 /// The connection table. See the module documentation.

@@ -19,8 +19,8 @@ use crate::analysis::analyze::verdict::{
     AtRtt, FirstFlight, Need, Verdict, VerdictPart, WindowsRead, MAX_UNSCALED,
 };
 use crate::analysis::analyze::{
-    AdviceItem, AnalyzeFormat, CarriedIn, ConnectionReport, MismatchEvidence, ShiftBasis,
-    ShiftInterval, SCHEMA_VERSION,
+    AdviceItem, AnalyzeFormat, ConnectionReport, MismatchEvidence, ShiftBasis, ShiftInterval,
+    SCHEMA_VERSION,
 };
 use crate::analysis::limit_log::{Dropped, LOG_BUDGET, LOG_EVENTS};
 use crate::analysis::limits::{Limit, LimitKind, NoLimitReason, WindowEvidence, PLATEAU_ROUNDS};
@@ -168,30 +168,9 @@ impl Serialize for ConnectionReport {
         // Only for a connection carried in a tunnel: a plain capture's
         // document is as before.
         match tunnels {
-            Some(t) => o.serialize_field("tunnels", &CarriedInJson(t))?,
+            Some(t) => o.serialize_field("tunnels", &tunnel::CarriedInJson(t))?,
             None => o.skip_field("tunnels")?,
         }
-        o.end()
-    }
-}
-
-/// One direction's layers, or `null`.
-fn layers(t: &Option<capture::encap::OwnedTunnels>) -> Option<tunnel::JsonLayers<'_>> {
-    t.as_ref().map(|t| tunnel::JsonLayers(t.tunnels()))
-}
-
-/// `{"client_to_server": [layers] | null, "server_to_client": ...}`.
-struct CarriedInJson<'a>(&'a CarriedIn);
-
-impl Serialize for CarriedInJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let CarriedIn {
-            client_to_server,
-            server_to_client,
-        } = self.0;
-        let mut o = s.serialize_struct("CarriedIn", 2)?;
-        o.serialize_field("client_to_server", &layers(client_to_server))?;
-        o.serialize_field("server_to_client", &layers(server_to_client))?;
         o.end()
     }
 }
@@ -795,22 +774,6 @@ fn limit_line(l: &Limit) -> String {
 }
 
 /// Writes one connection report as readable text.
-/// `  tunnel client->server: GRE 198.18.0.1 > 198.18.0.2 key 1`, and the
-/// same for server->client: a line for each direction seen.
-fn write_tunnels_text<W: Write + ?Sized>(w: &mut W, t: &CarriedIn) -> io::Result<()> {
-    for (name, layers) in [
-        ("client->server", &t.client_to_server),
-        ("server->client", &t.server_to_client),
-    ] {
-        if let Some(layers) = layers {
-            write!(w, "  tunnel {name}: ")?;
-            tunnel::write_text_layers(w, &layers.tunnels())?;
-            w.write_all(b"\n")?;
-        }
-    }
-    Ok(())
-}
-
 pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Result<()> {
     writeln!(
         w,
@@ -826,7 +789,7 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Res
         r.last_frame
     )?;
     if let Some(t) = &r.tunnels {
-        write_tunnels_text(w, t)?;
+        tunnel::write_carried_text(w, t, "  ")?;
     }
     let n = &r.negotiated;
     let ws = |v: Option<u8>| v.map_or("none".to_string(), |s| s.to_string());

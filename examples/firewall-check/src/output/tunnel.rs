@@ -11,10 +11,13 @@
 use std::fmt;
 use std::io::{self, Write};
 
+use capture::encap::OwnedTunnels;
 use capture::encap::{EncapKind, Layer, SkipReason, Tunnel};
 use capture::tally::{Cause, Tally};
 use capture::Tunnels;
-use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
+
+use crate::conn::tracker::CarriedIn;
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, SerializeStruct, Serializer};
 
 use crate::output::format::write_u64;
 
@@ -272,6 +275,93 @@ fn write_json_fields<W: Write + ?Sized>(w: &mut W, t: &Tunnel<'_>) -> io::Result
         Layer::IpInIp | Layer::Ppp | Layer::CiscoHdlc | Layer::LlcSnap(_) | Layer::Fddi(_) => {
             Ok(())
         }
+    }
+}
+
+/// One direction's layers, or `null`.
+fn layers(t: &Option<OwnedTunnels>) -> Option<JsonLayers<'_>> {
+    t.as_ref().map(|t| JsonLayers(t.tunnels()))
+}
+
+/// A connection's layers per direction, as serde sees them:
+/// `{"client_to_server": [layers] | null, "server_to_client": ...}`.
+pub struct CarriedInJson<'a>(pub &'a CarriedIn);
+
+impl Serialize for CarriedInJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let CarriedIn {
+            client_to_server,
+            server_to_client,
+        } = self.0;
+        let mut o = s.serialize_struct("CarriedIn", 2)?;
+        o.serialize_field("client_to_server", &layers(client_to_server))?;
+        o.serialize_field("server_to_client", &layers(server_to_client))?;
+        o.end()
+    }
+}
+
+/// A connection's layers in words, a line for each direction seen, each
+/// after `indent`: `tunnel client->server: GRE 198.18.0.1 > 198.18.0.2
+/// key 1`.
+pub fn write_carried_text<W: Write + ?Sized>(
+    w: &mut W,
+    t: &CarriedIn,
+    indent: &str,
+) -> io::Result<()> {
+    for (name, layers) in [
+        ("client->server", &t.client_to_server),
+        ("server->client", &t.server_to_client),
+    ] {
+        if let Some(layers) = layers {
+            write!(w, "{indent}tunnel {name}: ")?;
+            write_text_layers(w, &layers.tunnels())?;
+            w.write_all(b"\n")?;
+        }
+    }
+    Ok(())
+}
+
+/// A run's counts as serde sees them: the object [`write_json_summary`]
+/// writes, field for field (for the reports built with serde).
+pub struct SummaryJson<'a> {
+    /// Records read.
+    pub frames: u64,
+    /// The counts.
+    pub tally: &'a Tally,
+}
+
+impl Serialize for SummaryJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Kinds<'a>(&'a Tally);
+        impl Serialize for Kinds<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(None)?;
+                for (kind, n) in self.0.by_encapsulation() {
+                    m.serialize_entry(kind.id(), &n)?;
+                }
+                m.end()
+            }
+        }
+        struct Skipped(Cause, u64);
+        impl Serialize for Skipped {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut o = s.serialize_struct("Skipped", 3)?;
+                o.serialize_field("reason", self.0.reason().id())?;
+                o.serialize_field("detail", &CauseDetail(self.0).to_string())?;
+                o.serialize_field("frames", &self.1)?;
+                o.end()
+            }
+        }
+        let t = self.tally;
+        let skipped: Vec<Skipped> = t.skipped().map(|(c, n)| Skipped(c, n)).collect();
+        let mut o = s.serialize_struct("Summary", 6)?;
+        o.serialize_field("frames", &self.frames)?;
+        o.serialize_field("segments", &t.segments())?;
+        o.serialize_field("plain", &t.plain())?;
+        o.serialize_field("encapsulations", &Kinds(t))?;
+        o.serialize_field("skipped", &skipped)?;
+        o.serialize_field("unopened", &t.unopened())?;
+        o.end()
     }
 }
 

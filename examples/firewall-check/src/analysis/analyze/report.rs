@@ -11,6 +11,7 @@ use tcp_options::kind::MAX_WINDOW_SCALE;
 use crate::analysis::limit_log::LimitLog;
 use crate::analysis::limits::{Limit, LimitKind, LimitTracker, NoLimitReason, ShiftRange};
 use crate::conn::negotiation::{self, EcnMode, HandshakeKind, LinuxDrop};
+pub use crate::conn::tracker::CarriedIn;
 use crate::conn::tracker::Connection;
 use crate::conn::{Direction, Endpoint};
 
@@ -200,18 +201,6 @@ pub struct ConnectionReport {
     pub tunnels: Option<CarriedIn>,
 }
 
-/// The layers a tunneled connection was carried in, per direction: those
-/// of the first segment seen that way (`None` when no segment was seen that
-/// way). Both directions, because some ids are per direction (the GTP-U
-/// TEID, MPLS labels) and the outer endpoints are swapped.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CarriedIn {
-    /// The client's segments.
-    pub client_to_server: Option<capture::encap::OwnedTunnels>,
-    /// The server's segments.
-    pub server_to_client: Option<capture::encap::OwnedTunnels>,
-}
-
 impl ConnectionReport {
     /// A broken negotiation, a handshake segment Linux drops, or a
     /// window-limited direction: what makes
@@ -290,10 +279,7 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         rtt_source,
         directions,
         verdict: Verdict::default(),
-        tunnels: (!conn.tunnels.is_empty()).then(|| CarriedIn {
-            client_to_server: conn.tunnels_of(Direction::ClientToServer).cloned(),
-            server_to_client: conn.tunnels_of(Direction::ServerToClient).cloned(),
-        }),
+        tunnels: conn.carried_in(),
     };
     r.verdict = verdict(&r, st, settings);
     r
