@@ -271,3 +271,28 @@ fn a_plain_capture_has_no_tunnels_and_no_summary() {
     assert!(!conns.is_empty());
     assert!(conns.iter().all(|c| c.get("tunnels").is_none()));
 }
+
+#[test]
+fn series_numbers_tunneled_connections_as_analyze_does() {
+    // series learns from analyze's first pass and tracks in its own: both
+    // read through tunnels, so the ids agree (gre.pcap holds two inner
+    // connections that differ only by their GRE key).
+    let gre = encap("gre");
+    let path = gre.to_str().expect("path");
+    let doc = analyze_json(&gre);
+    let ids: std::collections::BTreeSet<String> = doc["connections"]
+        .as_array()
+        .expect("connections")
+        .iter()
+        .map(|c| c["id"].to_string())
+        .collect();
+    let (csv, err) = run(&["series", path]);
+    assert_eq!(err, "");
+    let rows: std::collections::BTreeSet<String> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).expect("connection column").to_string())
+        .collect();
+    assert_eq!(rows, ids);
+    assert_eq!(ids.len(), 6);
+}

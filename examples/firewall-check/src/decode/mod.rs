@@ -4,8 +4,10 @@
 //! number, time, the IP facts, the fixed TCP header fields, the option block
 //! as captured, the payload length on the wire, and what the snap length cut
 //! off. The record borrows from the reader's buffer and allocates nothing.
-//! It reads plain links only (a segment in a tunnel is not a record there);
-//! [`decode_tunneled`] also goes through tunnels and encapsulations, gives
+//! It reads plain links only (a segment in a tunnel is not a record there;
+//! kept for callers that want plain links only); [`decode_tunneled`], which
+//! `dump`, `analyze`, `series` and `compare` read with, also goes through
+//! tunnels and encapsulations, gives
 //! the layers in [`TcpRecord::tunnels`], and says why a frame gave no
 //! record ([`Unrecorded`], counted with [`Unrecorded::cause`]).
 //!

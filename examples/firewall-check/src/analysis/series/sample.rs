@@ -23,7 +23,7 @@ use crate::analysis::analyze::{AnalyzeError, ConnState, Learned, Settings};
 use crate::analysis::limits::{LimitTracker, SenderPhase};
 use crate::conn::tracker::{ConnTracker, Connection};
 use crate::conn::Direction;
-use crate::decode::decode_packet;
+use crate::decode::decode_tunneled;
 
 /// A connection as a time series observes it: `analyze`'s state, and what
 /// only the series needs (each direction's sequence origin, last row, and
@@ -521,7 +521,9 @@ pub fn series_learned<R: Read>(
             Ok(None) => break Ok(()),
             Err(e) => break Err(e.into()),
         };
-        let Ok(Some(rec)) = decode_packet(&record) else {
+        // Through tunnels, as analyze's `learn` reads the capture: the
+        // connections and their ids are the same in both passes.
+        let Ok(rec) = decode_tunneled(&record) else {
             continue;
         };
         let (conn, dir) = tracker.track(&rec, SeriesConn::default);
