@@ -475,4 +475,13 @@ impl TunnelKey {
     pub fn parts(&self) -> &[KeyPart] {
         &self.parts[..usize::from(self.len)]
     }
+
+    /// A key of these layers, outermost first; `None` for more than
+    /// [`MAX_LAYERS`].
+    pub fn from_parts(parts: &[KeyPart]) -> Option<TunnelKey> {
+        let mut key = TunnelKey::default();
+        key.parts.get_mut(..parts.len())?.copy_from_slice(parts);
+        key.len = u8::try_from(parts.len()).ok()?;
+        Some(key)
+    }
 }

@@ -74,10 +74,16 @@ pub const EVICT_DIVISOR: usize = 16;
 /// mid-connection.
 pub const EVICTED_MEMORY: usize = 65_536;
 
-/// Most distinct tunnels told apart ([`TUNNEL_ID_BITS`] bits); the
-/// tunnels met after that many share the last id (their inner connections
-/// are told apart by addresses and ports only).
+/// The largest tunnel id ([`TUNNEL_ID_BITS`] bits).
 pub const MAX_TUNNEL_IDS: u32 = (1 << TUNNEL_ID_BITS) - 1;
+
+/// Most tunnels given an id of their own, in order of appearance (about
+/// 400 bytes each: the table's memory stays bounded whatever the capture
+/// holds). The tunnels met after that many take an id above these from a
+/// hash of their identity: two of them share one only when their hashes
+/// collide in the 2^26 - 2^16 ids left, and then their inner connections
+/// are told apart by addresses and ports alone.
+pub const INTERNED_TUNNELS: u32 = 1 << 16;
 
 /// Bits of a tunnel's id in the key: the bits above each endpoint's family
 /// and port (19 bits) in the key's last word, 13 in each half.
@@ -258,7 +264,7 @@ pub struct ConnTracker<T> {
     evicted: HashMap<Key, (u64, SocketAddr, SocketAddr, bool), FxBuild>,
     evicted_order: VecDeque<Key>,
     /// The ids of the tunnels met, from 1 (0 is a plain link's), at most
-    /// [`MAX_TUNNEL_IDS`].
+    /// [`INTERNED_TUNNELS`].
     tunnel_ids: HashMap<TunnelKey, u32, FxBuild>,
 }
 
@@ -300,6 +306,25 @@ fn new_connection<T>(
         tunnels: Vec::new(),
         state,
     }
+}
+
+/// The id of tunnel `key` (see [`Key`] and [`INTERNED_TUNNELS`]): its own
+/// for the first tunnels met, from 1, remembered in `ids`; then one from a
+/// hash of the key, above those.
+fn tunnel_id(ids: &mut HashMap<TunnelKey, u32, FxBuild>, key: TunnelKey) -> u32 {
+    let next = u32::try_from(ids.len())
+        .unwrap_or(u32::MAX)
+        .saturating_add(1);
+    if next <= INTERNED_TUNNELS {
+        return *ids.entry(key).or_insert(next);
+    }
+    if let Some(&id) = ids.get(&key) {
+        return id;
+    }
+    let mut h = rustc_hash::FxHasher::default();
+    std::hash::Hash::hash(&key, &mut h);
+    let spare = u64::from(MAX_TUNNEL_IDS - INTERNED_TUNNELS);
+    INTERNED_TUNNELS + 1 + u32::try_from(h.finish() % spare).unwrap_or(0)
 }
 
 /// Keeps the layers of `rec`, the first segment seen from `src`: the
@@ -443,14 +468,7 @@ impl<T> ConnTracker<T> {
     #[cold]
     #[inline(never)]
     fn tunnel_id(&mut self, rec: &TcpRecord<'_>) -> u32 {
-        let key = rec.tunnels.key();
-        let next = u32::try_from(self.tunnel_ids.len())
-            .unwrap_or(u32::MAX)
-            .saturating_add(1);
-        if next > MAX_TUNNEL_IDS {
-            return self.tunnel_ids.get(&key).copied().unwrap_or(MAX_TUNNEL_IDS);
-        }
-        *self.tunnel_ids.entry(key).or_insert(next)
+        tunnel_id(&mut self.tunnel_ids, rec.tunnels.key())
     }
 
     /// Finishes the closed connections idle for [`LINGER_FRAMES`] frames before `frame`.
@@ -629,6 +647,38 @@ mod tests {
             t.drain(|c| out.push(c.id));
         }
         out
+    }
+
+    #[test]
+    fn tunnel_ids_are_bounded_and_stable() {
+        use capture::encap::{EncapKind, KeyPart};
+        let key = |n: u32| {
+            let a = IpAddr::V4(Ipv4Addr::from(0xc612_0000 | (n & 0xffff)));
+            let b = IpAddr::V4(Ipv4Addr::from(0xc613_0000 | (n >> 16)));
+            TunnelKey::from_parts(&[KeyPart {
+                kind: Some(EncapKind::Gre),
+                outer: Some((a.min(b), a.max(b))),
+                id: Some(n),
+            }])
+            .expect("one layer")
+        };
+        let mut ids = HashMap::default();
+        // The first tunnels get 1, 2, ... in order, and keep them.
+        for n in 0..INTERNED_TUNNELS {
+            assert_eq!(tunnel_id(&mut ids, key(n)), n + 1);
+        }
+        assert_eq!(tunnel_id(&mut ids, key(7)), 8);
+        // Then no more memory: ids from the key's hash, above the interned
+        // ones, the same each time, and (here) all different.
+        let mut seen = std::collections::HashSet::new();
+        for n in INTERNED_TUNNELS..INTERNED_TUNNELS + 1000 {
+            let id = tunnel_id(&mut ids, key(n));
+            assert!(id > INTERNED_TUNNELS && id <= MAX_TUNNEL_IDS, "{id}");
+            assert_eq!(tunnel_id(&mut ids, key(n)), id);
+            assert!(seen.insert(id), "{n}: {id} again");
+        }
+        assert_eq!(ids.len(), INTERNED_TUNNELS as usize);
+        assert_eq!(tunnel_id(&mut ids, key(7)), 8);
     }
 
     #[test]
