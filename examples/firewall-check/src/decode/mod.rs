@@ -20,7 +20,7 @@ use std::fmt;
 use tcp_options::header::field::DATA_OFFSET;
 use tcp_options::{Flags, OptionErrorReason, StrictOptions, TcpPacket, HEADER_LEN};
 
-use capture::tally::Cause;
+use capture::tally::{Cause, Tally};
 use capture::{decode_segment, decode_tcp, DecodeError, IpInfo, Record, Skip, TcpSegment};
 use capture::{Timestamp, Tunnels};
 
@@ -211,6 +211,7 @@ impl<'a> TcpRecord<'a> {
 /// Decodes a capture record down to a [`TcpRecord`]; `Ok(None)` when the
 /// frame carries no TCP header on a plain link (another protocol, a later
 /// IP fragment, a tunnel).
+#[inline]
 pub fn decode_packet<'a>(record: &Record<'a>) -> Result<Option<TcpRecord<'a>>, PacketError> {
     let frame = record.frame;
     match decode_tcp(record.linktype, record.data, record.origlen) {
@@ -255,6 +256,44 @@ pub fn decode_tunneled<'a>(record: &Record<'a>) -> Result<TcpRecord<'a>, Unrecor
         Ok(seg) => from_segment(record, seg).map_err(Unrecorded::Bad),
         Err(Skip::Decode(source)) => Err(Unrecorded::Bad(PacketError::Decode { frame, source })),
         Err(skip) => Err(Unrecorded::Skipped(skip)),
+    }
+}
+
+/// [`decode_tunneled`] for the commands that read whole captures, counted
+/// in `tally` (segments per encapsulation, records without one by cause),
+/// with the common case first: a segment on a plain link goes through the
+/// plain-link decoder ([`decode_packet`], which gives the same record for
+/// it) and costs what it did before tunnels were read; any other record
+/// (a tunnel, another protocol, a bad header) is decoded again through
+/// tunnels, out of line.
+#[inline]
+pub fn decode_counted<'a>(
+    record: &Record<'a>,
+    tally: &mut Tally,
+) -> Result<TcpRecord<'a>, Unrecorded> {
+    if let Ok(Some(rec)) = decode_packet(record) {
+        tally.segment(&rec.tunnels);
+        return Ok(rec);
+    }
+    decode_counted_rest(record, tally)
+}
+
+/// [`decode_counted`] for a record that is not a plain-link segment.
+#[cold]
+#[inline(never)]
+fn decode_counted_rest<'a>(
+    record: &Record<'a>,
+    tally: &mut Tally,
+) -> Result<TcpRecord<'a>, Unrecorded> {
+    match decode_tunneled(record) {
+        Ok(rec) => {
+            tally.segment(&rec.tunnels);
+            Ok(rec)
+        }
+        Err(why) => {
+            tally.skip(why.cause());
+            Err(why)
+        }
     }
 }
 

@@ -30,7 +30,7 @@ use std::io::{self, Read, Write};
 
 use tcp_options::{kind, ParsedOption, TcpOption};
 
-use crate::decode::{decode_tunneled, PacketError, TcpRecord, Truncation, Unrecorded};
+use crate::decode::{decode_counted, PacketError, TcpRecord, Truncation, Unrecorded};
 use crate::output::format::{write_hex, write_json_str, write_padded9, write_u64, UtcTime};
 use crate::output::tunnel;
 use capture::tally::Tally;
@@ -139,22 +139,17 @@ impl Dumper {
     ) -> io::Result<()> {
         let stats = &mut self.stats;
         stats.frames += 1;
-        match decode_tunneled(record) {
+        match decode_counted(record, &mut stats.tally) {
             Ok(seg) => {
                 stats.segments += 1;
-                stats.tally.segment(&seg.tunnels);
                 match self.format {
                     DumpFormat::Json => write_json(out, &seg),
                     DumpFormat::Text => write_text(out, &seg),
                 }
             }
-            Err(skip @ Unrecorded::Skipped(_)) => {
-                stats.tally.skip(skip.cause());
-                Ok(())
-            }
-            Err(bad @ Unrecorded::Bad(e)) => {
+            Err(Unrecorded::Skipped(_)) => Ok(()),
+            Err(Unrecorded::Bad(e)) => {
                 stats.undecodable += 1;
-                stats.tally.skip(bad.cause());
                 match self.format {
                     DumpFormat::Json => writeln!(diag, "warning: {e}"),
                     DumpFormat::Text => write_text_error(out, &e),

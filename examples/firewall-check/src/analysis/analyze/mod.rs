@@ -89,7 +89,7 @@ use serde::Serialize;
 use crate::analysis::limit_log;
 use crate::conn::tracker::{ConnTracker, Connection, DEFAULT_CAPACITY};
 use crate::conn::Direction;
-use crate::decode::decode_tunneled;
+use crate::decode::decode_counted;
 use crate::output::analyze::ReportWriter;
 use capture::reader::DEFAULT_BUFFER_CAPACITY;
 use capture::tally::Tally;
@@ -264,15 +264,8 @@ pub(crate) fn each_connection<R: Read, C>(
             Err(e) => break Err(e.into()),
         };
         counts.frames += 1;
-        let rec = match decode_tunneled(&record) {
-            Ok(rec) => {
-                counts.tally.segment(&rec.tunnels);
-                rec
-            }
-            Err(why) => {
-                counts.tally.skip(why.cause());
-                continue;
-            }
+        let Ok(rec) = decode_counted(&record, &mut counts.tally) else {
+            continue;
         };
         let (conn, dir) = tracker.track(&rec, ConnState::default);
         let before = conn.state.log_len();

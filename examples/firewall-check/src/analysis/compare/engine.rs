@@ -1,5 +1,5 @@
 //! The streaming comparison: both captures read together in time order,
-//! each through the shared decode ([`decode_tunneled`]: plain links,
+//! each through the shared decode ([`decode_counted`]: plain links,
 //! tunnels and encapsulations, counted in [`Input::tally`]) and its own
 //! [`ConnTracker`], connections paired across the captures as the evidence
 //! arrives, each direction aligned within a bounded window, and a pair's
@@ -54,7 +54,7 @@ use super::packet::Packet;
 use super::pair::Pair;
 use super::report::{CaptureWarning, ConnEnds, SummaryParts};
 use crate::conn::tracker::{ConnTracker, Connection, Direction};
-use crate::decode::{decode_tunneled, Unrecorded};
+use crate::decode::{decode_counted, Unrecorded};
 use capture::tally::Tally;
 use capture::{CaptureError, CaptureReader};
 
@@ -178,16 +178,12 @@ impl<R: Read> Input<R> {
                 self.span.first.get_or_insert(ns);
                 self.span.last = Some(self.span.last.map_or(ns, |l| l.max(ns)));
             }
-            let seg = match decode_tunneled(&rec) {
-                Ok(s) => {
-                    self.tally.segment(&s.tunnels);
-                    s
-                }
+            let seg = match decode_counted(&rec, &mut self.tally) {
+                Ok(s) => s,
                 Err(why) => {
                     if matches!(why, Unrecorded::Bad(_)) {
                         self.undecodable += 1;
                     }
-                    self.tally.skip(why.cause());
                     continue;
                 }
             };
