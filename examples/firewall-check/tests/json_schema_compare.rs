@@ -103,7 +103,12 @@ fn dump_output_validates() {
     let s = schema("dump.json");
     let bin = env!("CARGO_BIN_EXE_firewall-check");
     let mut lines = 0;
-    for entry in std::fs::read_dir(root().join("examples/data")).unwrap() {
+    let mut tunneled = 0;
+    let mut summaries = 0;
+    let files = std::fs::read_dir(root().join("examples/data"))
+        .unwrap()
+        .chain(std::fs::read_dir(root().join("examples/corpus/encap")).unwrap());
+    for entry in files {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("pcap") {
             continue;
@@ -122,9 +127,14 @@ fn dump_output_validates() {
             let v: Value = serde_json::from_str(line).expect("one JSON object per line");
             assert_valid(&s, &v, &format!("{}: {line}", path.display()));
             lines += 1;
+            tunneled += usize::from(v.get("tunnels").is_some());
+            summaries += usize::from(v.get("summary").is_some());
         }
     }
     assert!(lines > 400, "only {lines} lines checked");
+    // The encapsulation captures: tunnels of every kind, and summaries.
+    assert!(tunneled > 250, "only {tunneled} segments in tunnels");
+    assert!(summaries >= 20, "only {summaries} summaries");
 }
 
 /// Property names anywhere in a schema.

@@ -1,15 +1,16 @@
 //! `firewall-check analyze`: its command line, and the run that ties the
 //! capture, the analysis and the output together.
 
-use std::io;
+use std::io::{self, Write};
 use std::time::Duration;
 
 use bdp::BitsPerSecond;
 use tcp_options::kind::MAX_WINDOW_SCALE;
 
-use crate::analysis::analyze::{analyze, AnalyzeError, AnalyzeFormat, Settings};
+use crate::analysis::analyze::{analyze, AnalyzeError, AnalyzeFormat, AnalyzeSummary, Settings};
 use crate::conn::tracker::DEFAULT_CAPACITY;
 use crate::output::analyze::JSON_BLOCK;
+use crate::output::tunnel;
 use crate::{Failure, Outcome};
 
 /// Command-line arguments of `firewall-check analyze`.
@@ -80,13 +81,30 @@ pub fn run(args: &AnalyzeArgs) -> Result<Outcome, Failure> {
         AnalyzeFormat::Text
     };
     match analyze(input, &mut out, format, &settings) {
-        Ok(summary) if summary.findings > 0 => Ok(Outcome::Findings),
-        Ok(_) => Ok(Outcome::Clean),
+        Ok(summary) => {
+            warn_unopened(&summary);
+            Ok(if summary.findings > 0 {
+                Outcome::Findings
+            } else {
+                Outcome::Clean
+            })
+        }
         Err(AnalyzeError::Write(e)) if crate::is_broken_pipe(&e) => Ok(Outcome::Clean),
         Err(source) => Err(AnalyzeFailure::Analyze {
             path: args.capture.clone(),
             source,
         }
         .into()),
+    }
+}
+
+/// One line on standard error when the capture held records that could not
+/// be opened (an unsupported link type or encapsulation, a cut or malformed
+/// header): their TCP, if any, is in no report.
+fn warn_unopened(summary: &AnalyzeSummary) {
+    let mut line = b"warning: ".to_vec();
+    if let Ok(true) = tunnel::write_text_warning(&mut line, summary.frames, &summary.tally) {
+        line.push(b'\n');
+        let _ = io::stderr().write_all(&line);
     }
 }

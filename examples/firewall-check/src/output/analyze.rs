@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use bdp::BitsPerSecond;
+use capture::tally::Tally;
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 use tcp_options::SignatureBuild;
@@ -28,8 +29,8 @@ use crate::analysis::limits::{Limit, LimitKind, NoLimitReason, WindowEvidence, P
 use crate::conn::negotiation::{EcnMode, HandshakeKind, LinuxDrop};
 use crate::conn::{Direction, Endpoint};
 use crate::finding::Confidence;
-use crate::output::fastjson;
 use crate::output::format::{duration_text, rate_text, socket_addr, Thousands};
+use crate::output::{fastjson, tunnel};
 
 /// Bytes of report JSON gathered before they are written: the capacity of
 /// the tool's own `BufWriter`, which then writes them through instead of
@@ -94,10 +95,26 @@ impl<'a, W: Write> ReportWriter<'a, W> {
     }
 
     /// Ends the output (the JSON document's tail); the reports written.
-    pub fn finish(mut self) -> io::Result<usize> {
+    /// When a segment was carried in a tunnel or a record could not be
+    /// opened ([`tunnel::summary_due`]), the capture's counts come last: a
+    /// `capture:` line of text, or the document's `summary` (the same
+    /// object as `dump --json`'s summary line).
+    pub fn finish(mut self, frames: u64, tally: &Tally) -> io::Result<usize> {
         self.write_json()?;
-        if self.format == AnalyzeFormat::Json {
-            self.out.write_all(b"\n]}\n")?;
+        let due = tunnel::summary_due(tally);
+        match self.format {
+            AnalyzeFormat::Json if due => {
+                self.out.write_all(b"\n],\"summary\":")?;
+                tunnel::write_json_summary(self.out, frames, tally)?;
+                self.out.write_all(b"}\n")?;
+            }
+            AnalyzeFormat::Json => self.out.write_all(b"\n]}\n")?,
+            AnalyzeFormat::Text if due => {
+                self.out.write_all(b"capture: ")?;
+                tunnel::write_text_summary(self.out, frames, tally)?;
+                self.out.write_all(b"\n")?;
+            }
+            AnalyzeFormat::Text => {}
         }
         self.out.flush()?;
         Ok(self.written)
@@ -133,8 +150,9 @@ impl Serialize for ConnectionReport {
             rtt_source,
             directions,
             verdict,
+            tunnels,
         } = self;
-        let mut o = s.serialize_struct("ConnectionReport", 15)?;
+        let mut o = s.serialize_struct("ConnectionReport", 16)?;
         o.serialize_field("id", id)?;
         o.serialize_field("client", &socket_addr(*client))?;
         o.serialize_field("server", &socket_addr(*server))?;
@@ -150,6 +168,12 @@ impl Serialize for ConnectionReport {
         o.serialize_field("rtt_source", rtt_source)?;
         o.serialize_field("directions", directions)?;
         o.serialize_field("verdict", &verdict_text(verdict))?;
+        // Only for a connection carried in a tunnel: a plain capture's
+        // document is as before.
+        match tunnels {
+            Some(t) => o.serialize_field("tunnels", &tunnel::CarriedInJson(t))?,
+            None => o.skip_field("tunnels")?,
+        }
         o.end()
     }
 }
@@ -877,6 +901,9 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Res
         r.first_frame,
         r.last_frame
     )?;
+    if let Some(t) = &r.tunnels {
+        tunnel::write_carried_text(w, t, "  ")?;
+    }
     let n = &r.negotiated;
     let ws = |v: Option<u8>| v.map_or("none".to_string(), |s| s.to_string());
     writeln!(

@@ -11,6 +11,7 @@ use tcp_options::kind::MAX_WINDOW_SCALE;
 use crate::analysis::limit_log::LimitLog;
 use crate::analysis::limits::{Limit, LimitKind, LimitTracker, NoLimitReason, ShiftRange};
 use crate::conn::negotiation::{self, EcnMode, HandshakeKind, LinuxDrop};
+pub use crate::conn::tracker::CarriedIn;
 use crate::conn::tracker::Connection;
 use crate::conn::{Direction, Endpoint};
 use crate::finding::Confidence;
@@ -212,6 +213,9 @@ pub struct ConnectionReport {
     pub directions: Directions,
     /// The verdict: what the figures mean, part by part.
     pub verdict: Verdict,
+    /// The tunnels and encapsulations the connection was carried in
+    /// (`None` on a plain link).
+    pub tunnels: Option<CarriedIn>,
 }
 
 impl ConnectionReport {
@@ -304,6 +308,7 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         rtt_source,
         directions,
         verdict: Verdict::default(),
+        tunnels: conn.carried_in(),
     };
     r.verdict = verdict(&r, st, settings);
     r

@@ -1,5 +1,6 @@
 //! The streaming comparison: both captures read together in time order,
-//! each through the shared decode ([`decode_packet`]) and its own
+//! each through the shared decode ([`decode_counted`]: plain links,
+//! tunnels and encapsulations, counted in [`Input::tally`]) and its own
 //! [`ConnTracker`], connections paired across the captures as the evidence
 //! arrives, each direction aligned within a bounded window, and a pair's
 //! findings folded when both of its connections have ended.
@@ -60,7 +61,8 @@ use super::packet::Packet;
 use super::pair::Pair;
 use super::report::{CaptureWarning, ConnEnds, SummaryParts};
 use crate::conn::tracker::{ConnTracker, Connection, Direction};
-use crate::decode::decode_packet;
+use crate::decode::{decode_counted, Unrecorded};
+use capture::tally::Tally;
 use capture::{CaptureError, CaptureReader};
 
 pub use super::pair::Done;
@@ -134,6 +136,8 @@ pub struct Input<R: Read> {
     pub tcp_packets: u64,
     /// Records that could not be decoded.
     pub undecodable: u64,
+    /// Segments per encapsulation, and records without one by cause.
+    pub tally: Tally,
     /// Problems that made the result partial.
     pub warnings: Vec<CaptureWarning>,
     span: Span,
@@ -151,6 +155,7 @@ impl<R: Read> Input<R> {
             records: 0,
             tcp_packets: 0,
             undecodable: 0,
+            tally: Tally::default(),
             warnings: Vec::new(),
             span: Span::default(),
         })
@@ -180,11 +185,12 @@ impl<R: Read> Input<R> {
                 self.span.first.get_or_insert(ns);
                 self.span.last = Some(self.span.last.map_or(ns, |l| l.max(ns)));
             }
-            let seg = match decode_packet(&rec) {
-                Ok(Some(s)) => s,
-                Ok(None) => continue,
-                Err(_) => {
-                    self.undecodable += 1;
+            let seg = match decode_counted(&rec, &mut self.tally) {
+                Ok(s) => s,
+                Err(why) => {
+                    if matches!(why, Unrecorded::Bad(_)) {
+                        self.undecodable += 1;
+                    }
                     continue;
                 }
             };
@@ -214,6 +220,7 @@ impl<R: Read> Input<R> {
             path: self.name.clone(),
             records: self.records,
             tcp_packets: self.tcp_packets,
+            tally: std::mem::take(&mut self.tally),
             warnings: std::mem::take(&mut self.warnings),
         }
     }
@@ -530,7 +537,7 @@ impl Engine {
                 let both = self
                     .pairs
                     .get_mut(&pid)
-                    .is_some_and(|p| p.side_finished(s, c.segments, ends));
+                    .is_some_and(|p| p.side_finished(s, c.segments, ends, c.carried_in()));
                 if both {
                     self.finish_pair(pid);
                 }

@@ -17,12 +17,15 @@ use super::impact::Ctx;
 use super::matching::{packet_key, Carried, Score};
 use super::packet::Packet;
 use super::report::{ConnEnds, ConnReport, ConnSide, Rtt, RttSource, SidesBy};
+use crate::conn::tracker::CarriedIn;
 use crate::finding::{CaptureSide, FieldValue, Kind, Party};
 
 /// Facts about one capture's view of a paired connection.
 #[derive(Debug, Clone)]
 struct SideFacts {
     ends: ConnEnds,
+    /// The tunnels the connection was carried in here.
+    tunnels: Option<CarriedIn>,
     packets: u64,
     finished: bool,
     syn_ts: Option<i128>,
@@ -57,6 +60,7 @@ impl SideFacts {
     fn new(ends: ConnEnds) -> SideFacts {
         SideFacts {
             ends,
+            tunnels: None,
             packets: 0,
             finished: false,
             syn_ts: None,
@@ -204,10 +208,17 @@ impl Pair {
 
     /// The connection has ended in capture `s` after `segments`, with
     /// `ends`; true when it has ended in both.
-    pub fn side_finished(&mut self, s: usize, segments: u64, ends: ConnEnds) -> bool {
+    pub fn side_finished(
+        &mut self,
+        s: usize,
+        segments: u64,
+        ends: ConnEnds,
+        tunnels: Option<CarriedIn>,
+    ) -> bool {
         let f = &mut self.facts[s];
         f.packets = segments;
         f.ends = ends;
+        f.tunnels = tunnels;
         f.finished = true;
         self.facts[1 - s].finished
     }
@@ -870,6 +881,7 @@ impl Pair {
                 server: f.ends.server,
                 packets: usize::try_from(f.packets.max(f.dir_packets[0] + f.dir_packets[1]))
                     .unwrap_or(usize::MAX),
+                tunnels: f.tunnels.clone(),
             }
         };
         let (client_side, server_side) = (side(st.client_side), side(1 - st.client_side));

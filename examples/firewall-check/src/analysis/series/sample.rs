@@ -23,7 +23,8 @@ use crate::analysis::analyze::{AnalyzeError, ConnState, Learned, Settings};
 use crate::analysis::limits::{LimitTracker, SenderPhase};
 use crate::conn::tracker::{ConnTracker, Connection};
 use crate::conn::Direction;
-use crate::decode::decode_packet;
+use crate::decode::decode_counted;
+use capture::tally::Tally;
 
 /// A connection as a time series observes it: `analyze`'s state, and what
 /// only the series needs (each direction's sequence origin, last row, and
@@ -518,13 +519,17 @@ pub fn series_learned<R: Read>(
             }
         }
     };
+    // Counted, not reported: series writes rows, not a capture's summary.
+    let mut tally = Tally::default();
     let result: Result<(), AnalyzeError> = loop {
         let record = match reader.next_record() {
             Ok(Some(r)) => r,
             Ok(None) => break Ok(()),
             Err(e) => break Err(e.into()),
         };
-        let Ok(Some(rec)) = decode_packet(&record) else {
+        // Through tunnels, as analyze's `learn` reads the capture: the
+        // connections and their ids are the same in both passes.
+        let Ok(rec) = decode_counted(&record, &mut tally) else {
             continue;
         };
         let (conn, dir) = tracker.track(&rec, SeriesConn::default);
