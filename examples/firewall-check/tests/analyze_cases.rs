@@ -341,6 +341,44 @@ fn a_limit_is_no_surer_than_the_mismatch_its_window_is_read_through() {
     }
 }
 
+/// A reset's window field advertises nothing. nDPI's reddit.pcap: the
+/// client resets TLS connections (RST, window 0) while the server's last
+/// flight is on its way; read as a window, the data after it filled a zero
+/// window, and four segments of a 3.6 kB response were called
+/// window-limited against a 64 kB window.
+#[test]
+fn a_reset_is_no_window_advertisement() {
+    let t = Transfer {
+        syn_ws: Some(7),
+        synack_ws: Some(3),
+        rounds: 0,
+        client_win: 507,
+        ..campus()
+    };
+    let mut pkts = transfer(&t);
+    let (cisn, sisn) = (1_001u32, 5_000_001u32);
+    let at = T0 + 12 * MS;
+    let data = |i: u32| {
+        Seg::new(S, 5001, C, 40000)
+            .seq(sisn + i * 1048)
+            .ack(cisn)
+            .flags(ACK | PSH)
+            .win(2864)
+            .payload(1048)
+            .ipv4()
+    };
+    pkts.push(Pkt::new(at, data(0)));
+    pkts.push(Pkt::new(at + 10_000, data(1)));
+    let rst = Seg::new(C, 40000, S, 5001).seq(cisn).flags(RST).win(0).ipv4();
+    pkts.push(Pkt::new(at + 20_000, rst));
+    pkts.push(Pkt::new(at + 30_000, data(2)));
+    pkts.push(Pkt::new(at + 40_000, data(3)));
+    let v = run(&pkts, &Settings::default());
+    let s2c = &v["connections"][0]["directions"]["server_to_client"];
+    assert_eq!(s2c["window_limited"], false, "{s2c}");
+    assert_eq!(s2c["max_window_field"], 507, "{s2c}");
+}
+
 /// Mid-stream: no handshake; timestamps give the RTT.
 fn mid_stream() -> Vec<Pkt> {
     let c = |seq: u32, ack: u32| Seg::new(C, 40000, S, 443).seq(seq).ack(ack).flags(ACK);
