@@ -295,9 +295,10 @@ fn endpoints_disagreeing_about_scaling_is_flagged() {
 /// exit status 3 from it.
 #[test]
 fn a_limit_is_no_surer_than_the_mismatch_its_window_is_read_through() {
-    for (server_win, seg, mismatch, limit) in
-        [(502u16, 500u64, "medium", "medium"), (40, 40, "high", "high")]
-    {
+    for (server_win, seg, mismatch, limit) in [
+        (502u16, 500u64, "medium", "medium"),
+        (40, 40, "high", "high"),
+    ] {
         let t = Transfer {
             rounds: 0,
             server_win,
@@ -337,7 +338,10 @@ fn a_limit_is_no_surer_than_the_mismatch_its_window_is_read_through() {
         assert_eq!(c2s["window_limited"], true, "{c2s}");
         assert_eq!(c2s["limit"]["kind"], "receive_window", "{c2s}");
         assert_eq!(c2s["limit"]["confidence"], "high", "{c2s}");
-        assert_eq!(c2s["window_limited_confidence"], limit, "{server_win}: {c2s}");
+        assert_eq!(
+            c2s["window_limited_confidence"], limit,
+            "{server_win}: {c2s}"
+        );
     }
 }
 
@@ -369,7 +373,11 @@ fn a_reset_is_no_window_advertisement() {
     };
     pkts.push(Pkt::new(at, data(0)));
     pkts.push(Pkt::new(at + 10_000, data(1)));
-    let rst = Seg::new(C, 40000, S, 5001).seq(cisn).flags(RST).win(0).ipv4();
+    let rst = Seg::new(C, 40000, S, 5001)
+        .seq(cisn)
+        .flags(RST)
+        .win(0)
+        .ipv4();
     pkts.push(Pkt::new(at + 20_000, rst));
     pkts.push(Pkt::new(at + 30_000, data(2)));
     pkts.push(Pkt::new(at + 40_000, data(3)));

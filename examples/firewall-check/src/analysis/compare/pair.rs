@@ -733,12 +733,18 @@ impl Pair {
             (FieldValue::Missing, segment_value(&p))
         };
         let loss_key = (d as u8, Kind::CaptureLoss, None, Some(side_of(o)));
-        if self.outside_span(s, d, &p, x_before) {
-            self.col.add(hit(loss_key, before, after)).outside_span += 1;
-            return;
-        }
+        // The receiver's acknowledgment in the other capture first: it
+        // shows that capture running after the frame crossed its wire,
+        // whatever the frame's distance from that capture's end (a
+        // transfer of 9 ms that ends with the capture: its last frames lie
+        // within the end margin, and once a connection's end waits for the
+        // other capture's, they were put outside its span).
         if self.acked_unseen(s, d, &p) {
             self.col.add(hit(loss_key, before, after));
+            return;
+        }
+        if self.outside_span(s, d, &p, x_before) {
+            self.col.add(hit(loss_key, before, after)).outside_span += 1;
             return;
         }
         // Seen after the middlebox only: injected only when the sender's
