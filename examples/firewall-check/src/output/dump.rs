@@ -31,7 +31,7 @@ use std::io::{self, Read, Write};
 use tcp_options::{kind, ParsedOption, TcpOption};
 
 use crate::decode::{decode_counted, PacketError, TcpRecord, Truncation, Unrecorded};
-use crate::output::format::{write_hex, write_json_str, write_padded9, write_u64, UtcTime};
+use crate::output::format::{write_hex, write_json_str, write_padded9, write_u64, Staged, UtcTime};
 use crate::output::tunnel;
 use capture::tally::Tally;
 use capture::{CaptureError, CaptureReader, IpVersion, Record};
@@ -238,7 +238,18 @@ fn write_text_error<W: Write>(out: &mut W, e: &PacketError) -> io::Result<()> {
 /// `subtype` (and `subtype_name`); Fast Open `cookie` (empty for a request)
 /// and, for kind 254, `exid`; AccECN `ee0b`/`eceb`/`ee1b` where present;
 /// experimental kinds `exid` (or `null`).
+///
+/// The line is gathered on the stack and written to `w` at once
+/// (`output::format::Staged`).
 pub fn write_json<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result<()> {
+    let mut line = Staged::new(w);
+    json_line(&mut line, s)?;
+    line.finish()
+}
+
+/// The line of [`write_json`].
+#[inline(always)]
+fn json_line<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result<()> {
     w.write_all(b"{\"frame\":")?;
     write_u64(w, s.frame)?;
     w.write_all(b",\"time\":")?;
@@ -410,8 +421,17 @@ pub fn write_json_option<W: Write + ?Sized>(w: &mut W, o: &ParsedOption<'_>) -> 
     w.write_all(b"}")
 }
 
-/// Writes one segment as a tcpdump-like line.
+/// Writes one segment as a tcpdump-like line (gathered on the stack and
+/// written to `w` at once: `output::format::Staged`).
 pub fn write_text<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result<()> {
+    let mut line = Staged::new(w);
+    text_line(&mut line, s)?;
+    line.finish()
+}
+
+/// The line of [`write_text`].
+#[inline(always)]
+fn text_line<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result<()> {
     write!(w, "{:5}  ", s.frame)?;
     match s.ts {
         Some(ts) => write!(w, "{} ", UtcTime(ts))?,
