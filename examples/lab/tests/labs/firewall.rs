@@ -295,8 +295,7 @@ fn analyze(lab: &CaseRun, args: &[&str], capture: &Path) -> Value {
     let found = v["connections"].as_array().is_some_and(|c| {
         c.iter().any(|c| {
             let n = &c["negotiated"];
-            (n["wscale_mismatch"] == true
-                && n["wscale_mismatch_evidence"]["confidence"] == "high")
+            (n["wscale_mismatch"] == true && n["wscale_mismatch_evidence"]["confidence"] == "high")
                 || n["linux_drops"]
                     .as_array()
                     .is_some_and(|d| d.iter().any(|d| d["confidence"] == "high"))
