@@ -7,7 +7,10 @@ use std::time::Duration;
 use bdp::BitsPerSecond;
 use tcp_options::kind::MAX_WINDOW_SCALE;
 
-use crate::analysis::analyze::{analyze, AnalyzeError, AnalyzeFormat, Settings};
+use super::live::{interrupted, LiveArgs, LiveSource};
+use crate::analysis::analyze::{
+    analyze, analyze_source, AnalyzeError, AnalyzeFormat, Settings, SCHEMA_VERSION,
+};
 use crate::conn::tracker::DEFAULT_CAPACITY;
 use crate::output::analyze::JSON_BLOCK;
 use crate::{Failure, Outcome};
@@ -16,10 +19,15 @@ use crate::{Failure, Outcome};
 #[derive(Debug, Clone, clap::Args)]
 pub struct AnalyzeArgs {
     /// The capture file (pcap or pcapng); `-` reads standard input.
-    pub capture: std::path::PathBuf,
-    /// `{"connections": [...]}` instead of text.
+    #[arg(required_unless_present = "interface", conflicts_with = "interface")]
+    pub capture: Option<std::path::PathBuf>,
+    /// `{"connections": [...]}` instead of text; with -i, JSON lines: one
+    /// per connection as it is reported, then one `end` line.
     #[arg(long)]
     pub json: bool,
+    /// Live capture instead of a file.
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Use this RTT (e.g. `10ms`) instead of measuring it.
     #[arg(long, value_parser = parse_rtt)]
     pub rtt: Option<Duration>,
@@ -53,7 +61,6 @@ pub fn run(args: &AnalyzeArgs) -> Result<Outcome, Failure> {
             "--max-connections must be at least 1".to_string(),
         ));
     }
-    let input = crate::open_capture(&args.capture)?;
     let settings = Settings {
         rtt: args.rtt,
         target_rate: args.target_rate,
@@ -68,10 +75,60 @@ pub fn run(args: &AnalyzeArgs) -> Result<Outcome, Failure> {
     } else {
         AnalyzeFormat::Text
     };
-    match analyze(input, &mut out, format, &settings) {
+    let (result, name) = match &args.capture {
+        Some(path) if !args.live.is_live() => {
+            args.live.check_file()?;
+            let input = crate::open_capture(path)?;
+            let result = analyze(input, &mut out, format, &settings);
+            (result, path.display().to_string())
+        }
+        _ => {
+            args.live.check(1)?;
+            let mut source = LiveSource::open(&args.live, 0, interrupted())?;
+            let live = Settings {
+                live: true,
+                ..settings
+            };
+            let format = if args.json {
+                AnalyzeFormat::JsonLines
+            } else {
+                AnalyzeFormat::Text
+            };
+            let mut result = analyze_source(&mut source, &mut out, format, &live);
+            let name = source.interface().to_string();
+            let end = source.finish(result.is_err())?;
+            if let Ok(summary) = &result {
+                if let Err(e) = write_end(&mut out, &end, summary.connections, args.json) {
+                    result = Err(AnalyzeError::Write(e));
+                }
+            }
+            (result, name)
+        }
+    };
+    match result {
         Ok(summary) if summary.findings > 0 => Ok(Outcome::Findings),
         Ok(_) => Ok(Outcome::Clean),
         Err(AnalyzeError::Write(e)) if crate::is_broken_pipe(&e) => Ok(Outcome::Clean),
-        Err(e) => Err(format!("{}: {e}", args.capture.display()).into()),
+        Err(e) => Err(format!("{name}: {e}").into()),
     }
+}
+
+/// The last line of a live analysis: how the capture ended and what it
+/// lost (`{"type": "end", ...}` in JSON lines).
+fn write_end<W: io::Write>(
+    out: &mut W,
+    end: &super::live::LiveEnd,
+    connections: usize,
+    json: bool,
+) -> io::Result<()> {
+    if json {
+        writeln!(
+            out,
+            "{}",
+            end.end_line(Some(SCHEMA_VERSION), Some(connections))
+        )?;
+    } else {
+        writeln!(out, "{}", end.text())?;
+    }
+    out.flush()
 }

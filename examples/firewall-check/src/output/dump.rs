@@ -21,7 +21,7 @@ use tcp_options::{kind, ParsedOption, TcpOption};
 
 use crate::decode::{decode_packet, PacketError, TcpRecord, Truncation};
 use crate::output::format::{write_hex, write_json_str, write_padded9, write_u64, UtcTime};
-use capture::{CaptureError, CaptureReader, IpVersion};
+use capture::{CaptureError, CaptureReader, IpVersion, RecordSource};
 
 /// What `dump` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +66,17 @@ pub fn dump<R: Read, W: Write, D: Write>(
     format: DumpFormat,
 ) -> Result<DumpStats, DumpError> {
     let mut reader = CaptureReader::new(input)?;
+    dump_source(&mut reader, out, diag, format)
+}
+
+/// [`dump`] from any [`RecordSource`]: a capture file or pipe, or a live
+/// capture.
+pub fn dump_source<S: RecordSource + ?Sized, W: Write, D: Write>(
+    reader: &mut S,
+    out: &mut W,
+    diag: &mut D,
+    format: DumpFormat,
+) -> Result<DumpStats, DumpError> {
     let mut stats = DumpStats::default();
     let result = loop {
         let record = match reader.next_record() {
