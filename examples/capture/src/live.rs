@@ -67,6 +67,32 @@ pub struct LiveOptions {
     pub stop: Option<Arc<AtomicBool>>,
 }
 
+/// How long an ending capture still reads the packets that arrived before
+/// its end: a kernel block is handed over within [`READ_TIMEOUT_MS`].
+pub const DRAIN: Duration = Duration::from_millis(READ_TIMEOUT_MS as u64 + 50);
+
+/// Whether [`LiveCapture::wait`] goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// The capture runs.
+    No,
+    /// It is over once the packets from before its end are read.
+    Draining,
+    /// It is over.
+    Now,
+}
+
+/// Now, as a capture timestamp.
+fn wall_clock() -> Timestamp {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    Timestamp {
+        secs: i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
+        nanos: since.subsec_nanos(),
+    }
+}
+
 /// Why a live capture ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EndReason {
@@ -87,6 +113,9 @@ pub struct LiveCapture {
     frames: u64,
     deadline: Option<Instant>,
     ended: Option<EndReason>,
+    /// Ending (duration or stop): until when packets that arrived before
+    /// the end are still handed over, and that end's time.
+    draining: Option<(Instant, Timestamp)>,
     /// The last packet's bytes.
     buf: Vec<u8>,
 }
@@ -142,6 +171,7 @@ impl LiveCapture {
             frames: 0,
             deadline,
             ended: None,
+            draining: None,
             buf: Vec::new(),
         })
     }
@@ -161,54 +191,79 @@ impl LiveCapture {
         self.frames
     }
 
-    /// Why the capture ended; `None` while it runs (or after an error).
+    /// Why the capture ended (or is ending); `None` while it runs (or
+    /// after an error).
     pub fn end_reason(&self) -> Option<EndReason> {
         self.ended
     }
 
-    fn check_end(&mut self) -> bool {
-        if self.ended.is_none() {
-            self.ended = if self.options.count.is_some_and(|n| self.frames >= n) {
-                Some(EndReason::Count)
-            } else if self
-                .options
-                .stop
-                .as_ref()
-                .is_some_and(|s| s.load(Ordering::Relaxed))
-            {
-                Some(EndReason::Interrupted)
-            } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
-                Some(EndReason::Duration)
+    /// Whether the capture is over: `count` packets read; or, once the
+    /// duration has passed or `stop` is set, the packets that arrived
+    /// before that moment handed over (they may still sit in a kernel
+    /// block for [`READ_TIMEOUT_MS`]), later ones left out.
+    fn check_end(&mut self) -> Ending {
+        if self.options.count.is_some_and(|n| self.frames >= n) {
+            self.ended.get_or_insert(EndReason::Count);
+            self.draining = None;
+            return Ending::Now;
+        }
+        if let Some((until, _)) = self.draining {
+            return if Instant::now() >= until {
+                self.draining = None;
+                Ending::Now
             } else {
-                None
+                Ending::Draining
             };
         }
-        self.ended.is_some()
+        if self.ended.is_some() {
+            return Ending::Now;
+        }
+        let reason = if self
+            .options
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+        {
+            EndReason::Interrupted
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            EndReason::Duration
+        } else {
+            return Ending::No;
+        };
+        self.ended = Some(reason);
+        self.draining = Some((Instant::now() + DRAIN, wall_clock()));
+        Ending::Draining
     }
 
     /// Waits for the next packet, until `until` at most, and copies it
     /// into the buffer.
     fn wait(&mut self, until: Option<Instant>) -> Result<Waited, CaptureError> {
         loop {
-            if self.check_end() {
+            if self.check_end() == Ending::Now {
                 return Ok(Waited::End);
             }
             match self.cap.next_packet() {
                 Ok(p) => {
-                    self.buf.clear();
-                    self.buf.extend_from_slice(p.data);
                     // Nanosecond precision: `tv_usec` holds nanoseconds.
                     // `time_t` is 32 bits on some platforms.
                     #[allow(clippy::useless_conversion)]
                     let secs = i64::from(p.header.ts.tv_sec);
                     let nanos = u64::try_from(p.header.ts.tv_usec).unwrap_or(0);
                     let ts = Timestamp::from_fraction(secs, nanos.min(NANOS - 1), NANOS);
+                    if let (Some((_, stop)), Some(t)) = (self.draining, ts) {
+                        if t.nanos_since(&stop).is_some_and(|n| n > 0) {
+                            // Arrived after the capture was asked to end.
+                            continue;
+                        }
+                    }
+                    self.buf.clear();
+                    self.buf.extend_from_slice(p.data);
                     // The original length is at least what was captured.
                     let origlen = p.header.len.max(u32::try_from(p.data.len()).unwrap_or(0));
                     return Ok(Waited::Packet(ts, origlen));
                 }
                 Err(pcap::Error::TimeoutExpired) => {
-                    if until.is_some_and(|u| Instant::now() >= u) {
+                    if self.draining.is_none() && until.is_some_and(|u| Instant::now() >= u) {
                         return Ok(Waited::Idle);
                     }
                     std::thread::sleep(IDLE_SLEEP);

@@ -103,15 +103,21 @@ impl LiveArgs {
     }
 }
 
-/// The flag a Ctrl-C sets: every live capture of the process stops on it.
-/// The handler is installed once; when it cannot be (another handler is
-/// in place), Ctrl-C ends the process as usual.
+/// The flag a Ctrl-C (SIGINT) sets: every live capture of the
+/// process stops on it, and what was read is reported. A second one ends
+/// the process at once (status 130). The handler is installed once; when
+/// it cannot be (another handler is in place), Ctrl-C ends the process as
+/// usual.
 pub fn interrupted() -> Arc<AtomicBool> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));
         let on_signal = Arc::clone(&flag);
-        let _ = ctrlc::set_handler(move || on_signal.store(true, Ordering::Relaxed));
+        let _ = ctrlc::set_handler(move || {
+            if on_signal.swap(true, Ordering::Relaxed) {
+                std::process::exit(130);
+            }
+        });
         flag
     })
     .clone()

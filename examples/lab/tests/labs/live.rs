@@ -7,14 +7,14 @@
 //! fails): a client, a router and a server, joined by two veth pairs
 //! (198.18.71.0/24, 198.18.72.0/24). While `analyze -i`, `dump -i` (both
 //! on the client's interface, with `-w`) and `compare -i -i` (on the
-//! router's two interfaces) capture for a fixed `--duration`, the client
+//! router's two interfaces; these two for a fixed `--duration`) capture, the client
 //! sends 2,000,000 bytes, opens a connection it keeps open, waits, and
-//! sends 1,000,000 bytes more. Then:
+//! sends 1,000,000 bytes more; `analyze` runs until Ctrl-C (SIGINT). Then:
 //!
 //! - `analyze --json` wrote one JSON line per connection: the first
 //!   transfer's as soon as it closed (before the second transfer began),
-//!   the second's closed too, the one still open at the end marked `open`,
-//!   and an `end` line (ended by `--duration`, the kernel's drop counts);
+//!   the second's closed too, the one still open at Ctrl-C marked `open`,
+//!   and an `end` line (ended by Ctrl-C, the kernel's drop counts);
 //!   the byte counts are the bytes sent;
 //! - its `-w` file, read again by `analyze`, gives the same reports;
 //! - `dump -i --json` printed exactly what `dump` prints of its own `-w`
@@ -270,7 +270,7 @@ impl Running {
             }
             if Instant::now() > deadline {
                 let _ = self.child.kill();
-                panic!("{what} did not end after its --duration");
+                panic!("{what} did not end after its --duration or Ctrl-C");
             }
             std::thread::sleep(Duration::from_millis(50));
         };
@@ -320,27 +320,26 @@ fn run_case(ctx: &Ctx, c: &Case) {
     let filter = format!("tcp port {PORT}");
     let analyze_w = dir.join("analyze-live.pcap");
     let dump_w = dir.join("dump-live.pcap");
-    let live = |ns: &Netns, args: &[&str]| {
+    let live = |ns: &Netns, args: &[&str], timed: bool| {
         let mut cmd = ns.exec(tool);
-        cmd.args(args)
-            .args(["-f", &filter, "--duration", &duration, "--json"]);
+        cmd.args(args).args(["-f", &filter, "--json"]);
+        if timed {
+            cmd.args(["--duration", &duration]);
+        }
         spawn(cmd)
     };
-    let mut analyze = live(
-        &cns,
-        &[
-            "analyze",
-            "-i",
-            "c0",
-            "-w",
-            analyze_w.to_str().expect("path"),
-        ],
-    );
-    let mut dump = live(
-        &cns,
-        &["dump", "-i", "c0", "-w", dump_w.to_str().expect("path")],
-    );
-    let mut compare = live(&rns, &["compare", "-i", "r0", "-i", "r1"]);
+    // analyze runs until Ctrl-C (SIGINT), the others for --duration.
+    let analyze_args = [
+        "analyze",
+        "-i",
+        "c0",
+        "-w",
+        analyze_w.to_str().expect("path"),
+    ];
+    let mut analyze = live(&cns, &analyze_args, false);
+    let dump_args = ["dump", "-i", "c0", "-w", dump_w.to_str().expect("path")];
+    let mut dump = live(&cns, &dump_args, true);
+    let mut compare = live(&rns, &["compare", "-i", "r0", "-i", "r1"], true);
     analyze.wait_listening(1, "analyze -i");
     dump.wait_listening(1, "dump -i");
     compare.wait_listening(2, "compare -i -i");
@@ -377,7 +376,18 @@ fn run_case(ctx: &Ctx, c: &Case) {
         started.elapsed()
     );
 
-    // analyze -i --json: JSON lines as connections close, then the end.
+    // analyze -i --json: JSON lines as connections close, then at Ctrl-C
+    // the open one and the end.
+    assert!(
+        analyze.child.try_wait().expect("wait").is_none(),
+        "analyze -i ended before Ctrl-C"
+    );
+    let pid = analyze.child.id().to_string();
+    let kill = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill");
+    assert!(kill.success());
     let (status, lines, err) = analyze.finish("analyze -i");
     assert!(
         matches!(status, Some(0 | 3)),
@@ -399,7 +409,7 @@ fn run_case(ctx: &Ctx, c: &Case) {
     assert_eq!(end["type"], "end");
     assert_eq!(end["schema_version"], 2);
     assert_eq!(end["interface"], "c0");
-    assert_eq!(end["reason"], "duration");
+    assert_eq!(end["reason"], "interrupted");
     assert_eq!(end["connections"], 3);
     let frames = end["frames"].as_u64().expect("frames");
     let loss = &end["capture_loss"];
