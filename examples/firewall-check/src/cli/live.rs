@@ -242,8 +242,11 @@ impl LiveSource {
                 Failure::Runtime(format!("cannot create {}: {e}", path.display()))
             })?)),
         };
+        // No live capture in this build, or a filter libpcap cannot
+        // compile: the command line's fault (status 2); an interface that
+        // cannot be opened: the machine's (status 1), as for a file.
         let inner = imp::open(args, &interface, stop, file).map_err(|e| match e {
-            LiveError::NotBuilt => Failure::Usage(e.to_string()),
+            LiveError::NotBuilt | LiveError::Filter { .. } => Failure::Usage(e.to_string()),
             e => Failure::Runtime(e.to_string()),
         })?;
         // As tcpdump says it: the capture is open, packets from now on are seen.

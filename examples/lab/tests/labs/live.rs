@@ -305,6 +305,25 @@ fn run_case(ctx: &Ctx, c: &Case) {
     let tool = ctx.tools().bins().firewall_check;
     let dir = ctx.dir();
     let [cns, rns, sns] = topology();
+    // The command line's mistakes: status 2 with libpcap's reason; an
+    // interface that does not exist: status 1.
+    for (args, code, says) in [
+        (
+            &["dump", "-i", "c0", "-f", "tcp port"][..],
+            2,
+            "can't parse filter expression",
+        ),
+        (
+            &["analyze", "-i", "nosuch0", "--count", "1"],
+            1,
+            "cannot capture on nosuch0",
+        ),
+    ] {
+        let out = cns.exec(tool).args(args).output().expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
     let mut server = spawn({
         let mut cmd = sns.exec(python());
         cmd.args(["-c", SERVER_PY, SERVER, &PORT.to_string()]);
