@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The netfilter lab: the real iptables TCPMSS and TCPOPTSTRIP targets on a
-# router namespace, fed random TCP segments (nfsend.py), captured on both
+# router namespace, fed random TCP segments (lab-nfsend), captured on both
 # sides, for `firewall-check rewrite` to be checked against byte for byte:
 #
 #   sender a0 ------ ri [router] ro ------ b0 receiver
@@ -22,16 +22,16 @@
 set -euo pipefail
 
 LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
-# The Python interpreter ($LAB_PYTHON from the lab harness: the real binary, not a
-# version manager's shim that costs its own start-up at every call).
-PY="${LAB_PYTHON:-python3}"
+# The sender of the random segments: the lab crate's lab-nfsend binary
+# ($LAB_NFSEND, set by the lab harness; usage: lab-nfsend SRC DST COUNT SEED).
+NFSEND="${LAB_NFSEND:-}"
 die() { echo "netfilter-lab: $*" >&2; exit 1; }
 skip() { echo "netfilter-lab: cannot run here: $*" >&2; exit 77; }
 
 check_env() {
   [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, netfilter)"
   local t
-  for t in ip iptables tcpdump python3; do
+  for t in ip iptables tcpdump; do
     command -v "$t" >/dev/null 2>&1 || skip "missing tool: $t"
   done
 }
@@ -52,6 +52,7 @@ fi
 
 [ $# -ge 5 ] || die "usage: netfilter-lab.sh OUTDIR COUNT SEED (--set-mss N | --clamp-mss-to-pmtu) LIST"
 OUT="$1"; COUNT="$2"; SEED="$3"; shift 3
+[ -x "$NFSEND" ] || die "LAB_NFSEND must name the lab-nfsend binary (the lab harness sets it)"
 case "$1" in
   --set-mss) MSS_ARGS=(--set-mss "$2"); shift 2 ;;
   --clamp-mss-to-pmtu) MSS_ARGS=(--clamp-mss-to-pmtu); shift ;;
@@ -116,7 +117,7 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 
-ip netns exec "$A" "$PY" "$LAB_DIR/nfsend.py" 198.18.21.2 198.18.22.2 "$COUNT" "$SEED"
+ip netns exec "$A" "$NFSEND" 198.18.21.2 198.18.22.2 "$COUNT" "$SEED"
 sleep 1
 for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
 for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done

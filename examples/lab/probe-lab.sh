@@ -34,12 +34,14 @@
 # addresses mirror the IPv4 ones (2001:db8:41::2 for 198.18.41.2, ...).
 # With PROBE_LAB_PARTIAL=r1 or r3 that router quotes like an RFC 792 one:
 # its ICMP and ICMPv6 time-exceeded messages (OUTPUT, -j NFQUEUE) go
-# through quote8.py, which cuts the quoted datagram to its IP header and 8
+# through lab-quote8, which cuts the quoted datagram to its IP header and 8
 # bytes (ports and sequence number) and reinjects them (its log:
 # OUTDIR/quote8.log, one line per message cut). Linux routers otherwise
 # quote the whole probe. With PROBE_LAB_DELAY=r1:MS or r3:MS that router's
-# time-exceeded messages go through quote8.py in its delay mode instead:
-# held MS milliseconds, then passed on whole (a slow router).
+# time-exceeded messages go through lab-quote8 in its delay mode instead:
+# held MS milliseconds, then passed on whole (a slow router). lab-quote8 is
+# the lab crate's binary: $LAB_QUOTE8, else the one beside FIREWALL_CHECK
+# (the lab crate's lab-firewall-check).
 # Only 198.18.0.0/15 and 2001:db8::/32 are used; the namespaces have no
 # other interface and no default route; they are deleted on exit (also on
 # Ctrl-C).
@@ -121,6 +123,7 @@ OUT="$1"; BIN="$2"; LIST="$3"; shift 3
 [ "${1:-}" = -- ] && shift
 EXTRA=("$@")
 check_env
+QUOTE8="${LAB_QUOTE8:-$(dirname "$BIN")/lab-quote8}"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
@@ -278,16 +281,17 @@ if [ -n "${PROBE_LAB_DELAY:-}" ]; then
   QMODE=("delay=${PROBE_LAB_DELAY#*:}")
 fi
 if [ -n "$PR" ]; then
+  [ -x "$QUOTE8" ] || die "no lab-quote8 binary at $QUOTE8 (set LAB_QUOTE8)"
   rm -f "$OUT/quote8.ready"
-  ip netns exec "$PR" python3 "$(dirname "$0")/quote8.py" 7 "$OUT/quote8.ready" "${QMODE[@]}" \
+  ip netns exec "$PR" "$QUOTE8" 7 "$OUT/quote8.ready" "${QMODE[@]}" \
     2>"$OUT/quote8.log" &
   PIDS+=($!)
   for _ in $(seq 50); do
     [ -e "$OUT/quote8.ready" ] && break
     sleep 0.1
   done
-  [ -e "$OUT/quote8.ready" ] || skip "quote8.py could not bind an NFQUEUE queue: $(cat "$OUT/quote8.log")"
-  # No --queue-bypass: were quote8.py gone, the messages would be dropped,
+  [ -e "$OUT/quote8.ready" ] || skip "lab-quote8 could not bind an NFQUEUE queue: $(cat "$OUT/quote8.log")"
+  # No --queue-bypass: were lab-quote8 gone, the messages would be dropped,
   # never passed on as full quotes.
   ip netns exec "$PR" iptables -A OUTPUT -p icmp --icmp-type time-exceeded -j NFQUEUE --queue-num 7
   ip netns exec "$PR" ip6tables -A OUTPUT -p ipv6-icmp --icmpv6-type time-exceeded -j NFQUEUE --queue-num 7

@@ -1,6 +1,6 @@
 //! `tcp_options::netfilter` against the rules of net/netfilter/xt_TCPMSS.c,
 //! xt_TCPOPTSTRIP.c and xt_tcpudp.c (Linux 6.x), one test per rule; the
-//! lab test (examples/tests/netfilter_lab.rs) checks the same functions
+//! lab test (examples/lab/tests/labs/netfilter.rs) checks the same functions
 //! against the real modules byte for byte.
 
 use proptest::prelude::*;

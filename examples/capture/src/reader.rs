@@ -833,41 +833,7 @@ impl<R: Read> CaptureReader<R> {
                         limit: MAX_INTERFACES,
                     });
                 }
-                // The whole block is here and its frame is sound: a parse
-                // error is in its contents.
-                let parsed = if be {
-                    parse_interfacedescriptionblock_be(&data[..len])
-                } else {
-                    parse_interfacedescriptionblock_le(&data[..len])
-                };
-                let idb = match parsed {
-                    Ok(([], idb)) => idb,
-                    _ => return Err(corrupt("malformed interface description block")),
-                };
-                let Some(units_per_sec) = ts_resolution(idb.if_tsresol) else {
-                    return Err(corrupt("invalid if_tsresol option"));
-                };
-                // if_tsoffset is read here in the section's byte order
-                // (pcap-parser 0.16 reads it little-endian in every section).
-                let offset_secs = idb
-                    .options
-                    .iter()
-                    .rev()
-                    .find(|o| o.code == OptionCode::IfTsoffset)
-                    .and_then(|o| <[u8; 8]>::try_from(o.value.get(..8)?).ok())
-                    .map_or(0, |b| {
-                        if be {
-                            i64::from_be_bytes(b)
-                        } else {
-                            i64::from_le_bytes(b)
-                        }
-                    });
-                let iface = Interface {
-                    linktype: (idb.linktype.0 as u32) & 0xffff,
-                    units_per_sec,
-                    offset_secs,
-                    snaplen: idb.snaplen,
-                };
+                let iface = interface_of(&data[..len], be).map_err(corrupt)?;
                 self.interfaces.push(iface);
                 Ok(Step::Skip(len))
             }
@@ -876,6 +842,45 @@ impl<R: Read> CaptureReader<R> {
             _ => Ok(Step::Skip(len)),
         }
     }
+}
+
+/// The interface an Interface Description Block describes (`block`: the
+/// whole block, its frame already checked, in the section's byte order
+/// `be`); the error is what is wrong with its contents.
+fn interface_of(block: &[u8], be: bool) -> Result<Interface, &'static str> {
+    let parsed = if be {
+        parse_interfacedescriptionblock_be(block)
+    } else {
+        parse_interfacedescriptionblock_le(block)
+    };
+    let idb = match parsed {
+        Ok(([], idb)) => idb,
+        _ => return Err("malformed interface description block"),
+    };
+    let Some(units_per_sec) = ts_resolution(idb.if_tsresol) else {
+        return Err("invalid if_tsresol option");
+    };
+    // if_tsoffset is read here in the section's byte order
+    // (pcap-parser 0.16 reads it little-endian in every section).
+    let offset_secs = idb
+        .options
+        .iter()
+        .rev()
+        .find(|o| o.code == OptionCode::IfTsoffset)
+        .and_then(|o| <[u8; 8]>::try_from(o.value.get(..8)?).ok())
+        .map_or(0, |b| {
+            if be {
+                i64::from_be_bytes(b)
+            } else {
+                i64::from_le_bytes(b)
+            }
+        });
+    Ok(Interface {
+        linktype: (idb.linktype.0 as u32) & 0xffff,
+        units_per_sec,
+        offset_secs,
+        snaplen: idb.snaplen,
+    })
 }
 
 /// A framing problem as a [`CaptureError`] at `offset`.

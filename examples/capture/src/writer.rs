@@ -35,12 +35,8 @@ pub const SNAPLEN: u32 = 262_144;
 pub const PCAP_MAGIC_MICROS: u32 = 0xa1b2_c3d4;
 /// pcap's nanosecond magic number.
 pub const PCAP_MAGIC_NANOS: u32 = 0xa1b2_3c4d;
-/// pcapng block type: Section Header Block.
-const SHB: u32 = 0x0a0d_0d0a;
-/// pcapng block type: Interface Description Block.
-const IDB: u32 = 1;
-/// pcapng block type: Enhanced Packet Block.
-const EPB: u32 = 6;
+/// pcapng block types, as the reader knows them.
+use crate::reader::{EPB_TYPE as EPB, IDB_TYPE as IDB, SHB_TYPE as SHB};
 /// pcapng byte-order magic.
 const BYTE_ORDER_MAGIC: u32 = 0x1a2b_3c4d;
 /// pcapng option code `if_tsresol`.

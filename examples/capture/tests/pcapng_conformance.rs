@@ -12,7 +12,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use capture::reader::MIN_BUFFER_CAPACITY;
-use capture::CaptureReader;
+use capture::{CaptureError, CaptureReader};
 
 fn corpus_dir() -> PathBuf {
     std::env::var_os("TCP_PERF_PCAPNG_CORPUS")
@@ -77,12 +77,11 @@ impl Read for Trickle<'_> {
     }
 }
 
-/// Every record's (frame, origlen, captured bytes), or the error's text.
-fn records<R: Read>(reader: R) -> Result<Vec<(u64, u32, Vec<u8>)>, String> {
-    let mut reader =
-        CaptureReader::with_capacity(reader, MIN_BUFFER_CAPACITY).map_err(|e| e.to_string())?;
+/// Every record's (frame, origlen, captured bytes), or the reader's error.
+fn records<R: Read>(reader: R) -> Result<Vec<(u64, u32, Vec<u8>)>, CaptureError> {
+    let mut reader = CaptureReader::with_capacity(reader, MIN_BUFFER_CAPACITY)?;
     let mut out = Vec::new();
-    while let Some(r) = reader.next_record().map_err(|e| e.to_string())? {
+    while let Some(r) = reader.next_record()? {
         out.push((r.frame, r.origlen, r.data.to_vec()));
     }
     Ok(out)

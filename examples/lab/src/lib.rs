@@ -55,7 +55,9 @@
 #![warn(missing_docs)]
 
 pub mod lock;
+pub mod nfsend;
 pub mod prereq;
+pub mod quote8;
 pub mod run;
 pub mod sched;
 pub mod scripts;
@@ -88,7 +90,7 @@ pub fn ready(suite: &str, script: &str, what: &str) -> bool {
     if let Err(missing) = prereq::check(prereq::for_script(script)) {
         panic!(
             "{what} ({script}) cannot run here; it needs:\n  - {}\nRun the labs as root with these (`cargo test -p lab -- --ignored`), or skip it by name: LAB_SKIP={suite}.",
-            missing.join("\n  - ")
+            missing
         );
     }
     true

@@ -3,11 +3,73 @@
 //! `tc`, nftables and congestion controls), and a missing one is named with
 //! how to get it.
 
+use std::fmt;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use crate::run::Netns;
+use crate::run::{Netns, NetnsError};
+
+/// One requirement the machine does not meet: what was tried, and how to
+/// get it.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum Unmet {
+    /// Not running as root.
+    #[error("root: the labs create network namespaces and netfilter rules (effective uid {})", uid.map_or("unknown".to_string(), |u| u.to_string()))]
+    Root {
+        /// The effective uid, when `/proc` tells it.
+        uid: Option<u32>,
+    },
+    /// A program that is not installed.
+    #[error("the program {tool} (not on PATH; Debian package {package})")]
+    Tool {
+        /// The program.
+        tool: &'static str,
+        /// The Debian package that has it.
+        package: &'static str,
+    },
+    /// No scratch namespace to try the rest in.
+    #[error(transparent)]
+    Netns(#[from] NetnsError),
+    /// iptables rules the scripts install that the kernel refused.
+    #[error("iptables targets or matches the labs use (kernel modules xt_*/ip6t_*, or the nft backend's support for them): these rules failed in a scratch namespace: {}", failed.join("; "))]
+    Iptables {
+        /// Each refused rule, as a command line.
+        failed: Vec<String>,
+    },
+    /// `nft add table`/`add chain` failed.
+    #[error("nftables (nft add table/chain failed in a scratch namespace: kernel nf_tables)")]
+    Nft,
+    /// `tc qdisc add ... tbf` failed.
+    #[error("the tbf qdisc (tc qdisc add ... tbf failed: kernel sch_tbf)")]
+    Tbf,
+    /// `/dev/net/tun` does not open.
+    #[error("TUN devices (/dev/net/tun: {0}; kernel tun module)")]
+    Tun(#[source] Arc<io::Error>),
+    /// `TCP_CONGESTION` refused a congestion control.
+    #[error("TCP congestion control {0} (TCP_CONGESTION refused it: kernel module tcp_{0})")]
+    Congestion(&'static str),
+}
+
+/// Every requirement of a [`check`] the machine does not meet; shown one a
+/// line, each after `  - `.
+#[derive(Clone, Debug)]
+pub struct Missing(pub Vec<Unmet>);
+
+impl fmt::Display for Missing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, u) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n  - ")?;
+            }
+            write!(f, "{u}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Missing {}
 
 /// One thing a lab needs of the machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,7 +128,6 @@ pub const NETFILTER_LAB: &[Req] = &[
     Req::Tool("ip"),
     Req::Tool("iptables"),
     Req::Tool("tcpdump"),
-    Req::Tool("python3"),
     Req::Netns,
     Req::Iptables,
 ];
@@ -107,7 +168,7 @@ pub fn for_script(script: &str) -> &'static [Req] {
 }
 
 /// The Debian package that has `tool`.
-fn package_of(tool: &str) -> &str {
+fn package_of(tool: &'static str) -> &'static str {
     match tool {
         "ip" | "tc" => "iproute2",
         "iptables" | "ip6tables" => "iptables",
@@ -134,11 +195,11 @@ pub fn effective_uid() -> Option<u32> {
 }
 
 /// Checked results, kept for the process.
-static CHECKED: Mutex<Vec<(Req, Result<(), String>)>> = Mutex::new(Vec::new());
+static CHECKED: Mutex<Vec<(Req, Result<(), Unmet>)>> = Mutex::new(Vec::new());
 
 /// Checks `reqs`; `Err` lists every one that is missing, each with what was
 /// tried and how to get it. Results are kept for the process.
-pub fn check(reqs: &[Req]) -> Result<(), Vec<String>> {
+pub fn check(reqs: &[Req]) -> Result<(), Missing> {
     let mut checked = CHECKED.lock().unwrap_or_else(|e| e.into_inner());
     let mut problems = Vec::new();
     let mut ns: Scratch = None;
@@ -160,7 +221,7 @@ pub fn check(reqs: &[Req]) -> Result<(), Vec<String>> {
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(problems)
+        Err(Missing(problems))
     }
 }
 
@@ -172,10 +233,10 @@ fn needs_root(r: Req) -> bool {
 }
 
 fn cached(
-    checked: &mut Vec<(Req, Result<(), String>)>,
+    checked: &mut Vec<(Req, Result<(), Unmet>)>,
     ns: &mut Scratch,
     r: Req,
-) -> Result<(), String> {
+) -> Result<(), Unmet> {
     if let Some((_, res)) = checked.iter().find(|(q, _)| *q == r) {
         return res.clone();
     }
@@ -184,20 +245,15 @@ fn cached(
     res
 }
 
-fn check_one(r: Req, scratch_ns: &mut Scratch) -> Result<(), String> {
+fn check_one(r: Req, scratch_ns: &mut Scratch) -> Result<(), Unmet> {
     match r {
         Req::Root => match effective_uid() {
             Some(0) => Ok(()),
-            uid => Err(format!(
-                "root: the labs create network namespaces and netfilter rules (effective uid {})",
-                uid.map_or("unknown".to_string(), |u| u.to_string())
-            )),
+            uid => Err(Unmet::Root { uid }),
         },
-        Req::Tool(t) => find_tool(t).map(|_| ()).ok_or_else(|| {
-            format!(
-                "the program {t} (not on PATH; Debian package {})",
-                package_of(t)
-            )
+        Req::Tool(t) => find_tool(t).map(|_| ()).ok_or(Unmet::Tool {
+            tool: t,
+            package: package_of(t),
         }),
         Req::Netns => scratch(scratch_ns).map(|_| ()),
         Req::Iptables => {
@@ -210,16 +266,16 @@ fn check_one(r: Req, scratch_ns: &mut Scratch) -> Result<(), String> {
             if failed.is_empty() {
                 Ok(())
             } else {
-                Err(format!(
-                    "iptables targets or matches the labs use (kernel modules xt_*/ip6t_*, or the nft backend's support for them): these rules failed in a scratch namespace: {}",
-                    failed.join("; ")
-                ))
+                Err(Unmet::Iptables { failed })
             }
         }
         Req::Nft => {
             let ns = scratch(scratch_ns)?;
             if find_tool("nft").is_none() {
-                return Err("the program nft (Debian package nftables)".into());
+                return Err(Unmet::Tool {
+                    tool: "nft",
+                    package: package_of("nft"),
+                });
             }
             let ok = in_ns(&ns, "nft", &["add", "table", "inet", "labcheck"])
                 && in_ns(
@@ -235,10 +291,7 @@ fn check_one(r: Req, scratch_ns: &mut Scratch) -> Result<(), String> {
                     ],
                 );
             let _ = in_ns(&ns, "nft", &["delete", "table", "inet", "labcheck"]);
-            ok.then_some(()).ok_or_else(|| {
-                "nftables (nft add table/chain failed in a scratch namespace: kernel nf_tables)"
-                    .into()
-            })
+            ok.then_some(()).ok_or(Unmet::Nft)
         }
         Req::Tbf => {
             let ns = scratch(scratch_ns)?;
@@ -251,15 +304,14 @@ fn check_one(r: Req, scratch_ns: &mut Scratch) -> Result<(), String> {
                 ],
             );
             let _ = in_ns(&ns, "tc", &["qdisc", "del", "dev", "lo", "root"]);
-            ok.then_some(())
-                .ok_or_else(|| "the tbf qdisc (tc qdisc add ... tbf failed: kernel sch_tbf)".into())
+            ok.then_some(()).ok_or(Unmet::Tbf)
         }
         Req::Tun => std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .open("/dev/net/tun")
             .map(|_| ())
-            .map_err(|e| format!("TUN devices (/dev/net/tun: {e}; kernel tun module)")),
+            .map_err(|e| Unmet::Tun(Arc::new(e))),
         Req::Congestion(cc) => {
             let ns = scratch(scratch_ns)?;
             let code = format!(
@@ -267,7 +319,7 @@ fn check_one(r: Req, scratch_ns: &mut Scratch) -> Result<(), String> {
             );
             in_ns(&ns, "python3", &["-c", &code])
                 .then_some(())
-                .ok_or_else(|| format!("TCP congestion control {cc} (TCP_CONGESTION refused it: kernel module tcp_{cc})"))
+                .ok_or(Unmet::Congestion(cc))
         }
     }
 }
@@ -474,13 +526,13 @@ const IPTABLES_PROBES: &[(&str, &[&str])] = &[
 ];
 
 /// The scratch namespace of one [`check`] call (deleted when it returns).
-type Scratch = Option<Result<Netns, String>>;
+type Scratch = Option<Result<Netns, NetnsError>>;
 
-fn scratch(s: &mut Scratch) -> Result<String, String> {
+fn scratch(s: &mut Scratch) -> Result<String, Unmet> {
     s.get_or_insert_with(|| Netns::create("check"))
         .as_ref()
         .map(|n| n.name().to_string())
-        .map_err(Clone::clone)
+        .map_err(|e| Unmet::Netns(e.clone()))
 }
 
 fn in_ns(ns: &str, cmd: &str, args: &[&str]) -> bool {
@@ -504,8 +556,13 @@ mod tests {
 
     #[test]
     fn a_missing_tool_names_its_package() {
-        let e = check_one(Req::Tool("no-such-tool-xyz"), &mut None).unwrap_err();
-        assert!(e.contains("no-such-tool-xyz"), "{e}");
+        let e = check_one(Req::Tool("no-such-tool-xyz"), &mut None)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "the program no-such-tool-xyz (not on PATH; Debian package no-such-tool-xyz)"
+        );
         assert!(check_one(Req::Tool("sh"), &mut None).is_ok());
         assert!(package_of("nft") == "nftables" && package_of("ip6tables") == "iptables");
     }
@@ -524,7 +581,8 @@ mod tests {
             return;
         }
         let e = check(&[Req::Root, Req::Netns, Req::Iptables, Req::Tun]).unwrap_err();
-        assert_eq!(e.len(), 1, "{e:?}");
-        assert!(e[0].starts_with("root"), "{e:?}");
+        assert_eq!(e.0.len(), 1, "{e:?}");
+        assert!(matches!(e.0[0], Unmet::Root { .. }), "{e:?}");
+        assert!(e.to_string().starts_with("root"), "{e}");
     }
 }

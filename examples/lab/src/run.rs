@@ -135,6 +135,25 @@ pub fn sweep_stale() {
     }
 }
 
+/// Why a network namespace could not be made.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum NetnsError {
+    /// `ip` is not installed.
+    #[error("the program ip (Debian package iproute2)")]
+    NoIp,
+    /// `ip` could not be started.
+    #[error("cannot run ip: {0}")]
+    Spawn(#[source] std::sync::Arc<std::io::Error>),
+    /// `ip netns add` refused.
+    #[error("network namespaces (ip netns add {name}: {stderr})")]
+    Add {
+        /// The namespace's name.
+        name: String,
+        /// What `ip` said.
+        stderr: String,
+    },
+}
+
 /// A network namespace made by the harness (not by a script), deleted when
 /// dropped, also when the test panics.
 #[derive(Debug)]
@@ -144,18 +163,18 @@ pub struct Netns {
 
 impl Netns {
     /// Creates `lab<pid>-<tag>`.
-    pub fn create(tag: &str) -> Result<Netns, String> {
+    pub fn create(tag: &str) -> Result<Netns, NetnsError> {
         let name = format!("{}{tag}", netns_prefix());
-        let ip = find_tool("ip").ok_or("the program ip (Debian package iproute2)")?;
+        let ip = find_tool("ip").ok_or(NetnsError::NoIp)?;
         let out = Command::new(ip)
             .args(["netns", "add", &name])
             .output()
-            .map_err(|e| format!("cannot run ip: {e}"))?;
+            .map_err(|e| NetnsError::Spawn(std::sync::Arc::new(e)))?;
         if !out.status.success() {
-            return Err(format!(
-                "network namespaces (ip netns add {name}: {})",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
+            return Err(NetnsError::Add {
+                name,
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            });
         }
         Ok(Netns { name })
     }

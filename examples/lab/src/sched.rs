@@ -374,7 +374,7 @@ impl Lab {
             if let Err(missing) = prereq::check(row.needs) {
                 panic!(
                     "lab {name} cannot run here; it needs:\n  - {}\nRun the labs as root with these (`cargo test -p lab -- --ignored`), or skip this lab by name: LAB_SKIP={name} (or its suite: LAB_SKIP={}).",
-                    missing.join("\n  - "),
+                    missing,
                     suite(name)
                 );
             }

@@ -127,6 +127,7 @@ impl Ctx {
     pub fn netfilter_lab(&self, tag: &str, count: u32, seed: u64, args: &[&str]) -> PathBuf {
         let dir = self.fresh_dir(tag);
         Script::new("netfilter-lab.sh")
+            .env("LAB_NFSEND", self.tools().bins().nfsend)
             .arg(&dir)
             .arg(count.to_string())
             .arg(seed.to_string())

@@ -20,6 +20,10 @@ pub struct Bins {
     pub qbss_model: &'static str,
     /// `lab-qbss-router`.
     pub qbss_router: &'static str,
+    /// `lab-nfsend`: the netfilter lab's random segments.
+    pub nfsend: &'static str,
+    /// `lab-quote8`: the probe lab's RFC 792 quoting router.
+    pub quote8: &'static str,
 }
 
 /// The [`Bins`] of this package, for a test target of the lab crate.
@@ -30,6 +34,8 @@ macro_rules! bins {
             firewall_check: env!("CARGO_BIN_EXE_lab-firewall-check"),
             qbss_model: env!("CARGO_BIN_EXE_lab-qbss-model"),
             qbss_router: env!("CARGO_BIN_EXE_lab-qbss-router"),
+            nfsend: env!("CARGO_BIN_EXE_lab-nfsend"),
+            quote8: env!("CARGO_BIN_EXE_lab-quote8"),
         }
     };
 }

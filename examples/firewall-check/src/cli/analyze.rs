@@ -7,9 +7,9 @@ use std::time::Duration;
 use bdp::BitsPerSecond;
 use tcp_options::kind::MAX_WINDOW_SCALE;
 
-use super::live::{interrupted, LiveArgs, LiveSource};
+use super::live::{interrupted, LiveArgs, LiveEnd, LiveFailure, LiveSource};
 use crate::analysis::analyze::{
-    analyze, analyze_source, AnalyzeError, AnalyzeFormat, Settings, SCHEMA_VERSION,
+    analyze, analyze_source, AnalyzeError, AnalyzeFormat, AnalyzeSummary, Settings, SCHEMA_VERSION,
 };
 use crate::conn::tracker::DEFAULT_CAPACITY;
 use crate::output::analyze::JSON_BLOCK;
@@ -29,7 +29,7 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     pub live: LiveArgs,
     /// Use this RTT (e.g. `10ms`) instead of measuring it.
-    #[arg(long, value_parser = parse_rtt)]
+    #[arg(long, value_parser = super::parse_rtt)]
     pub rtt: Option<Duration>,
     /// The rate the verdict computes the needed window for (e.g. `1Gbps`).
     #[arg(long, value_parser = parse_rate, default_value = "1Gbit/s")]
@@ -42,24 +42,59 @@ pub struct AnalyzeArgs {
     pub max_connections: usize,
 }
 
-fn parse_rtt(s: &str) -> Result<Duration, String> {
-    let d = bdp::parse_duration(s).map_err(|e| e.to_string())?;
-    if d.is_zero() {
-        return Err("the RTT must be above zero".to_string());
+fn parse_rate(s: &str) -> Result<BitsPerSecond, bdp::ParseError> {
+    s.parse::<BitsPerSecond>()
+}
+
+/// Why `analyze` failed, by stage.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeFailure {
+    /// The arguments: `--max-connections 0` (a usage error).
+    #[error(transparent)]
+    NoConnections(#[from] super::NoConnections),
+    /// The capture cannot be opened.
+    #[error(transparent)]
+    Open(#[from] crate::OpenError),
+    /// The capture could not be read to its end, or the report could not
+    /// be written (what was read is reported).
+    #[error("{}: {source}", path.display())]
+    Analyze {
+        /// The capture.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: AnalyzeError,
+    },
+    /// The live capture (`-i`) could not run as asked.
+    #[error(transparent)]
+    Live(#[from] LiveFailure),
+    /// The live capture could not be read to its end, or the report could
+    /// not be written (what was read is reported).
+    #[error("{interface}: {source}")]
+    AnalyzeLive {
+        /// The interface.
+        interface: String,
+        /// Why.
+        #[source]
+        source: AnalyzeError,
+    },
+}
+
+impl AnalyzeFailure {
+    /// True for a command line that asks for something impossible.
+    pub fn is_usage(&self) -> bool {
+        match self {
+            AnalyzeFailure::NoConnections(_) => true,
+            AnalyzeFailure::Live(e) => e.is_usage(),
+            _ => false,
+        }
     }
-    Ok(d)
 }
 
-fn parse_rate(s: &str) -> Result<BitsPerSecond, String> {
-    s.parse::<BitsPerSecond>().map_err(|e| e.to_string())
-}
-
-/// Runs `analyze` for the command line; the error is the message to print.
+/// Runs `analyze` for the command line; the error says what failed and where.
 pub fn run(args: &AnalyzeArgs) -> Result<Outcome, Failure> {
     if args.max_connections == 0 {
-        return Err(Failure::Usage(
-            "--max-connections must be at least 1".to_string(),
-        ));
+        return Err(AnalyzeFailure::from(super::NoConnections).into());
     }
     let settings = Settings {
         rtt: args.rtt,
@@ -75,41 +110,61 @@ pub fn run(args: &AnalyzeArgs) -> Result<Outcome, Failure> {
     } else {
         AnalyzeFormat::Text
     };
-    let (result, name) = match &args.capture {
-        Some(path) if !args.live.is_live() => {
-            args.live.check_file()?;
-            let input = crate::open_capture(path)?;
-            let result = analyze(input, &mut out, format, &settings);
-            (result, path.display().to_string())
-        }
-        _ => {
-            args.live.check(1)?;
-            let mut source = LiveSource::open(&args.live, 0, interrupted())?;
-            let live = Settings {
-                live: true,
-                ..settings
-            };
-            let format = if args.json {
-                AnalyzeFormat::JsonLines
-            } else {
-                AnalyzeFormat::Text
-            };
-            let mut result = analyze_source(&mut source, &mut out, format, &live);
-            let name = source.interface().to_string();
-            let end = source.finish(result.is_err())?;
-            if let Ok(summary) = &result {
-                if let Err(e) = write_end(&mut out, &end, summary.connections, args.json) {
-                    result = Err(AnalyzeError::Write(e));
-                }
-            }
-            (result, name)
-        }
+    let path = match &args.capture {
+        Some(path) if !args.live.is_live() => path,
+        _ => return Ok(run_live(args, &mut out, settings)?),
     };
-    match result {
-        Ok(summary) if summary.findings > 0 => Ok(Outcome::Findings),
-        Ok(_) => Ok(Outcome::Clean),
+    args.live.check_file().map_err(AnalyzeFailure::from)?;
+    let input = crate::open_capture(path).map_err(AnalyzeFailure::from)?;
+    match analyze(input, &mut out, format, &settings) {
+        Ok(summary) => Ok(outcome(summary)),
         Err(AnalyzeError::Write(e)) if crate::is_broken_pipe(&e) => Ok(Outcome::Clean),
-        Err(e) => Err(format!("{name}: {e}").into()),
+        Err(source) => Err(AnalyzeFailure::Analyze {
+            path: path.clone(),
+            source,
+        }
+        .into()),
+    }
+}
+
+fn outcome(summary: AnalyzeSummary) -> Outcome {
+    if summary.findings > 0 {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    }
+}
+
+/// `analyze -i`: reports as connections close (JSON lines with `--json`),
+/// the open ones at the end, then how the capture ended and what it lost.
+fn run_live<W: io::Write>(
+    args: &AnalyzeArgs,
+    out: &mut W,
+    settings: Settings,
+) -> Result<Outcome, AnalyzeFailure> {
+    args.live.check(1)?;
+    let mut source = LiveSource::open(&args.live, 0, interrupted())?;
+    let live = Settings {
+        live: true,
+        ..settings
+    };
+    let format = if args.json {
+        AnalyzeFormat::JsonLines
+    } else {
+        AnalyzeFormat::Text
+    };
+    let mut result = analyze_source(&mut source, out, format, &live);
+    let interface = source.interface().to_string();
+    let end = source.finish(result.is_err())?;
+    if let Ok(summary) = &result {
+        if let Err(e) = write_end(out, &end, summary.connections, args.json) {
+            result = Err(AnalyzeError::Write(e));
+        }
+    }
+    match result {
+        Ok(summary) => Ok(outcome(summary)),
+        Err(AnalyzeError::Write(e)) if crate::is_broken_pipe(&e) => Ok(Outcome::Clean),
+        Err(source) => Err(AnalyzeFailure::AnalyzeLive { interface, source }),
     }
 }
 
@@ -117,7 +172,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<Outcome, Failure> {
 /// lost (`{"type": "end", ...}` in JSON lines).
 fn write_end<W: io::Write>(
     out: &mut W,
-    end: &super::live::LiveEnd,
+    end: &LiveEnd,
     connections: usize,
     json: bool,
 ) -> io::Result<()> {

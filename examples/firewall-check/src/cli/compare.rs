@@ -6,8 +6,10 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use super::live::{interrupted, LiveArgs, LiveEnd, LiveSource};
-use crate::analysis::compare::{compare_paths, compare_readers, CompareError, Options, Report};
+use super::live::{interrupted, LiveArgs, LiveEnd, LiveFailure, LiveSource};
+use crate::analysis::compare::{
+    compare_paths, compare_readers, CaptureWarning, CompareError, Options, Report,
+};
 use crate::conn::tracker::DEFAULT_CAPACITY;
 use crate::output::compare::{render_text, report_json, report_json_live};
 use crate::{Failure, Outcome};
@@ -50,8 +52,8 @@ pub enum RunError {
     #[error("bad --rtt: {0}")]
     BadRtt(bdp::ParseError),
     /// `--max-connections 0`.
-    #[error("--max-connections must be at least 1")]
-    NoConnections,
+    #[error(transparent)]
+    NoConnections(#[from] super::NoConnections),
     /// The comparison could not run.
     #[error(transparent)]
     Compare(#[from] CompareError),
@@ -65,12 +67,22 @@ pub enum RunError {
     #[error("no TCP connection was found in both captures: were they taken at the same time on the two sides of the same middlebox?")]
     NothingInCommon,
     /// Captures could not be read to their end (the report of what was
-    /// read is written): each capture's name and warning.
-    #[error("{}", .0.join("; "))]
-    Partial(Vec<String>),
-    /// A live capture could not run (the failure's own message and status).
-    #[error("{}", .0.message())]
-    Live(Failure),
+    /// read is written): each capture's warnings.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Partial(Vec<PartialCapture>),
+    /// The live captures (`-i A -i B`) could not run as asked.
+    #[error(transparent)]
+    Live(#[from] LiveFailure),
+}
+
+/// A capture that was not read whole, and why.
+#[derive(Debug, Error)]
+#[error("{path}: {warning}")]
+pub struct PartialCapture {
+    /// The capture, as given.
+    pub path: String,
+    /// What happened reading it.
+    pub warning: CaptureWarning,
 }
 
 impl RunError {
@@ -80,22 +92,9 @@ impl RunError {
             self,
             RunError::ZeroRtt
                 | RunError::BadRtt(_)
-                | RunError::NoConnections
+                | RunError::NoConnections(_)
                 | RunError::Compare(CompareError::BothStdin)
-        )
-    }
-}
-
-impl From<RunError> for Failure {
-    fn from(e: RunError) -> Failure {
-        if let RunError::Live(f) = e {
-            return f;
-        }
-        if e.is_usage() {
-            Failure::Usage(e.to_string())
-        } else {
-            Failure::Runtime(e.to_string())
-        }
+        ) || matches!(self, RunError::Live(e) if e.is_usage())
     }
 }
 
@@ -106,7 +105,7 @@ impl From<RunError> for Failure {
 /// message for stderr. Findings that change the traffic give
 /// [`Outcome::Findings`]; capture loss alone does not.
 pub fn run(args: &CompareArgs) -> Result<Outcome, Failure> {
-    compare(args).map_err(Failure::from)
+    Ok(compare(args)?)
 }
 
 /// [`run`] with its typed error.
@@ -118,7 +117,7 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome, RunError> {
         Some(Err(e)) => return Err(RunError::BadRtt(e)),
     };
     if args.max_connections == 0 {
-        return Err(RunError::NoConnections);
+        return Err(super::NoConnections.into());
     }
     let opts = Options {
         rtt,
@@ -126,7 +125,7 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome, RunError> {
     };
     let (report, live) = match (&args.capture_a, &args.capture_b) {
         (Some(a), Some(b)) if !args.live.is_live() => {
-            args.live.check_file().map_err(RunError::Live)?;
+            args.live.check_file()?;
             (compare_paths(a, b, &opts)?, Vec::new())
         }
         _ => capture_and_compare(&args.live, &opts)?,
@@ -155,17 +154,18 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome, RunError> {
         Err(e) => return Err(RunError::Write(e)),
         Ok(()) => {}
     }
-    outcome(&report)
+    outcome(report)
 }
 
 /// `compare -i A -i B`: both interfaces captured at once (a thread each)
 /// into pcap files, the `-w` ones or temporary ones, until `--count`,
-/// `--duration` or Ctrl-C; then the two files compared as any two captures.
+/// `--duration` or Ctrl-C; then the two files compared as any two captures,
+/// named by their interfaces.
 fn capture_and_compare(
     live: &LiveArgs,
     opts: &Options,
 ) -> Result<(Report, Vec<LiveEnd>), RunError> {
-    live.check(2).map_err(RunError::Live)?;
+    live.check(2)?;
     let mut args = live.clone();
     let temporary = args.write.is_empty();
     if temporary {
@@ -173,59 +173,20 @@ fn capture_and_compare(
             let path = std::env::temp_dir()
                 .join(format!("firewall-check-{}-{k}.pcap", std::process::id()));
             // Claimed anew: never a file (or link) someone left there.
-            std::fs::File::create_new(&path).map_err(|e| {
-                RunError::Live(Failure::Runtime(format!(
-                    "cannot create {}: {e}",
-                    path.display()
-                )))
+            std::fs::File::create_new(&path).map_err(|source| {
+                LiveFailure::Create(crate::CreateError {
+                    path: path.clone(),
+                    source,
+                })
             })?;
             args.write.push(path);
         }
     }
-    let stop = interrupted();
-    let result = (|| {
-        let sources = [
-            LiveSource::open(&args, 0, stop.clone()).map_err(RunError::Live)?,
-            LiveSource::open(&args, 1, stop.clone()).map_err(RunError::Live)?,
-        ];
-        let ends: Vec<Result<LiveEnd, Failure>> = std::thread::scope(|s| {
-            let running: Vec<_> = sources
-                .into_iter()
-                .map(|mut source| {
-                    s.spawn(move || {
-                        use capture::RecordSource;
-                        let failed = loop {
-                            match source.next_record() {
-                                Ok(Some(_)) => {}
-                                Ok(None) => break None,
-                                Err(e) => break Some(e),
-                            }
-                        };
-                        let end = source.finish(failed.is_some())?;
-                        match failed {
-                            Some(e) => Err(Failure::Runtime(format!("{}: {e}", end.interface))),
-                            None => Ok(end),
-                        }
-                    })
-                })
-                .collect();
-            running
-                .into_iter()
-                .map(|t| {
-                    t.join().unwrap_or_else(|_| {
-                        Err(Failure::Runtime("a capture thread failed".to_string()))
-                    })
-                })
-                .collect()
-        });
-        let ends = ends
-            .into_iter()
-            .collect::<Result<Vec<LiveEnd>, Failure>>()
-            .map_err(RunError::Live)?;
+    let result = capture_both(&args).and_then(|ends| {
         // Named by interface (the files may be temporary).
         let open = |k: usize| {
             std::fs::File::open(&args.write[k])
-                .map(std::io::BufReader::new)
+                .map(io::BufReader::new)
                 .map_err(|source| CompareError::Open {
                     path: args.write[k].display().to_string(),
                     source,
@@ -239,7 +200,7 @@ fn capture_and_compare(
             opts,
         )?;
         Ok((report, ends))
-    })();
+    });
     if temporary {
         for path in &args.write {
             let _ = std::fs::remove_file(path);
@@ -248,20 +209,66 @@ fn capture_and_compare(
     result
 }
 
+/// Reads both interfaces of `args` at once into their `-w` files.
+fn capture_both(args: &LiveArgs) -> Result<Vec<LiveEnd>, RunError> {
+    use capture::RecordSource;
+    let stop = interrupted();
+    let sources = [
+        LiveSource::open(args, 0, stop.clone())?,
+        LiveSource::open(args, 1, stop)?,
+    ];
+    let ends: Vec<Result<LiveEnd, LiveFailure>> = std::thread::scope(|s| {
+        let running: Vec<_> = sources
+            .into_iter()
+            .map(|mut source| {
+                s.spawn(move || {
+                    let failed = loop {
+                        match source.next_record() {
+                            Ok(Some(_)) => {}
+                            Ok(None) => break None,
+                            Err(e) => break Some(e),
+                        }
+                    };
+                    let interface = source.interface().to_string();
+                    let end = source.finish(failed.is_some())?;
+                    match failed {
+                        Some(source) => Err(LiveFailure::Read { interface, source }),
+                        None => Ok(end),
+                    }
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|t| t.join().unwrap_or(Err(LiveFailure::Thread)))
+            .collect()
+    });
+    Ok(ends
+        .into_iter()
+        .collect::<Result<Vec<LiveEnd>, LiveFailure>>()?)
+}
+
 /// What the exit status says of a written report.
-fn outcome(report: &Report) -> Result<Outcome, RunError> {
+fn outcome(report: Report) -> Result<Outcome, RunError> {
     if report.connections.is_empty() {
         return Err(RunError::NothingInCommon);
     }
-    let problems: Vec<String> = report
+    let tampering = report.has_tampering();
+    let problems: Vec<PartialCapture> = report
         .captures
-        .iter()
-        .flat_map(|c| c.warnings.iter().map(move |w| format!("{}: {w}", c.path)))
+        .into_iter()
+        .flat_map(|c| {
+            let path = c.path;
+            c.warnings.into_iter().map(move |warning| PartialCapture {
+                path: path.clone(),
+                warning,
+            })
+        })
         .collect();
     if !problems.is_empty() {
         return Err(RunError::Partial(problems));
     }
-    Ok(if report.has_tampering() {
+    Ok(if tampering {
         Outcome::Findings
     } else {
         Outcome::Clean

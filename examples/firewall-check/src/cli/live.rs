@@ -16,9 +16,72 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use capture::writer::WriteError;
 use capture::{CaptureError, CaptureLoss, LiveError, Next, Record, RecordSource};
 
-use crate::Failure;
+use crate::CreateError;
+
+/// Why a live capture could not run as asked, by stage: the command line,
+/// opening the interface or the `-w` file, reading, finishing the file.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveFailure {
+    /// libpcap's refusal, or a build without live capture.
+    #[error(transparent)]
+    Capture(#[from] LiveError),
+    /// `-i` given more than once where one interface is read.
+    #[error("-i takes one interface here")]
+    OneInterface,
+    /// `compare -i` without two interfaces.
+    #[error("-i must be given {0} times (one interface per capture)")]
+    Interfaces(usize),
+    /// `-w` not once per interface.
+    #[error("-w must be given once per interface ({0})")]
+    Files(usize),
+    /// A live option without `-i`.
+    #[error("{0} needs -i IFACE (--interface): it applies to live captures only")]
+    NeedsInterface(&'static str),
+    /// The `-w` file (or compare's temporary file) cannot be created.
+    #[error(transparent)]
+    Create(#[from] CreateError),
+    /// The `-w` file could not be finished.
+    #[error("{}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: capture::writer::WriteError,
+    },
+    /// Reading an interface failed (compare, which reads both first).
+    #[error("{interface}: {source}")]
+    Read {
+        /// The interface.
+        interface: String,
+        /// Why.
+        #[source]
+        source: CaptureError,
+    },
+    /// A capture thread panicked (compare).
+    #[error("a capture thread ended without a result")]
+    Thread,
+}
+
+impl LiveFailure {
+    /// True for a command line that asks for something impossible (exit
+    /// status 2): `-i` in a build without live capture, a filter libpcap
+    /// cannot compile, the live options misused. Opening an interface or a
+    /// file, reading, writing: 1.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            LiveFailure::Capture(LiveError::NotBuilt | LiveError::Filter { .. })
+                | LiveFailure::OneInterface
+                | LiveFailure::Interfaces(_)
+                | LiveFailure::Files(_)
+                | LiveFailure::NeedsInterface(_)
+        )
+    }
+}
 
 /// The live-capture arguments (`compare` takes `-i` and `-w` twice, one
 /// for each side of the middlebox).
@@ -66,7 +129,7 @@ impl LiveArgs {
 
     /// Without `-i`: the live options are a usage error (they would be
     /// silently ignored for a file).
-    pub fn check_file(&self) -> Result<(), Failure> {
+    pub fn check_file(&self) -> Result<(), LiveFailure> {
         let given = [
             (self.filter.is_some(), "-f"),
             (self.count.is_some(), "--count"),
@@ -74,30 +137,26 @@ impl LiveArgs {
             (!self.write.is_empty(), "-w"),
         ];
         match given.iter().find(|(set, _)| *set) {
-            Some((_, name)) => Err(Failure::Usage(format!(
-                "{name} needs -i IFACE (--interface): it applies to live captures only"
-            ))),
+            Some((_, name)) => Err(LiveFailure::NeedsInterface(name)),
             None => Ok(()),
         }
     }
 
     /// Checks that `-i` (and `-w`) were given `n` times at most once each
     /// per interface, and that this build captures.
-    pub fn check(&self, n: usize) -> Result<(), Failure> {
+    pub fn check(&self, n: usize) -> Result<(), LiveFailure> {
         if !cfg!(feature = "live") {
-            return Err(Failure::Usage(LiveError::NotBuilt.to_string()));
+            return Err(LiveError::NotBuilt.into());
         }
         if self.interface.len() != n {
-            return Err(Failure::Usage(if n == 1 {
-                "-i takes one interface here".to_string()
+            return Err(if n == 1 {
+                LiveFailure::OneInterface
             } else {
-                format!("-i must be given {n} times (one interface per capture)")
-            }));
+                LiveFailure::Interfaces(n)
+            });
         }
         if self.write.len() > n || (n > 1 && !self.write.is_empty() && self.write.len() != n) {
-            return Err(Failure::Usage(format!(
-                "-w must be given once per interface ({n})"
-            )));
+            return Err(LiveFailure::Files(n));
         }
         Ok(())
     }
@@ -229,26 +288,16 @@ pub struct LiveSource {
 impl LiveSource {
     /// Opens capture number `k` of the command line (`-i`, `-w`), stopping
     /// when `stop` is set.
-    pub fn open(args: &LiveArgs, k: usize, stop: Arc<AtomicBool>) -> Result<Self, Failure> {
-        let interface = args
-            .interface
-            .get(k)
-            .cloned()
-            .ok_or_else(|| Failure::Usage("-i IFACE is missing".to_string()))?;
+    pub fn open(args: &LiveArgs, k: usize, stop: Arc<AtomicBool>) -> Result<Self, LiveFailure> {
+        let Some(interface) = args.interface.get(k).cloned() else {
+            return Err(LiveFailure::Interfaces(k + 1));
+        };
         let write = args.write.get(k).cloned();
         let file = match &write {
             None => None,
-            Some(path) => Some(BufWriter::new(File::create(path).map_err(|e| {
-                Failure::Runtime(format!("cannot create {}: {e}", path.display()))
-            })?)),
+            Some(path) => Some(BufWriter::new(crate::create_output(path)?)),
         };
-        // No live capture in this build, or a filter libpcap cannot
-        // compile: the command line's fault (status 2); an interface that
-        // cannot be opened: the machine's (status 1), as for a file.
-        let inner = imp::open(args, &interface, stop, file).map_err(|e| match e {
-            LiveError::NotBuilt | LiveError::Filter { .. } => Failure::Usage(e.to_string()),
-            e => Failure::Runtime(e.to_string()),
-        })?;
+        let inner = imp::open(args, &interface, stop, file)?;
         // As tcpdump says it: the capture is open, packets from now on are seen.
         eprintln!(
             "firewall-check: listening on {interface}, link type {}",
@@ -268,12 +317,13 @@ impl LiveSource {
 
     /// Ends the capture: writes out the `-w` file and says how it ended
     /// (`failed`: reading stopped on an error).
-    pub fn finish(self, failed: bool) -> Result<LiveEnd, Failure> {
+    pub fn finish(self, failed: bool) -> Result<LiveEnd, LiveFailure> {
         let write = self.write;
-        let (frames, reason, loss) = imp::finish(self.inner, failed).map_err(|e| {
-            let path = write.as_deref().unwrap_or(std::path::Path::new("-w"));
-            Failure::Runtime(format!("{}: {e}", path.display()))
-        })?;
+        let (frames, reason, loss) =
+            imp::finish(self.inner, failed).map_err(|source| LiveFailure::Write {
+                path: write.unwrap_or_default(),
+                source,
+            })?;
         Ok(LiveEnd {
             interface: self.interface,
             frames,
@@ -382,14 +432,14 @@ mod imp {
     pub fn finish(
         s: Source,
         failed: bool,
-    ) -> Result<(u64, &'static str, Option<CaptureLoss>), String> {
+    ) -> Result<(u64, &'static str, Option<CaptureLoss>), WriteError> {
         match s {
             Source::Plain(mut c) => Ok((c.frames(), reason(&c, failed), c.loss())),
             Source::Kept(mut t) => {
                 let c = t.inner_mut();
                 let (frames, why, loss) = (c.frames(), reason(c, failed), c.loss());
-                let file = t.finish().map_err(|e| e.to_string())?;
-                flush(file).map_err(|e| e.to_string())?;
+                let file = t.finish()?;
+                flush(file)?;
                 Ok((frames, why, loss))
             }
         }
@@ -431,7 +481,10 @@ mod imp {
         match *s {}
     }
 
-    pub fn finish(s: Source, _: bool) -> Result<(u64, &'static str, Option<CaptureLoss>), String> {
+    pub fn finish(
+        s: Source,
+        _: bool,
+    ) -> Result<(u64, &'static str, Option<CaptureLoss>), WriteError> {
         match s {}
     }
 }
@@ -471,7 +524,7 @@ mod tests {
             write: w.iter().map(PathBuf::from).collect(),
             ..LiveArgs::default()
         };
-        let usage = |r: Result<(), Failure>| matches!(r, Err(Failure::Usage(_)));
+        let usage = |r: Result<(), LiveFailure>| r.is_err_and(|e| e.is_usage());
         if cfg!(feature = "live") {
             assert!(args(&["a"], &["x"]).check(1).is_ok());
             assert!(args(&["a", "b"], &[]).check(2).is_ok());
@@ -479,7 +532,7 @@ mod tests {
             assert!(usage(args(&["a", "b"], &["x"]).check(2)));
         } else {
             let e = args(&["a"], &[]).check(1).unwrap_err();
-            assert!(e.message().contains("--features live"), "{e:?}");
+            assert!(e.to_string().contains("--features live"), "{e:?}");
             assert!(usage(Err(e)));
         }
     }

@@ -95,6 +95,31 @@ enum Command {
     Series(series::SeriesArgs),
 }
 
+/// Why `--rtt` was refused (`analyze`, `series`).
+#[derive(Debug, thiserror::Error)]
+pub enum RttError {
+    /// Not a duration.
+    #[error(transparent)]
+    Parse(#[from] bdp::ParseError),
+    /// A duration of zero.
+    #[error("the RTT must be above zero")]
+    Zero,
+}
+
+/// `--rtt` of `analyze` and `series`: a duration above zero (e.g. `10ms`).
+pub fn parse_rtt(s: &str) -> Result<std::time::Duration, RttError> {
+    let d = bdp::parse_duration(s)?;
+    if d.is_zero() {
+        return Err(RttError::Zero);
+    }
+    Ok(d)
+}
+
+/// `--max-connections 0`: a tracker must hold at least one connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("--max-connections must be at least 1")]
+pub struct NoConnections;
+
 /// Runs `firewall-check` with the process's arguments; the binary's whole `main`.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -118,11 +143,8 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(3),
         Err(f) => {
-            eprintln!("firewall-check: {}", f.message());
-            ExitCode::from(match f {
-                Failure::Usage(_) => 2,
-                Failure::Runtime(_) => 1,
-            })
+            eprintln!("firewall-check: {f}");
+            ExitCode::from(f.exit_status())
         }
     }
 }

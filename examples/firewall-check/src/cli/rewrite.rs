@@ -2,13 +2,12 @@
 //! stands for), and the run that ties the capture, netfilter's edits
 //! ([`crate::analysis::rewrite`]) and the output file together.
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
 use tcp_options::netfilter::{MssTarget, StripListError, StripSet};
 
-use crate::analysis::rewrite::{rewrite, Rules};
+use crate::analysis::rewrite::{rewrite, RewriteError, Rules};
 use crate::{Failure, Outcome};
 
 /// Command-line arguments of `firewall-check rewrite`.
@@ -65,20 +64,48 @@ impl RewriteArgs {
     }
 }
 
+/// Why `rewrite` failed, by stage.
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteFailure {
+    /// The arguments give no rules to apply (a usage error).
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    /// The capture cannot be opened.
+    #[error(transparent)]
+    Open(#[from] crate::OpenError),
+    /// The output file cannot be created.
+    #[error(transparent)]
+    Create(#[from] crate::CreateError),
+    /// Reading the capture or writing the pcap failed (the records before
+    /// were written).
+    #[error("{}: {source}", path.display())]
+    Rewrite {
+        /// The capture read.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: RewriteError,
+    },
+}
+
 /// Runs `rewrite` for the command line; a summary goes to standard error.
 pub fn run(args: &RewriteArgs) -> Result<Outcome, Failure> {
-    let rules = args.rules().map_err(|e| Failure::Usage(e.to_string()))?;
+    Ok(rewrite_run(args)?)
+}
+
+/// [`run`] with its typed error.
+fn rewrite_run(args: &RewriteArgs) -> Result<Outcome, RewriteFailure> {
+    let rules = args.rules()?;
     let input = crate::open_capture(&args.input)?;
     let output: Box<dyn Write> = if args.output.as_os_str() == "-" {
         Box::new(io::stdout().lock())
     } else {
-        Box::new(
-            File::create(&args.output)
-                .map_err(|e| format!("cannot create {}: {e}", args.output.display()))?,
-        )
+        Box::new(crate::create_output(&args.output)?)
     };
-    let stats =
-        rewrite(input, output, &rules).map_err(|e| format!("{}: {e}", args.input.display()))?;
+    let stats = rewrite(input, output, &rules).map_err(|source| RewriteFailure::Rewrite {
+        path: args.input.clone(),
+        source,
+    })?;
     eprintln!(
         "rewrite: {} packets, {} rewritten, {} dropped, {} copied as they were (cut by the snap length)",
         stats.packets, stats.rewritten, stats.dropped, stats.truncated

@@ -17,7 +17,6 @@
 //! connection's number is said on standard error.
 
 use std::cell::Cell;
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -30,6 +29,9 @@ use crate::conn::tracker::DEFAULT_CAPACITY;
 use crate::output::series::csv::{write_row, CSV_HEADER};
 use crate::output::series::svg::{self, PlotData};
 use crate::{Failure, Outcome};
+
+/// What a step of the run gives.
+type Step<T> = Result<T, SeriesFailure>;
 
 /// The CSV columns, for `--help`.
 pub const CSV_HELP: &str = "\
@@ -62,7 +64,7 @@ pub struct SeriesArgs {
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// Use this RTT (e.g. `10ms`) instead of the handshake's.
-    #[arg(long, value_parser = parse_rtt)]
+    #[arg(long, value_parser = super::parse_rtt)]
     pub rtt: Option<Duration>,
     /// For connections whose handshake is not in the capture, read window fields with this shift (0-14). Without it, a capture file is read twice and each such connection's windows are read with the shift `analyze` infers for it, when it infers one.
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=14))]
@@ -72,23 +74,76 @@ pub struct SeriesArgs {
     pub max_connections: usize,
 }
 
-/// Why `--rtt` was refused.
+/// Why `series` failed, by stage.
 #[derive(Debug, thiserror::Error)]
-pub enum RttError {
-    /// Not a duration.
+pub enum SeriesFailure {
+    /// The arguments: `--max-connections 0` (a usage error).
     #[error(transparent)]
-    Parse(#[from] bdp::ParseError),
-    /// A duration of zero.
-    #[error("the RTT must be above zero")]
-    Zero,
+    NoConnections(#[from] super::NoConnections),
+    /// The arguments: `--svg` without `--connection` from standard input
+    /// (a usage error).
+    #[error("--svg without --connection reads the capture twice (to find the connection with the most data): give a file, not -, or --connection N")]
+    SvgNeedsFile,
+    /// The arguments: `--csv -` and `--svg -` (a usage error).
+    #[error("--csv - and --svg - cannot both write to standard output")]
+    BothToStdout,
+    /// The capture cannot be opened.
+    #[error(transparent)]
+    Open(#[from] crate::OpenError),
+    /// The CSV file cannot be created.
+    #[error(transparent)]
+    Create(#[from] crate::CreateError),
+    /// The capture could not be read to its end (the rows and the picture
+    /// of what was read are written).
+    #[error("{}: {source}", path.display())]
+    Capture {
+        /// The capture.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: AnalyzeError,
+    },
+    /// Writing the CSV failed.
+    #[error("writing the CSV: {0}")]
+    Csv(#[source] io::Error),
+    /// `--connection N` gave no sample.
+    #[error("{}: connection {connection} has no samples (no such connection, or no data and no ACKs)", path.display())]
+    NoSamples {
+        /// The capture.
+        path: PathBuf,
+        /// The connection asked for.
+        connection: u64,
+    },
+    /// `--svg` without `--connection`, and no connection carried data.
+    #[error("{}: no connection to plot", path.display())]
+    NothingToPlot {
+        /// The capture.
+        path: PathBuf,
+    },
+    /// The plot could not be drawn.
+    #[error("drawing the SVG: {0}")]
+    Draw(#[source] svg::SvgError),
+    /// The SVG could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    WriteSvg {
+        /// Where it was going (`-`: standard output).
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
 }
 
-fn parse_rtt(s: &str) -> Result<Duration, RttError> {
-    let d = bdp::parse_duration(s)?;
-    if d.is_zero() {
-        return Err(RttError::Zero);
+impl SeriesFailure {
+    /// True for a command line that asks for something impossible.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            SeriesFailure::NoConnections(_)
+                | SeriesFailure::SvgNeedsFile
+                | SeriesFailure::BothToStdout
+        )
     }
-    Ok(d)
 }
 
 fn is_stdout(p: &Path) -> bool {
@@ -97,6 +152,11 @@ fn is_stdout(p: &Path) -> bool {
 
 /// Runs `series` for the command line.
 pub fn run(args: &SeriesArgs) -> Result<Outcome, Failure> {
+    Ok(series_run(args)?)
+}
+
+/// [`run`] with its typed error.
+fn series_run(args: &SeriesArgs) -> Step<Outcome> {
     validate(args)?;
     let settings = Settings {
         rtt: args.rtt,
@@ -126,10 +186,10 @@ pub fn run(args: &SeriesArgs) -> Result<Outcome, Failure> {
     };
     if let Some(c) = args.connection {
         if samples == 0 {
-            return Err(Failure::Runtime(format!(
-                "{}: connection {c} has no samples (no such connection, or no data and no ACKs)",
-                args.capture.display()
-            )));
+            return Err(SeriesFailure::NoSamples {
+                path: args.capture.clone(),
+                connection: c,
+            });
         }
     }
     let Some(path) = &args.svg else {
@@ -147,27 +207,24 @@ pub fn run(args: &SeriesArgs) -> Result<Outcome, Failure> {
 }
 
 /// Refuses what the arguments cannot do together.
-fn validate(args: &SeriesArgs) -> Result<(), Failure> {
+fn validate(args: &SeriesArgs) -> Step<()> {
     if args.max_connections == 0 {
-        return Err(Failure::Usage(
-            "--max-connections must be at least 1".to_string(),
-        ));
+        return Err(super::NoConnections.into());
     }
     if args.svg.is_some() && args.connection.is_none() && is_stdout(&args.capture) {
-        return Err(Failure::Usage(
-            "--svg without --connection reads the capture twice (to find the connection with the most data): give a file, not -, or --connection N".to_string(),
-        ));
+        return Err(SeriesFailure::SvgNeedsFile);
     }
     if args.csv.as_deref().is_some_and(is_stdout) && args.svg.as_deref().is_some_and(is_stdout) {
-        return Err(Failure::Usage(
-            "--csv - and --svg - cannot both write to standard output".to_string(),
-        ));
+        return Err(SeriesFailure::BothToStdout);
     }
     Ok(())
 }
 
-fn capture_error(args: &SeriesArgs, e: AnalyzeError) -> Failure {
-    Failure::Runtime(format!("{}: {e}", args.capture.display()))
+fn capture_error(args: &SeriesArgs, source: AnalyzeError) -> SeriesFailure {
+    SeriesFailure::Capture {
+        path: args.capture.clone(),
+        source,
+    }
 }
 
 /// Where the CSV goes, and the last error writing it.
@@ -189,13 +246,11 @@ enum CsvEnd {
 impl CsvSink {
     /// The CSV's file or standard output, its header written, unless the
     /// arguments ask for no CSV (`--svg` without `--csv`).
-    fn open(args: &SeriesArgs) -> Result<Option<Self>, Failure> {
+    fn open(args: &SeriesArgs) -> Step<Option<Self>> {
         let to_stdout = args.csv.as_deref().map_or(args.svg.is_none(), is_stdout);
         let out: Box<dyn Write> = match &args.csv {
             _ if to_stdout => Box::new(BufWriter::new(io::stdout().lock())),
-            Some(p) => Box::new(BufWriter::new(
-                File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?,
-            )),
+            Some(p) => Box::new(BufWriter::new(crate::create_output(p)?)),
             None => return Ok(None),
         };
         let mut sink = CsvSink {
@@ -226,7 +281,7 @@ impl CsvSink {
     }
 
     /// Flushes the CSV; the error is the first write's that failed.
-    fn finish(mut self) -> Result<CsvEnd, Failure> {
+    fn finish(mut self) -> Step<CsvEnd> {
         if self.error.is_none() {
             if let Err(e) = self.out.flush() {
                 self.error = Some(e);
@@ -235,7 +290,7 @@ impl CsvSink {
         match self.error {
             None => Ok(CsvEnd::Written),
             Some(e) if self.to_stdout && crate::is_broken_pipe(&e) => Ok(CsvEnd::PipeClosed),
-            Some(e) => Err(Failure::Runtime(format!("writing the CSV: {e}"))),
+            Some(e) => Err(SeriesFailure::Csv(e)),
         }
     }
 }
@@ -245,7 +300,7 @@ impl CsvSink {
 /// rows read windows and time limits as `analyze` does. Standard input is
 /// read once, and so is a pipe given by name (`<(tcpdump ...)`); with both
 /// `--assume-wscale` and `--rtt` there is nothing to learn.
-fn learn(args: &SeriesArgs, settings: &Settings) -> Result<FxHashMap<u64, Learned>, Failure> {
+fn learn(args: &SeriesArgs, settings: &Settings) -> Step<FxHashMap<u64, Learned>> {
     let regular = std::fs::metadata(&args.capture).is_ok_and(|m| m.is_file());
     if is_stdout(&args.capture) || !regular || (args.assume_wscale.is_some() && args.rtt.is_some())
     {
@@ -277,7 +332,7 @@ fn pass1(
     settings: &Settings,
     learned: &FxHashMap<u64, Learned>,
     mut csv: Option<&mut CsvSink>,
-) -> Result<Pass1, Failure> {
+) -> Step<Pass1> {
     let want_svg = args.svg.is_some();
     let want = args.connection;
     let mut plot = want.filter(|_| want_svg).map(PlotData::new);
@@ -309,12 +364,11 @@ fn pass1(
 
 /// The connection to plot when none was named: the one with the most data,
 /// said on standard error.
-fn choose_connection(args: &SeriesArgs, totals: &DataTotals) -> Result<u64, Failure> {
+fn choose_connection(args: &SeriesArgs, totals: &DataTotals) -> Step<u64> {
     let Some(busiest) = totals.busiest() else {
-        return Err(Failure::Runtime(format!(
-            "{}: no connection to plot",
-            args.capture.display()
-        )));
+        return Err(SeriesFailure::NothingToPlot {
+            path: args.capture.clone(),
+        });
     };
     eprintln!(
         "firewall-check series: plotting connection {} of {}, the one with the most data ({} bytes client to server, {} server to client); choose another with --connection N",
@@ -333,7 +387,7 @@ fn pass2(
     settings: &Settings,
     learned: &FxHashMap<u64, Learned>,
     id: u64,
-) -> Result<PlotData, Failure> {
+) -> Step<PlotData> {
     let mut plot = PlotData::new(id);
     let input = crate::open_capture(&args.capture)?;
     let read = series_learned(input, settings, learned, |c| c == id, |s| plot.push(s));
@@ -350,8 +404,8 @@ fn pass2(
 
 /// Draws the plot and writes it to `path` (`-`: standard output, where a
 /// closed pipe is no error).
-fn write_svg(path: &Path, plot: &PlotData) -> Result<(), Failure> {
-    let text = svg::render(plot).map_err(|e| Failure::Runtime(format!("drawing the SVG: {e}")))?;
+fn write_svg(path: &Path, plot: &PlotData) -> Step<()> {
+    let text = svg::render(plot).map_err(SeriesFailure::Draw)?;
     let res = if is_stdout(path) {
         let mut out = io::stdout().lock();
         out.write_all(text.as_bytes()).and_then(|()| out.flush())
@@ -361,9 +415,9 @@ fn write_svg(path: &Path, plot: &PlotData) -> Result<(), Failure> {
     match res {
         Ok(()) => Ok(()),
         Err(e) if is_stdout(path) && crate::is_broken_pipe(&e) => Ok(()),
-        Err(e) => Err(Failure::Runtime(format!(
-            "cannot write {}: {e}",
-            path.display()
-        ))),
+        Err(source) => Err(SeriesFailure::WriteSvg {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }

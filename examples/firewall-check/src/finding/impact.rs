@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+use bdp::BitsPerSecond;
+
 use crate::finding::evidence::CaptureSide;
 use crate::finding::Kind;
 
@@ -23,14 +25,55 @@ pub struct Impact {
     pub cost: Cost,
 }
 
-/// The window a rate needs at the impact's RTT (`bdp::window_needed`) and
-/// the smallest window-scale shift that lets it be advertised.
+/// Where an RTT comes from (`analyze`'s connections, `compare`'s
+/// impacts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSource {
+    /// `--rtt`.
+    Given,
+    /// The handshake: the client's SYN to its ACK of the SYN-ACK
+    /// (`compare`: the larger of the two captures' figures).
+    Handshake,
+    /// The two timestamp echo loops added (`analyze`, for a connection
+    /// without its handshake).
+    Timestamps,
+}
+
+impl RttSource {
+    /// `given`, `handshake` or `timestamps`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RttSource::Given => "given",
+            RttSource::Handshake => "handshake",
+            RttSource::Timestamps => "timestamps",
+        }
+    }
+}
+
+/// The window a rate needs at an RTT (`bdp::window_needed`) and the
+/// smallest window-scale shift that lets it be advertised: `analyze`'s
+/// verdict for `--target-rate`, `compare`'s impact for 1 Gbit/s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Need {
-    /// The window, bytes.
+    /// The rate.
+    pub target: BitsPerSecond,
+    /// The window it needs, bytes.
     pub bytes: u64,
     /// The shift; `None` when it is beyond 14 (RFC 7323's largest).
     pub shift: Option<u8>,
+}
+
+impl Need {
+    /// What `target` needs at `rtt` (`None` where `bdp` cannot say).
+    pub fn at(target: BitsPerSecond, rtt: Duration) -> Option<Need> {
+        let need = bdp::window_needed(target, rtt).ok()?;
+        Some(Need {
+            target,
+            bytes: need.get(),
+            shift: bdp::window_scale_shift(need).ok(),
+        })
+    }
 }
 
 /// A window field the client read unscaled although the server meant it

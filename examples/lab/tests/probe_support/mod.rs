@@ -101,6 +101,7 @@ impl Lab<'_> {
             .env("PROBE_LAB_TEXT", self.text.join(","))
             .env("PROBE_LAB_PARTIAL", self.partial.unwrap_or(""))
             .env("PROBE_LAB_DELAY", self.delay.unwrap_or(""))
+            .env("LAB_QUOTE8", env!("CARGO_BIN_EXE_lab-quote8"))
             .arg(lab_support::script(SCRIPT))
             .arg(&dir)
             .arg(env!("CARGO_BIN_EXE_lab-firewall-check"))
@@ -118,12 +119,12 @@ impl Lab<'_> {
         let runs = cases.iter().map(|c| self.read(&dir, c)).collect();
         let log = std::fs::read_to_string(dir.join("quote8.log")).unwrap_or_default();
         if self.partial.is_some() {
-            assert!(log.contains("quote8: cut"), "quote8.py cut nothing: {log}");
+            assert!(log.contains("quote8: cut"), "lab-quote8 cut nothing: {log}");
         }
         if self.delay.is_some() {
             assert!(
                 log.contains("quote8: delayed"),
-                "quote8.py held nothing: {log}"
+                "lab-quote8 held nothing: {log}"
             );
         }
         let _ = std::fs::remove_dir_all(&dir);

@@ -11,7 +11,7 @@ use super::*;
 /// out-of-window byte (arrival only).
 const PARTIAL_TESTS: &str = "wscale,mss,dscp_af11,ecn_setup,out_of_window";
 
-/// r3 quoting like an RFC 792 router (PROBE_LAB_PARTIAL=r3: quote8.py cuts
+/// r3 quoting like an RFC 792 router (PROBE_LAB_PARTIAL=r3: lab-quote8 cuts
 /// its time-exceeded messages to the IP header and 8 TCP bytes) and no
 /// reflector: a partial quote is never counted as a hop that saw the
 /// options unchanged. The tests of options and flags are `unknown`
@@ -373,7 +373,7 @@ fn probe_lab_nat_and_synproxy_placements() {
 }
 
 /// Routers whose time-exceeded messages come late (PROBE_LAB_DELAY: held
-/// 300 ms by quote8.py, after the target's SYN-ACK): the path must not
+/// 300 ms by lab-quote8, after the target's SYN-ACK): the path must not
 /// depend on when the quotes arrive. The path walk once took the target's
 /// distance from the highest TTL quoted within 100 ms of the target's
 /// answer: with r3 late the target was hop 3 and the window rewrite, seen

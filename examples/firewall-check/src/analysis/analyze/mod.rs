@@ -84,7 +84,6 @@ use std::time::Duration;
 
 use bdp::BitsPerSecond;
 use rustc_hash::FxHashMap;
-use serde::Serialize;
 
 use crate::analysis::limit_log;
 use crate::conn::tracker::{ConnTracker, Connection, DEFAULT_CAPACITY};
@@ -102,6 +101,7 @@ mod side;
 pub mod state;
 pub mod verdict;
 
+pub use crate::finding::impact::RttSource;
 pub use mismatch::MismatchEvidence;
 pub use report::{
     report, AdviceItem, ConnectionReport, DirectionReport, Directions, Negotiated, PerEndpoint,
@@ -119,29 +119,6 @@ pub const DEFAULT_TARGET_RATE: BitsPerSecond = BitsPerSecond::new(1_000_000_000)
 /// `linux_drops`, and made `negotiated.ecn` a mode (`classic`, `accecn`,
 /// `null`) instead of a boolean.
 pub const SCHEMA_VERSION: u32 = 2;
-
-/// Where a connection's RTT comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RttSource {
-    /// `--rtt`.
-    Given,
-    /// The handshake: SYN to the client's ACK of the SYN-ACK.
-    Handshake,
-    /// The two timestamp echo loops added.
-    Timestamps,
-}
-
-impl RttSource {
-    /// `given`, `handshake` or `timestamps`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RttSource::Given => "given",
-            RttSource::Handshake => "handshake",
-            RttSource::Timestamps => "timestamps",
-        }
-    }
-}
 
 /// Settings of an analysis.
 #[derive(Debug, Clone, Copy)]

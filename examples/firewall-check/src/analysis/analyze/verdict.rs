@@ -22,6 +22,7 @@ use super::report::{ceiling_of, AdviceItem, ConnectionReport, CEILING_MAX_PERCEN
 use super::shift::ShiftInterval;
 use super::state::ConnState;
 use super::Settings;
+pub use crate::finding::impact::Need;
 
 /// The largest window without scaling.
 pub const MAX_UNSCALED: u64 = 65_535;
@@ -29,31 +30,6 @@ pub const MAX_UNSCALED: u64 = 65_535;
 /// The verdict of a connection: its parts, in order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Verdict(pub Vec<VerdictPart>);
-
-/// The window a target rate needs at an RTT (`bdp::window_needed`) and
-/// the shift that lets it be advertised (`None`: more than window scaling
-/// allows).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Need {
-    /// The target rate (`--target-rate`).
-    pub target: BitsPerSecond,
-    /// The window it needs, bytes.
-    pub bytes: u64,
-    /// The smallest window-scale shift for it.
-    pub shift: Option<u8>,
-}
-
-impl Need {
-    /// What `target` needs at `rtt` (`None` where `bdp` cannot say).
-    pub fn at(target: BitsPerSecond, rtt: Duration) -> Option<Need> {
-        let need = bdp::window_needed(target, rtt).ok()?;
-        Some(Need {
-            target,
-            bytes: need.get(),
-            shift: bdp::window_scale_shift(need).ok(),
-        })
-    }
-}
 
 /// A window's ceiling at the RTT, and what the target needs there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

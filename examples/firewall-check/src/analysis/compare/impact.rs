@@ -177,13 +177,7 @@ fn shift_of(v: &FieldValue) -> Option<u8> {
 
 /// What 1 Gbit/s needs at the RTT.
 fn gigabit_needs(ctx: &Ctx) -> Option<Need> {
-    let rtt = ctx.rtt?;
-    let gbit = bdp::BitsPerSecond::from_gbps(1)?;
-    let w = bdp::window_needed(gbit, rtt).ok()?;
-    Some(Need {
-        bytes: w.get(),
-        shift: bdp::window_scale_shift(w).ok(),
-    })
+    Need::at(bdp::BitsPerSecond::from_gbps(1)?, ctx.rtt?)
 }
 
 /// Window-scale option removed. `c2s`: from the client's SYN; else from the
@@ -357,6 +351,7 @@ mod tests {
             i.cost,
             Cost::WscaleStrippedFromSyn {
                 gigabit: Some(Need {
+                    target: bdp::BitsPerSecond::new(1_000_000_000),
                     bytes: 1_250_000,
                     shift: Some(5)
                 })

@@ -15,6 +15,8 @@ use crate::conn::tracker::Direction;
 use crate::finding::{Cause, Compared, Confidence, Evidence, Finding, Kind};
 use capture::CaptureError;
 
+pub use crate::finding::impact::RttSource;
+
 /// What made one capture's part of the result partial.
 #[derive(Debug, Error)]
 pub enum CaptureWarning {
@@ -83,16 +85,6 @@ pub enum SidesBy {
     Time,
     /// Neither: the first capture given is taken as the client side.
     Assumed,
-}
-
-/// Where a connection's RTT comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RttSource {
-    /// `--rtt`.
-    Given,
-    /// The client's SYN to its ACK of the SYN-ACK, the larger of the two
-    /// captures' figures.
-    Handshake,
 }
 
 /// The RTT the impacts use, and where it comes from.

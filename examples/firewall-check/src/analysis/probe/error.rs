@@ -9,8 +9,6 @@
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 
-use crate::Failure;
-
 /// The command line asks for something impossible.
 #[derive(Debug, thiserror::Error)]
 pub enum UsageError {
@@ -326,25 +324,4 @@ pub enum ProbeError {
     /// Something the run's own logic rules out.
     #[error("internal error: {0}")]
     Internal(&'static str),
-}
-
-impl From<ProbeError> for Failure {
-    fn from(e: ProbeError) -> Self {
-        match e {
-            ProbeError::Usage(u) => Failure::Usage(u.to_string()),
-            other => Failure::Runtime(other.to_string()),
-        }
-    }
-}
-
-impl From<UsageError> for Failure {
-    fn from(e: UsageError) -> Self {
-        Failure::Usage(e.to_string())
-    }
-}
-
-impl From<NetError> for Failure {
-    fn from(e: NetError) -> Self {
-        Failure::Runtime(e.to_string())
-    }
 }

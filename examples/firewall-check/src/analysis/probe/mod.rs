@@ -145,6 +145,11 @@ const PORTS_PER_RUN: u16 = 512;
 
 /// Runs `firewall-check probe`.
 pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
+    Ok(probe_run(args)?)
+}
+
+/// [`run`] with its typed error.
+fn probe_run(args: &ProbeArgs) -> Result<Outcome, ProbeError> {
     let all = catalogue();
     if args.list_tests {
         for t in &all {
@@ -173,7 +178,7 @@ pub fn run(args: &ProbeArgs) -> Result<Outcome, Failure> {
     };
     if let Err(e) = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes()) {
         if !crate::is_broken_pipe(&e) {
-            return Err(ProbeError::Write(e).into());
+            return Err(ProbeError::Write(e));
         }
     }
     Ok(if report.findings.is_empty() {

@@ -102,16 +102,7 @@ impl RawIp {
                 while !stop.load(Ordering::Relaxed) {
                     let n = match cap.read(&mut buf) {
                         Ok(n) => n,
-                        Err(e)
-                            if matches!(
-                                e.kind(),
-                                std::io::ErrorKind::WouldBlock
-                                    | std::io::ErrorKind::TimedOut
-                                    | std::io::ErrorKind::Interrupted
-                            ) =>
-                        {
-                            continue
-                        }
+                        Err(e) if is_timeout(&e) => continue,
                         Err(_) => return,
                     };
                     let at = Instant::now();
@@ -168,13 +159,7 @@ impl RawIp {
                                 return;
                             }
                         }
-                        Err(e)
-                            if matches!(
-                                e.kind(),
-                                std::io::ErrorKind::WouldBlock
-                                    | std::io::ErrorKind::TimedOut
-                                    | std::io::ErrorKind::Interrupted
-                            ) => {}
+                        Err(e) if is_timeout(&e) => {}
                         Err(_) => return,
                     }
                 }
@@ -342,4 +327,15 @@ impl Drop for RstGuard {
             t.retain(|x| x != &self.table);
         }
     }
+}
+
+/// A socket read that ended without a packet (its timeout, a signal): the
+/// reader threads read again.
+fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock
+            | std::io::ErrorKind::TimedOut
+            | std::io::ErrorKind::Interrupted
+    )
 }

@@ -181,13 +181,10 @@ pub fn sides_by_name(s: SidesBy) -> &'static str {
     }
 }
 
-/// `given`, `handshake`, or `unknown` without an RTT.
+/// `given`, `handshake` ([`RttSource::as_str`]), or `unknown` without an
+/// RTT.
 pub fn rtt_source_name(s: Option<RttSource>) -> &'static str {
-    match s {
-        Some(RttSource::Given) => "given",
-        Some(RttSource::Handshake) => "handshake",
-        None => "unknown",
-    }
+    s.map_or("unknown", RttSource::as_str)
 }
 
 /// A piece of matching evidence in words.

@@ -118,6 +118,12 @@ pub fn ident(index: u8, ttl: u8) -> u16 {
     (u16::from(index) << 8) | u16::from(ttl)
 }
 
+/// The TTL a quote's identification names, whatever the test (0: not a
+/// TTL-limited copy).
+pub fn ttl_in(ident: u16) -> u8 {
+    ident.to_be_bytes()[1]
+}
+
 /// The TTL a quote's identification names for the test `index`, if it is
 /// one of that test's copies.
 pub fn ttl_of(index: u8, ident: u16) -> Option<u8> {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tcp_options::Flags;
 
 use super::super::error::ControlError;
+use super::super::prober::ttl_in;
 use super::super::wire::{parse_answer, Answer, IcmpError, IcmpKind, Seen};
 use super::protocol::{Craft, Dir, Reply, Request, VERSION};
 
@@ -196,7 +197,7 @@ impl Control {
                 _ => None,
             })
             .filter_map(|e| {
-                let ttl = (e.quote.ident & 0xff) as u8;
+                let ttl = ttl_in(e.quote.ident);
                 let data_ok = !data || e.quote.payload().is_none_or(|d| !d.is_empty());
                 (e.quote.ident & 0xff00 == ident && ttl > 0 && data_ok).then_some((ttl, e))
             })

@@ -68,7 +68,7 @@ use std::net::SocketAddr;
 
 use clap::Args;
 
-use super::error::{NetError, UsageError};
+use super::error::{NetError, ProbeError, UsageError};
 use crate::{Failure, Outcome};
 
 /// Command-line arguments of `reflect`.
@@ -136,6 +136,11 @@ pub fn same_key(a: &[u8], b: &[u8]) -> bool {
 
 /// Runs `firewall-check reflect`.
 pub fn run(args: &ReflectArgs) -> Result<Outcome, Failure> {
+    Ok(reflect_run(args)?)
+}
+
+/// [`run`] with its typed error.
+fn reflect_run(args: &ReflectArgs) -> Result<Outcome, ProbeError> {
     let listen: SocketAddr = args.listen.parse().map_err(|source| UsageError::Listen {
         input: args.listen.clone(),
         source,

@@ -7,20 +7,7 @@ use std::time::Duration;
 use super::super::diff::{Change, FieldValue};
 use super::Impact;
 use crate::finding::Kind;
-
-/// `52.4 Mbit/s`.
-pub fn rate(bps: u64) -> String {
-    let b = bps as f64;
-    if b >= 1e12 {
-        format!("{:.2} Tbit/s", b / 1e12)
-    } else if b >= 1e9 {
-        format!("{:.2} Gbit/s", b / 1e9)
-    } else if b >= 1e6 {
-        format!("{:.1} Mbit/s", b / 1e6)
-    } else {
-        format!("{:.0} kbit/s", b / 1e3)
-    }
-}
+use crate::output::format::rate_text as rate;
 
 fn ceiling(window: u64, rtt: Duration) -> Option<u64> {
     bdp::ceiling(bdp::Bytes::new(window), rtt)

@@ -6,13 +6,14 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::{shown_json, Finding, HopRef, Report};
+use crate::output::format::duration_text;
 
 impl Report {
     /// The text report.
     pub fn text(&self) -> String {
         let mut s = format!("probe {}", self.target);
         if let Some(r) = self.rtt {
-            let _ = write!(s, ", RTT {:.3} ms", r.as_secs_f64() * 1e3);
+            let _ = write!(s, ", RTT {}", duration_text(r));
         }
         s += "\npath:";
         for h in &self.path {

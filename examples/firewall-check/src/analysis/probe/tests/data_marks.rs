@@ -16,10 +16,10 @@ use tcp_options::Flags;
 use super::super::catalogue::{Marks, TestSpec, Unit};
 use super::super::error::ProbeError;
 use super::super::prober::handshake::SYN_OPTIONS;
-use super::super::prober::{ident, Arrival, Prober};
+use super::super::prober::{ident, Prober};
 use super::super::reflect::Control;
-use super::super::wire::{Answer, IcmpKind, IpFields, Segment};
-use super::{FarEnd, TestRun};
+use super::super::wire::{IpFields, Segment};
+use super::{collect_data_answers, data_complete, FarEnd, TestRun};
 use crate::conn::Direction;
 use crate::finding::Kind;
 
@@ -84,13 +84,6 @@ pub fn run(
     let ds = spec.marks.ds;
     run.sent = p.io.build(IpFields::new(ds, 64, ident(index, 0)), &seg)?;
     let next = hs.isn.wrapping_add(2);
-    let complete = |p: &Prober<'_>, run: &TestRun| {
-        run.answer.is_some()
-            && p.path
-                .short_ttls()
-                .filter(|t| p.path.answers(*t))
-                .all(|t| run.has_quote(t))
-    };
     for attempt in 0..3u32 {
         for ttl in p.path.short_ttls().filter(|t| !run.has_quote(*t)) {
             p.io.send_paced(IpFields::new(ds, ttl, ident(index, ttl)), &seg)?;
@@ -99,28 +92,10 @@ pub fn run(
             p.io.send(IpFields::new(ds, 64, ident(index, 0)), &seg)?;
         }
         let until = Instant::now() + p.io.timeout * (1 << attempt);
-        let mine = |a: &Arrival| a.port() == sport;
-        loop {
-            for a in p.io.take(mine) {
-                match a.answer {
-                    Answer::Tcp(s) if s.ack() == Some(next) => {
-                        run.answer.get_or_insert((len, s));
-                    }
-                    Answer::Icmp(e)
-                        if e.kind == IcmpKind::TimeExceeded && e.quote.seq() == seg.seq =>
-                    {
-                        let ttl = (e.quote.ident & 0xff) as u8;
-                        run.add_quote(ttl, e);
-                    }
-                    _ => {}
-                }
-            }
-            if complete(p, &run) || Instant::now() >= until {
-                break;
-            }
-            p.io.wait(until, |inbox| inbox.iter().any(mine));
-        }
-        if complete(p, &run) {
+        collect_data_answers(p, &mut run, sport, seg.seq, until, |s| {
+            s.ack() == Some(next)
+        });
+        if data_complete(p, &run) {
             break;
         }
     }

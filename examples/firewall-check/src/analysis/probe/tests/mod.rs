@@ -34,9 +34,9 @@ use std::net::IpAddr;
 use super::catalogue::{TestSpec, Unit};
 use super::diff::Observation;
 use super::error::ProbeError;
-use super::prober::Prober;
+use super::prober::{Arrival, Prober};
 use super::reflect::Control;
-use super::wire::{IcmpError, Seen};
+use super::wire::{Answer, IcmpError, IcmpKind, Seen};
 use crate::conn::Direction;
 
 /// What one test's copies brought back.
@@ -74,6 +74,50 @@ pub struct FarEnd {
     pub address: IpAddr,
     /// What it saw.
     pub seen: Seen,
+}
+
+/// Whether a data probe's run is complete: the far end's answer, and a
+/// quote from every short TTL whose router answers.
+pub fn data_complete(p: &Prober<'_>, run: &TestRun) -> bool {
+    run.answer.is_some()
+        && p.path
+            .short_ttls()
+            .filter(|t| p.path.answers(*t))
+            .all(|t| run.has_quote(t))
+}
+
+/// Reads `sport`'s arrivals until `until` or until the run is complete
+/// ([`data_complete`]): the far end's segment that `acks` accepts becomes
+/// the answer (from the full copy, at the path's length), and each
+/// router's time-exceeded quote of the data segment at `seq` is kept by
+/// the TTL its identification names.
+pub fn collect_data_answers(
+    p: &mut Prober<'_>,
+    run: &mut TestRun,
+    sport: u16,
+    seq: u32,
+    until: std::time::Instant,
+    acks: impl Fn(&Seen) -> bool,
+) {
+    let len = p.path.len.unwrap_or(1);
+    let mine = |a: &Arrival| a.port() == sport;
+    loop {
+        for a in p.io.take(mine) {
+            match a.answer {
+                Answer::Tcp(s) if acks(&s) => {
+                    run.answer.get_or_insert((len, s));
+                }
+                Answer::Icmp(e) if e.kind == IcmpKind::TimeExceeded && e.quote.seq() == seq => {
+                    run.add_quote(super::prober::ttl_in(e.quote.ident), e);
+                }
+                _ => {}
+            }
+        }
+        if data_complete(p, run) || std::time::Instant::now() >= until {
+            break;
+        }
+        p.io.wait(until, |inbox| inbox.iter().any(mine));
+    }
 }
 
 impl TestRun {

@@ -45,8 +45,8 @@ use super::super::evaluate::Detail;
 use super::super::prober::handshake::SYN_OPTIONS;
 use super::super::prober::{ident, Arrival, Handshake, Prober};
 use super::super::reflect::Control;
-use super::super::wire::{Answer, IcmpKind, IpFields, Seen, Segment};
-use super::{Note, TestRun};
+use super::super::wire::{Answer, IpFields, Seen, Segment};
+use super::{collect_data_answers, data_complete, Note, TestRun};
 use crate::conn::Direction;
 use crate::finding::Kind;
 
@@ -375,7 +375,6 @@ fn beyond_edge(
     sack: bool,
     run: &mut TestRun,
 ) -> Result<(), ProbeError> {
-    let len = p.path.len.unwrap_or(1);
     let next = conn.acked;
     let seg = Segment {
         seq: next.wrapping_add(offset),
@@ -385,13 +384,6 @@ fn beyond_edge(
     let full = IpFields::new(DsField::new(0), 64, ident(conn.index, 0));
     run.sent = p.io.build(full, &seg)?;
     let sport = conn.sport;
-    let complete = |p: &Prober<'_>, run: &TestRun| {
-        run.answer.is_some()
-            && p.path
-                .short_ttls()
-                .filter(|t| p.path.answers(*t))
-                .all(|t| run.has_quote(t))
-    };
     for attempt in 0..2 {
         for ttl in p.path.short_ttls().filter(|t| !run.has_quote(*t)) {
             p.io.send_paced(
@@ -403,30 +395,10 @@ fn beyond_edge(
             p.io.send(full, &seg)?;
         }
         let until = Instant::now() + p.io.timeout;
-        let mine = |a: &Arrival| a.port() == sport;
-        loop {
-            for a in p.io.take(mine) {
-                match a.answer {
-                    Answer::Tcp(s)
-                        if s.ack() == Some(next) && (!sack || sack_covers(&s, seg.seq)) =>
-                    {
-                        run.answer.get_or_insert((len, s));
-                    }
-                    Answer::Icmp(e)
-                        if e.kind == IcmpKind::TimeExceeded && e.quote.seq() == seg.seq =>
-                    {
-                        let ttl = (e.quote.ident & 0xff) as u8;
-                        run.add_quote(ttl, e);
-                    }
-                    _ => {}
-                }
-            }
-            if complete(p, run) || Instant::now() >= until {
-                break;
-            }
-            p.io.wait(until, |inbox| inbox.iter().any(mine));
-        }
-        if run.answer.is_some() && (attempt > 0 || complete(p, run)) {
+        collect_data_answers(p, run, sport, seg.seq, until, |s| {
+            s.ack() == Some(next) && (!sack || sack_covers(s, seg.seq))
+        });
+        if run.answer.is_some() && (attempt > 0 || data_complete(p, run)) {
             break;
         }
     }
