@@ -16,7 +16,10 @@
 //!   revisit this. (Under a SYN flood with SYN cookies, a SYN without
 //!   Timestamps loses Window Scale and SACK as well; not modelled.)
 //! - The client (`tcp_rcv_synsent_state_process`) decides from the SYN-ACK:
-//!   window scaling is on only when the SYN-ACK carries Window Scale;
+//!   window scaling is on only when the SYN-ACK carries Window Scale (and
+//!   its own SYN offered it: a client that sent none has
+//!   `tcp_window_scaling` off and ignores the SYN-ACK's, as RFC 7323
+//!   section 2.2 requires of any stack);
 //!   otherwise both of its shifts become 0 (and its window is clamped to
 //!   65535). SACK and timestamps follow the SYN-ACK's SACK-Permitted and
 //!   Timestamps the same way; the MSS it may send is the SYN-ACK's.
@@ -128,8 +131,8 @@ impl<'a> Negotiation<'a> {
         synack_recv: Option<&LinuxRepr<'a>>,
     ) -> Self {
         Negotiation {
-            client: synack_recv.map(|heard| EndpointView::decide(heard, syn_sent)),
-            server: syn_recv.map(|heard| EndpointView::decide(heard, synack_sent)),
+            client: synack_recv.map(|heard| EndpointView::decide(heard, syn_sent, true)),
+            server: syn_recv.map(|heard| EndpointView::decide(heard, synack_sent, false)),
         }
     }
 }
@@ -161,8 +164,17 @@ pub struct EndpointView<'a> {
 }
 
 impl<'a> EndpointView<'a> {
-    fn decide(heard: &LinuxRepr<'a>, own: Option<&LinuxRepr<'a>>) -> Self {
-        let window_scaling = heard.window_scale.is_some();
+    /// `initiator`: this endpoint sent the SYN. An initiator whose own SYN
+    /// (as sent) carried no Window Scale never scales, whatever the SYN-ACK
+    /// carries: RFC 7323 section 2.2 ("both sides MUST send Window Scale
+    /// options in their <SYN> segments to enable window scaling in either
+    /// direction"), and Linux (`tcp_syn_options` always offers it unless
+    /// `net.ipv4.tcp_window_scaling` is 0, and with it 0 `tcp_parse_options`
+    /// ignores the SYN-ACK's). The server decides from the SYN alone (see
+    /// the module docs).
+    fn decide(heard: &LinuxRepr<'a>, own: Option<&LinuxRepr<'a>>, initiator: bool) -> Self {
+        let unoffered = initiator && own.is_some_and(|o| o.window_scale.is_none());
+        let window_scaling = heard.window_scale.is_some() && !unoffered;
         let rcv_wscale = if window_scaling {
             own.map(|o| o.window_scale.unwrap_or(0))
         } else {
@@ -172,7 +184,11 @@ impl<'a> EndpointView<'a> {
             mss_offered: own.and_then(|o| o.mss),
             peer_mss: heard.mss,
             window_scaling,
-            snd_wscale: heard.window_scale.unwrap_or(0),
+            snd_wscale: if window_scaling {
+                heard.window_scale.unwrap_or(0)
+            } else {
+                0
+            },
             rcv_wscale,
             wscale_clamped_from: heard.window_scale_clamped_from,
             sack: heard.sack_permitted,

@@ -112,3 +112,20 @@ fn defaults_clamps_and_no_options() {
     assert_eq!(n.client.unwrap().peer_mss, None);
     assert_eq!(n.window_scaling_mismatch(), Some(false));
 }
+
+/// RFC 7323 section 2.2: "both sides MUST send Window Scale options in
+/// their <SYN> segments to enable window scaling in either direction". A
+/// SYN without the option answered by a SYN-ACK with it: the client does
+/// not scale (a Linux client sends none only with `tcp_window_scaling` 0,
+/// and then `tcp_parse_options` ignores the SYN-ACK's), the server reads
+/// the SYN alone, so both ends agree scaling is off.
+#[test]
+fn window_scale_answered_without_offer_is_off_for_both() {
+    let (s, sa) = (syn(None), synack(Some(7)));
+    let n = Handshake::observed(Some(&s), Some(&sa)).negotiate();
+    let (c, v) = (n.client.unwrap(), n.server.unwrap());
+    assert!(!c.window_scaling && !v.window_scaling);
+    assert_eq!((c.snd_wscale, v.snd_wscale), (0, 0));
+    assert_eq!(n.window_scaling_mismatch(), Some(false));
+    assert_eq!(c.max_peer_window(), 65535);
+}

@@ -121,7 +121,7 @@ pub enum BlockLengthProblem {
 }
 
 /// Why one record could not be decoded down to a TCP segment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Error)]
 pub enum DecodeError {
     /// The link-layer header is longer than the captured bytes.
     #[error(

@@ -76,6 +76,9 @@ pub struct Ipv6Header {
     pub fragment_id: Option<u32>,
     /// Fragment offset in 8-byte units (0 if not fragmented).
     pub fragment_offset: u16,
+    /// The Next Header value the walk stopped at: the upper-layer protocol,
+    /// [`NH_NONE`], [`NH_ESP`], or the next header of a non-first fragment.
+    pub last_next_header: u8,
 }
 
 impl Ipv6Header {
@@ -112,11 +115,13 @@ impl Ipv6Header {
             header_len: IPV6_HEADER_LEN,
             fragment_id: None,
             fragment_offset: 0,
+            last_next_header: data[NEXT_HEADER],
         };
         let mut next = data[NEXT_HEADER];
         let mut at = IPV6_HEADER_LEN;
         let mut first = true;
         loop {
+            h.last_next_header = next;
             let ext_len = match next {
                 NH_HOP_BY_HOP | NH_ROUTING | NH_DEST_OPTS | NH_MOBILITY | NH_HIP | NH_SHIM6 => {
                     ext_need(data, at, 2)?;
@@ -154,6 +159,7 @@ impl Ipv6Header {
                 h.fragment_offset = off >> 3;
                 h.fragment_id = Some(u32::from_be_bytes([ext[4], ext[5], ext[6], ext[7]]));
                 if h.fragment_offset != 0 {
+                    h.last_next_header = ext[0];
                     h.header_len = at + ext_len;
                     return Ok(h);
                 }

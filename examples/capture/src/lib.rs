@@ -14,9 +14,19 @@
 //!   [`CaptureLoss`], what a live capture lost; [`Tee`], `-w`.
 //! - [`writer`]: the one pcap / pcapng writer (tests, `rewrite`, the labs,
 //!   the bench generator), and copying a capture without chosen records.
-//! - [`segment`]: the whole path, [`decode_tcp`], giving a [`TcpSegment`]:
-//!   the IP facts and the captured TCP bytes, marked when the snap length cut
-//!   them short.
+//! - [`encap`]: tunnels and provider encapsulations, one decoder per format
+//!   (GRE, ERSPAN, NVGRE, VXLAN, Geneve, GTP-U, IP in IP, MPLS, PPPoE, PPP,
+//!   Cisco HDLC, 802.1ah, LLC/SNAP, FDDI, NFLOG), the typed layers a
+//!   segment was carried in ([`encap::Tunnels`]) and why a frame gave no
+//!   segment ([`encap::Skip`]).
+//! - [`decode`]: the bounded walk from the link layer through any stack of
+//!   those to TCP.
+//! - [`segment`]: the whole path, [`decode_segment`] (through tunnels) and
+//!   [`decode_tcp`] (plain links only), giving a [`TcpSegment`]: the IP
+//!   facts, the captured TCP bytes, marked when the snap length cut them
+//!   short, and the layers it was carried in.
+//! - [`tally`]: counts of segments by encapsulation and of frames skipped
+//!   by reason, for the tools' summaries.
 //!
 //! ```
 //! use capture::{decode_tcp, link::LINKTYPE_RAW};
@@ -27,6 +37,8 @@
 //! assert!(!seg.is_truncated());
 //! ```
 
+pub mod decode;
+pub mod encap;
 pub mod error;
 pub mod ipv4;
 pub mod ipv6;
@@ -36,11 +48,13 @@ pub mod live;
 pub mod reader;
 pub mod segment;
 pub mod source;
+pub mod tally;
 pub mod timestamp;
 pub mod writer;
 
+pub use encap::{EncapKind, Skip, Tunnels};
 pub use error::{BlockLengthProblem, CaptureError, DecodeError};
 pub use reader::{CaptureFormat, CaptureReader, Record};
-pub use segment::{decode_tcp, IpInfo, IpVersion, TcpSegment};
+pub use segment::{decode_segment, decode_tcp, IpInfo, IpVersion, TcpSegment};
 pub use source::{CaptureLoss, LiveError, Next, RecordSource, Tee};
 pub use timestamp::Timestamp;

@@ -191,6 +191,7 @@ fn by_family(family: u32) -> LinkPayload {
 }
 
 /// Decodes the link-layer header of `frame` captured with `linktype`.
+#[inline]
 pub fn decode_link(linktype: u32, frame: &[u8]) -> Result<LinkPayload, DecodeError> {
     match linktype {
         LINKTYPE_ETHERNET => {

@@ -2,10 +2,10 @@
 
 use std::net::IpAddr;
 
+use super::decode::{plain_tcp, walk};
+use super::encap::{Skip, Tunnels, MAX_LAYERS};
 use super::error::DecodeError;
-use super::ipv4::Ipv4Header;
-use super::ipv6::Ipv6Header;
-use super::link::{decode_link, LinkPayload, Network};
+use super::link::{decode_link, LinkPayload};
 
 /// IP protocol number of TCP.
 pub const IPPROTO_TCP: u8 = 6;
@@ -57,7 +57,9 @@ impl IpInfo {
 /// checked here: `tcp` holds whatever was captured from its first byte.
 #[derive(Debug, Clone, Copy)]
 pub struct TcpSegment<'a> {
-    /// The link layer.
+    /// The capture's link layer as [`crate::link::decode_link`] reads it
+    /// (for the link types only the encapsulation decoders know, FDDI, PPP,
+    /// C-HDLC and NFLOG, `UnsupportedLinktype`: `tunnels` says the rest).
     pub link: LinkPayload,
     /// The IP layer.
     pub ip: IpInfo,
@@ -68,6 +70,9 @@ pub struct TcpSegment<'a> {
     pub tcp: &'a [u8],
     /// Length of TCP header plus payload on the wire.
     pub wire_len: usize,
+    /// The tunnels and encapsulations the segment was carried in, outermost
+    /// first (empty on a plain link, and always from [`decode_tcp`]).
+    pub tunnels: Tunnels<'a>,
 }
 
 impl TcpSegment<'_> {
@@ -78,99 +83,47 @@ impl TcpSegment<'_> {
 }
 
 /// Decodes `frame` (captured with `linktype`, `origlen` bytes on the wire)
-/// down to its TCP segment.
+/// down to its TCP segment on a plain link (Ethernet with any VLAN tags,
+/// Linux cooked capture, raw IP, loopback): tunnels are not entered.
 ///
-/// `Ok(None)` means the frame is well formed but holds no TCP header: another
-/// protocol, or a non-first IP fragment.
+/// `Ok(None)` means the frame is well formed but holds no TCP header that
+/// this function reaches: another protocol, a non-first IP fragment, or
+/// TCP inside a tunnel or another encapsulation ([`decode_segment`] goes
+/// there).
+#[inline]
 pub fn decode_tcp(
     linktype: u32,
     frame: &[u8],
     origlen: u32,
 ) -> Result<Option<TcpSegment<'_>>, DecodeError> {
-    let link = decode_link(linktype, frame)?;
-    let ip_bytes = frame.get(link.offset..).unwrap_or(&[]);
-    let ip_offset = link.offset;
-    let (ip, protocol, ip_payload_len) = match link.network {
-        Network::Ipv4 => {
-            let h = Ipv4Header::parse(ip_bytes).map_err(|e| shift(e, ip_offset))?;
-            if h.fragment_offset != 0 {
-                return Ok(None);
-            }
-            let info = IpInfo {
-                version: IpVersion::V4,
-                src: IpAddr::V4(h.src),
-                dst: IpAddr::V4(h.dst),
-                tos: h.tos,
-                ttl: h.ttl,
-                ident: Some(u32::from(h.ident)),
-                df: h.df,
-                flow_label: None,
-                header_len: h.header_len,
-            };
-            (info, Some(h.protocol), h.payload_len())
-        }
-        Network::Ipv6 => {
-            let h = Ipv6Header::parse(ip_bytes).map_err(|e| shift(e, ip_offset))?;
-            let info = IpInfo {
-                version: IpVersion::V6,
-                src: IpAddr::V6(h.src),
-                dst: IpAddr::V6(h.dst),
-                tos: h.traffic_class,
-                ttl: h.hop_limit,
-                ident: h.fragment_id,
-                df: false,
-                flow_label: Some(h.flow_label),
-                header_len: h.header_len,
-            };
-            (info, h.upper_protocol, h.upper_len())
-        }
-        _ => return Ok(None),
-    };
-    if protocol != Some(IPPROTO_TCP) {
-        return Ok(None);
-    }
-    let tcp_offset = ip_offset + ip.header_len;
-    let captured = frame.get(tcp_offset..).unwrap_or(&[]);
-    // Without a usable IP length (segmentation offload), the wire length of the frame decides.
-    let wire_len = ip_payload_len.unwrap_or_else(|| {
-        (origlen as usize)
-            .saturating_sub(tcp_offset)
-            .max(captured.len())
-    });
-    let tcp = &captured[..captured.len().min(wire_len)];
-    Ok(Some(TcpSegment {
-        link,
-        ip,
-        tcp_offset,
-        tcp,
-        wire_len,
-    }))
+    plain_tcp(frame, origlen, decode_link(linktype, frame)?)
 }
 
-/// Makes a header-relative error offset frame-relative.
-fn shift(e: DecodeError, by: usize) -> DecodeError {
-    match e {
-        DecodeError::Truncated {
-            layer,
-            offset,
-            needed,
-            available,
-        } => DecodeError::Truncated {
-            layer,
-            offset: offset + by,
-            needed,
-            available,
-        },
-        DecodeError::Malformed {
-            layer,
-            offset,
-            reason,
-        } => DecodeError::Malformed {
-            layer,
-            offset: offset + by,
-            reason,
-        },
-    }
+/// Decodes `frame` (captured with `linktype`, `origlen` bytes on the wire)
+/// through any tunnels and encapsulations ([`crate::encap`], at most
+/// [`MAX_LAYERS`] deep) down to its TCP segment, whose
+/// [`tunnels`](TcpSegment::tunnels) say what it was carried in; or the
+/// reason there is none.
+///
+/// ```
+/// use capture::{decode_segment, encap::{EncapKind, Layer, Skip}, link::LINKTYPE_RAW};
+/// // IPv4 carrying GRE (key 7) carrying IPv4 carrying a TCP header.
+/// let mut pkt = vec![0x45, 0, 0, 72, 0, 1, 0, 0, 64, 47, 0, 0, 198, 18, 0, 1, 198, 18, 0, 2];
+/// pkt.extend_from_slice(&[0x20, 0, 0x08, 0x00, 0, 0, 0, 7]);
+/// pkt.extend_from_slice(&[0x45, 0, 0, 40, 0, 1, 0, 0, 64, 6, 0, 0, 198, 19, 0, 1, 198, 19, 0, 2]);
+/// pkt.extend_from_slice(&[0u8; 20]);
+/// let seg = decode_segment(LINKTYPE_RAW, &pkt, 72).unwrap();
+/// assert_eq!(seg.tcp.len(), 20);
+/// let gre = seg.tunnels.iter().next().unwrap();
+/// assert_eq!(gre.kind(), EncapKind::Gre);
+/// assert!(matches!(gre.layer, Layer::Gre(g) if g.key == Some(7)));
+/// assert_eq!(gre.outer.unwrap().src.to_string(), "198.18.0.1");
+/// // The same frame cut inside the GRE header.
+/// assert!(matches!(decode_segment(LINKTYPE_RAW, &pkt[..24], 72), Err(Skip::Decode(_))));
+/// ```
+#[inline]
+pub fn decode_segment(linktype: u32, frame: &[u8], origlen: u32) -> Result<TcpSegment<'_>, Skip> {
+    walk(linktype, frame, origlen, MAX_LAYERS)
 }
 
 #[cfg(test)]

@@ -12,10 +12,12 @@
 //!   -> output    text for people, JSON for scripts; exit status
 //! ```
 //!
-//! - [`decode`]: [`decode::decode_packet`] turns a capture record into a
+//! - [`decode`]: [`decode::decode_tunneled`] turns a capture record into a
 //!   [`decode::TcpRecord`] (frame, time, IP facts, TCP fields, the captured
 //!   option block, payload length, snap-length truncation, the first option
-//!   problem). It borrows the reader's buffer and allocates nothing.
+//!   problem, the tunnels it was carried in), or says why it gave none
+//!   ([`decode::Unrecorded`]); [`decode::decode_packet`] reads plain links
+//!   only. Both borrow the reader's buffer and allocate nothing.
 //! - [`conn`]: [`conn::tracker::ConnTracker`] maps each segment to a
 //!   connection (client = the SYN sender) and a [`conn::Direction`], holds
 //!   one state value per open connection and hands a connection back

@@ -938,3 +938,72 @@ fn a_drop_whose_retransmission_crosses_in_the_same_microsecond_is_the_original()
         assert_eq!(json(f)["before"]["seq_number"], 2101);
     }
 }
+
+/// Issue 30: pure ACKs cut from the client-side capture of a clean transfer
+/// are seen after the middlebox only, but the client's IPv4 IDs on the
+/// client-side wire leave a hole exactly where each goes (Linux numbers a
+/// connection's packets from one counter): the client sent them and the
+/// capture missed them, `capture_loss`, never `packet_injected`. The server
+/// data cut with them is `capture_loss` as before (the client's ACKs cover
+/// it). Both file orders.
+#[test]
+fn pure_acks_missing_from_the_client_capture_are_capture_loss() {
+    let inside = std::fs::read(data("bulk-inside.pcap")).unwrap();
+    let outside = std::fs::read(data("bulk-outside.pcap")).unwrap();
+    let client_acks = without(&inside, 100, 6, |r| {
+        v4_src_and_payload(r) == ([198, 18, 1, 2], 0)
+    });
+    let cut = without(&client_acks, 300, 5, |r| {
+        let (src, len) = v4_src_and_payload(r);
+        src == [198, 18, 2, 2] && len > 0
+    });
+    for (x, y) in [(&cut, &outside), (&outside, &cut)] {
+        let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
+        let k = kinds(&r);
+        assert_eq!(
+            k,
+            set(&[
+                ("capture_loss", "client_to_server"),
+                ("capture_loss", "server_to_client")
+            ]),
+            "{k:?}"
+        );
+        let acks = r
+            .findings
+            .iter()
+            .find(|f| f.kind == "capture_loss" && f.direction.as_str() == "client_to_server")
+            .unwrap();
+        assert_eq!(ev(acks).count, 6);
+        assert_eq!(ev(acks).missing_from, Some(CaptureSide::ClientSide));
+        assert!(!r.has_tampering());
+    }
+}
+
+/// The counter-case: a pure ACK seen after the middlebox only that carries
+/// an IPv4 ID the client used for another frame the client-side capture
+/// shows (here a second copy of one of its ACKs): the client's own sequence
+/// shows it did not send it, `packet_injected`.
+#[test]
+fn a_frame_reusing_an_id_the_sender_used_is_injected() {
+    let inside = std::fs::read(data("bulk-inside.pcap")).unwrap();
+    let outside = std::fs::read(data("bulk-outside.pcap")).unwrap();
+    let mut doubled = outside[..24].to_vec();
+    let mut done = false;
+    for (i, r) in pcap_records(&outside).into_iter().enumerate() {
+        doubled.extend_from_slice(r);
+        if !done && i >= 100 && v4_src_and_payload(r) == ([198, 18, 1, 2], 0) {
+            doubled.extend_from_slice(r);
+            done = true;
+        }
+    }
+    assert!(done);
+    let r = compare_readers(&inside[..], "in", &doubled[..], "out", &Options::default()).unwrap();
+    let k = kinds(&r);
+    assert!(
+        k.contains(&(
+            "packet_injected".to_string(),
+            "client_to_server".to_string()
+        )),
+        "{k:?}"
+    );
+}

@@ -41,6 +41,10 @@ fn dump_json(path: &std::path::Path) -> (BTreeMap<u64, Value>, Option<String>) {
     let mut by_frame = BTreeMap::new();
     for line in text.lines() {
         let v: Value = serde_json::from_str(line).expect("every line is one JSON object");
+        if v.get("summary").is_some() {
+            // The counts at the end (frames that could not be opened).
+            continue;
+        }
         let frame = v["frame"].as_u64().expect("frame number");
         by_frame.insert(frame, v);
     }

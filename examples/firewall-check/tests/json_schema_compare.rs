@@ -103,7 +103,12 @@ fn dump_output_validates() {
     let s = schema("dump.json");
     let bin = env!("CARGO_BIN_EXE_firewall-check");
     let mut lines = 0;
-    for entry in std::fs::read_dir(root().join("examples/data")).unwrap() {
+    let mut tunneled = 0;
+    let mut summaries = 0;
+    let files = std::fs::read_dir(root().join("examples/data"))
+        .unwrap()
+        .chain(std::fs::read_dir(root().join("examples/corpus/encap")).unwrap());
+    for entry in files {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("pcap") {
             continue;
@@ -122,9 +127,14 @@ fn dump_output_validates() {
             let v: Value = serde_json::from_str(line).expect("one JSON object per line");
             assert_valid(&s, &v, &format!("{}: {line}", path.display()));
             lines += 1;
+            tunneled += usize::from(v.get("tunnels").is_some());
+            summaries += usize::from(v.get("summary").is_some());
         }
     }
     assert!(lines > 400, "only {lines} lines checked");
+    // The encapsulation captures: tunnels of every kind, and summaries.
+    assert!(tunneled > 250, "only {tunneled} segments in tunnels");
+    assert!(summaries >= 20, "only {summaries} summaries");
 }
 
 /// The live captures' end: `dump -i --json`'s last line (dump.json's
@@ -155,9 +165,14 @@ fn live_end_lines_validate() {
     let line: Value = serde_json::from_str(&end.end_line(None, None)).unwrap();
     assert_valid(&end_schema, &line, "dump's end line");
     assert_eq!(line["capture_loss"]["kernel_drops"], 2);
-    // Not a segment line.
-    let validator = jsonschema::validator_for(&dump).unwrap();
-    assert!(!validator.is_valid(&line));
+    // A line of dump --json, and not a segment line.
+    assert_valid(&dump, &line, "dump's end line as a line of dump --json");
+    let segment = serde_json::json!({
+        "$schema": dump["$schema"],
+        "$defs": dump["$defs"],
+        "$ref": "#/$defs/segment",
+    });
+    assert!(!jsonschema::validator_for(&segment).unwrap().is_valid(&line));
     let mut bad = line.clone();
     bad["capture_loss"]["lost"] = Value::from(1);
     assert!(!jsonschema::validator_for(&end_schema)

@@ -999,6 +999,28 @@ impl Limit {
             || self.busy_s.is_some()
     }
 
+    /// How sure the kind is ([`Confidence`]; `None` for kind `none`).
+    ///
+    /// - `receive_window`: its evidence's ([`WindowEvidence::confidence`]:
+    ///   `high` from the advertised window, `medium` from a flight plateau).
+    /// - `sender` and `network`: `medium`. One capture point does not see
+    ///   the sender's socket: from the receiver's side a sender held back by
+    ///   its send buffer sends the same flights as one held back by its
+    ///   congestion window (issue 30: send-buffer-limited transfers called
+    ///   `network` on 5 of 6 sides), and from the sender's side a
+    ///   loss-limited sender can look held back (called `sender` 3 of 3
+    ///   times); the sender's `TCP_INFO` decides, the capture cannot.
+    pub fn confidence(&self) -> Option<Confidence> {
+        match self.kind {
+            LimitKind::None => None,
+            LimitKind::ReceiveWindow => Some(
+                self.receive_window_evidence
+                    .map_or(Confidence::Medium, |e| e.confidence()),
+            ),
+            LimitKind::Sender | LimitKind::Network => Some(Confidence::Medium),
+        }
+    }
+
     /// Too little to tell: kind `none`, no shares, and why.
     pub fn none(reason: NoLimitReason) -> Limit {
         Limit {
@@ -1045,8 +1067,11 @@ impl WindowEvidence {
         }
     }
 
-    /// `high` for the advertised window, `medium` for the plateau (a sender
-    /// clamped at one flight for another reason would look the same).
+    /// `high` for the advertised window, `medium` for the plateau. Fooled
+    /// by: a sender clamped at one flight for another reason (a send
+    /// buffer, or a congestion-control cap such as BBR's), which looks the
+    /// same; so a plateau is a hint of a rewritten window field, never a
+    /// finding.
     pub fn confidence(&self) -> Confidence {
         match self {
             WindowEvidence::AdvertisedWindow => Confidence::High,

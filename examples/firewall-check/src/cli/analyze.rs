@@ -1,7 +1,7 @@
 //! `firewall-check analyze`: its command line, and the run that ties the
 //! capture, the analysis and the output together.
 
-use std::io;
+use std::io::{self, Write};
 use std::time::Duration;
 
 use bdp::BitsPerSecond;
@@ -13,6 +13,7 @@ use crate::analysis::analyze::{
 };
 use crate::conn::tracker::DEFAULT_CAPACITY;
 use crate::output::analyze::JSON_BLOCK;
+use crate::output::tunnel;
 use crate::{Failure, Outcome};
 
 /// Command-line arguments of `firewall-check analyze`.
@@ -117,7 +118,10 @@ pub fn run(args: &AnalyzeArgs) -> Result<Outcome, Failure> {
     args.live.check_file().map_err(AnalyzeFailure::from)?;
     let input = crate::open_capture(path).map_err(AnalyzeFailure::from)?;
     match analyze(input, &mut out, format, &settings) {
-        Ok(summary) => Ok(outcome(summary)),
+        Ok(summary) => {
+            warn_unopened(&summary);
+            Ok(outcome(summary))
+        }
         Err(AnalyzeError::Write(e)) if crate::is_broken_pipe(&e) => Ok(Outcome::Clean),
         Err(source) => Err(AnalyzeFailure::Analyze {
             path: path.clone(),
@@ -162,7 +166,10 @@ fn run_live<W: io::Write>(
         }
     }
     match result {
-        Ok(summary) => Ok(outcome(summary)),
+        Ok(summary) => {
+            warn_unopened(&summary);
+            Ok(outcome(summary))
+        }
         Err(AnalyzeError::Write(e)) if crate::is_broken_pipe(&e) => Ok(Outcome::Clean),
         Err(source) => Err(AnalyzeFailure::AnalyzeLive { interface, source }),
     }
@@ -186,4 +193,15 @@ fn write_end<W: io::Write>(
         writeln!(out, "{}", end.text())?;
     }
     out.flush()
+}
+
+/// One line on standard error when the capture held records that could not
+/// be opened (an unsupported link type or encapsulation, a cut or malformed
+/// header): their TCP, if any, is in no report.
+fn warn_unopened(summary: &AnalyzeSummary) {
+    let mut line = b"warning: ".to_vec();
+    if let Ok(true) = tunnel::write_text_warning(&mut line, summary.frames, &summary.tally) {
+        line.push(b'\n');
+        let _ = io::stderr().write_all(&line);
+    }
 }

@@ -115,6 +115,20 @@ pub struct LinuxDrop {
     pub only_without_keys: bool,
 }
 
+impl LinuxDrop {
+    /// `high` when the block is dropped whatever the keys (malformed);
+    /// `medium` when only a socket without the MD5 / TCP-AO key drops it:
+    /// a session configured with the key (BGP with TCP-MD5) accepts it, and
+    /// the capture cannot show the keys.
+    pub fn confidence(&self) -> crate::finding::Confidence {
+        if self.only_without_keys {
+            crate::finding::Confidence::Medium
+        } else {
+            crate::finding::Confidence::High
+        }
+    }
+}
+
 /// Whether a Linux kernel of either signature build drops `seg`.
 pub fn linux_drop(seg: &HandshakeSegment, which: HandshakeKind) -> Option<LinuxDrop> {
     linux_drop_parsed(seg, &seg.linux(), which)

@@ -1,6 +1,12 @@
 //! Connection tracking: which connection and direction each segment belongs to.
 //!
-//! A connection is keyed by its unordered pair of endpoints. The client is
+//! A connection is keyed by its unordered pair of endpoints and the tunnel
+//! it was carried in (`capture`'s [`TunnelKey`]: per layer the kind, the
+//! outer endpoints and the identifier both directions share, such as the
+//! GRE key or the VNI), so that two inner connections that differ only by
+//! their tunnel are two connections; each connection keeps the layers of
+//! the first segment seen from each endpoint ([`Connection::tunnels`]). A
+//! plain link's key has no tunnel, and costs nothing more. The client is
 //! the side that sent the SYN (or received the SYN-ACK); for a connection
 //! first seen mid-stream the client is guessed as the endpoint with the
 //! higher port (the server usually has the well-known one) and
@@ -38,6 +44,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::Hasher;
 use std::net::SocketAddr;
 
+use capture::encap::{OwnedTunnels, TunnelKey};
 use tcp_options::Flags;
 
 use crate::conn::open_ids::OpenIds;
@@ -67,9 +74,25 @@ pub const EVICT_DIVISOR: usize = 16;
 /// mid-connection.
 pub const EVICTED_MEMORY: usize = 65_536;
 
-/// Unordered endpoint pair, packed in five words: the two addresses (an
-/// IPv4 address as a number below 2^32), lower endpoint first, then both
-/// families and ports, so comparing and hashing is a few integer
+/// The largest tunnel id ([`TUNNEL_ID_BITS`] bits).
+pub const MAX_TUNNEL_IDS: u32 = (1 << TUNNEL_ID_BITS) - 1;
+
+/// Most tunnels given an id of their own, in order of appearance (about
+/// 400 bytes each: the table's memory stays bounded whatever the capture
+/// holds). The tunnels met after that many take an id above these from a
+/// hash of their identity: two of them share one only when their hashes
+/// collide in the 2^26 - 2^16 ids left, and then their inner connections
+/// are told apart by addresses and ports alone.
+pub const INTERNED_TUNNELS: u32 = 1 << 16;
+
+/// Bits of a tunnel's id in the key: the bits above each endpoint's family
+/// and port (19 bits) in the key's last word, 13 in each half.
+pub const TUNNEL_ID_BITS: u32 = 26;
+
+/// Unordered endpoint pair and tunnel, packed in five words: the two
+/// addresses (an IPv4 address as a number below 2^32), lower endpoint
+/// first, then both families and ports and the tunnel's id (0 on a plain
+/// link, see [`ConnTracker`]'s table of tunnels), so comparing and hashing is a few integer
 /// operations and a table entry (key and box) is 48 bytes, not 80 (the
 /// table is probed once per segment; on the many-connections benchmark
 /// capture it holds about 27,000 connections, beyond the CPU caches).
@@ -111,15 +134,19 @@ impl Endpoint {
 }
 
 impl Key {
-    fn new(a: SocketAddr, b: SocketAddr) -> Self {
+    fn new(a: SocketAddr, b: SocketAddr, tunnel: u32) -> Self {
         let (a, b) = (Endpoint::new(a), Endpoint::new(b));
         let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        // Family and port take 19 bits of each half; the tunnel's id the
+        // 13 bits above them in each.
+        let t = u64::from(tunnel.min(MAX_TUNNEL_IDS));
+        let tunnel_bits = ((t & 0x1fff) << 19) | ((t >> 13) << 51);
         Key([
             a.0 as u64,
             (a.0 >> 64) as u64,
             b.0 as u64,
             (b.0 >> 64) as u64,
-            (u64::from(a.1) << 32) | u64::from(b.1),
+            (u64::from(a.1) << 32) | u64::from(b.1) | tunnel_bits,
         ])
     }
 }
@@ -158,6 +185,10 @@ pub struct Connection<T> {
     /// This connection is the rest of connection `id`, which was evicted
     /// from the full table (its handshake, if any, is in that one).
     pub continues: Option<u64>,
+    /// The tunnels and encapsulations the connection was carried in: the
+    /// layers of the first segment seen from each endpoint (the source
+    /// endpoint, the layers), at most two; empty on a plain link.
+    pub tunnels: Vec<(SocketAddr, OwnedTunnels)>,
     /// The caller's state.
     pub state: T,
 }
@@ -168,6 +199,25 @@ impl<T> Connection<T> {
         self.rst || (self.fin_from_client && self.fin_from_server)
     }
 
+    /// The layers of the first segment seen in direction `d`, if it was
+    /// carried in a tunnel.
+    pub fn tunnels_of(&self, d: Direction) -> Option<&OwnedTunnels> {
+        let src = match d {
+            Direction::ClientToServer => self.client,
+            Direction::ServerToClient => self.server,
+        };
+        self.tunnels.iter().find(|(a, _)| *a == src).map(|(_, t)| t)
+    }
+
+    /// The layers the connection was carried in, per direction (`None` on
+    /// a plain link).
+    pub fn carried_in(&self) -> Option<CarriedIn> {
+        (!self.tunnels.is_empty()).then(|| CarriedIn {
+            client_to_server: self.tunnels_of(Direction::ClientToServer).cloned(),
+            server_to_client: self.tunnels_of(Direction::ServerToClient).cloned(),
+        })
+    }
+
     /// Direction of a segment from `src`.
     pub fn direction_from(&self, src: SocketAddr) -> Direction {
         if src == self.client {
@@ -176,6 +226,18 @@ impl<T> Connection<T> {
             Direction::ServerToClient
         }
     }
+}
+
+/// The layers a tunneled connection was carried in, per direction: those
+/// of the first segment seen that way (`None` when no segment was seen that
+/// way). Both directions, because some ids are per direction (the GTP-U
+/// TEID, MPLS labels) and the outer endpoints are swapped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CarriedIn {
+    /// The client's segments.
+    pub client_to_server: Option<OwnedTunnels>,
+    /// The server's segments.
+    pub server_to_client: Option<OwnedTunnels>,
 }
 
 /// The connection table. See the module documentation.
@@ -204,6 +266,9 @@ pub struct ConnTracker<T> {
     /// Hand finished connections out in order of first appearance (the
     /// default); a live capture hands each out as it finishes.
     ordered: bool,
+    /// The ids of the tunnels met, from 1 (0 is a plain link's), at most
+    /// [`INTERNED_TUNNELS`].
+    tunnel_ids: HashMap<TunnelKey, u32, FxBuild>,
 }
 
 /// A new connection first seen with `rec`, from `src` to `dst`.
@@ -241,8 +306,39 @@ fn new_connection<T>(
         rst: false,
         evicted: false,
         continues: None,
+        tunnels: Vec::new(),
         state,
     }
+}
+
+/// The id of tunnel `key` (see [`Key`] and [`INTERNED_TUNNELS`]): its own
+/// for the first tunnels met, from 1, remembered in `ids`; then one from a
+/// hash of the key, above those.
+fn tunnel_id(ids: &mut HashMap<TunnelKey, u32, FxBuild>, key: TunnelKey) -> u32 {
+    let next = u32::try_from(ids.len())
+        .unwrap_or(u32::MAX)
+        .saturating_add(1);
+    if next <= INTERNED_TUNNELS {
+        return *ids.entry(key).or_insert(next);
+    }
+    if let Some(&id) = ids.get(&key) {
+        return id;
+    }
+    let mut h = rustc_hash::FxHasher::default();
+    std::hash::Hash::hash(&key, &mut h);
+    let spare = u64::from(MAX_TUNNEL_IDS - INTERNED_TUNNELS);
+    INTERNED_TUNNELS + 1 + u32::try_from(h.finish() % spare).unwrap_or(0)
+}
+
+/// Keeps the layers of `rec`, the first segment seen from `src`: the
+/// frame's headers up to the end of the inner TCP header.
+#[cold]
+#[inline(never)]
+fn keep_tunnels<T>(c: &mut Connection<T>, rec: &TcpRecord<'_>, src: SocketAddr) {
+    let end = rec
+        .tcp_offset
+        .saturating_add(rec.header_len.min(rec.tcp.len()));
+    c.tunnels.push((src, rec.tunnels.to_owned_prefix(end)));
 }
 
 /// Source and destination socket addresses of a segment.
@@ -267,6 +363,7 @@ impl<T> ConnTracker<T> {
             evicted: HashMap::default(),
             evicted_order: VecDeque::new(),
             ordered: true,
+            tunnel_ids: HashMap::default(),
         }
     }
 
@@ -326,7 +423,12 @@ impl<T> ConnTracker<T> {
     ) -> (&mut Connection<T>, Direction) {
         self.expire(rec.frame);
         let (src, dst) = endpoints(rec);
-        let key = Key::new(src, dst);
+        let tunnel = if rec.tunnels.is_empty() {
+            0
+        } else {
+            self.tunnel_id(rec)
+        };
+        let key = Key::new(src, dst, tunnel);
         let syn_only = rec.flags.contains(Flags::SYN) && !rec.flags.contains(Flags::ACK);
         // One lookup on the common path; a full table looks up once more.
         if self.table.len() >= self.capacity && !self.table.contains_key(&key) {
@@ -375,6 +477,9 @@ impl<T> ConnTracker<T> {
         if syn_only && c.client_isn.is_none() {
             c.client_isn = Some(rec.seq);
         }
+        if tunnel != 0 && c.tunnels.len() < 2 && c.tunnels.iter().all(|(a, _)| *a != src) {
+            keep_tunnels(c, rec, src);
+        }
         let dir = c.direction_from(src);
         c.last_frame = rec.frame;
         if rec.ts.is_some() {
@@ -395,6 +500,13 @@ impl<T> ConnTracker<T> {
             self.closing.push_back((key, c.id, rec.frame));
         }
         (c, dir)
+    }
+
+    /// The id of the tunnel `rec` was carried in (see [`Key`]).
+    #[cold]
+    #[inline(never)]
+    fn tunnel_id(&mut self, rec: &TcpRecord<'_>) -> u32 {
+        tunnel_id(&mut self.tunnel_ids, rec.tunnels.key())
     }
 
     /// Finishes the closed connections idle for [`LINGER_FRAMES`] frames before `frame`.
@@ -562,6 +674,8 @@ mod tests {
             payload: &[],
             truncation: Truncation::None,
             tcp: &[],
+            tcp_offset: 0,
+            tunnels: capture::Tunnels::empty(&[]),
         }
     }
 
@@ -611,6 +725,71 @@ mod tests {
         );
         let rest: Vec<u64> = t.finish().iter().map(|c| c.id).collect();
         assert_eq!(rest, vec![0]);
+    }
+
+    #[test]
+    fn tunnel_ids_are_bounded_and_stable() {
+        use capture::encap::{EncapKind, KeyPart};
+        let key = |n: u32| {
+            let a = IpAddr::V4(Ipv4Addr::from(0xc612_0000 | (n & 0xffff)));
+            let b = IpAddr::V4(Ipv4Addr::from(0xc613_0000 | (n >> 16)));
+            TunnelKey::from_parts(&[KeyPart {
+                kind: Some(EncapKind::Gre),
+                outer: Some((a.min(b), a.max(b))),
+                id: Some(n),
+            }])
+            .expect("one layer")
+        };
+        let mut ids = HashMap::default();
+        // The first tunnels get 1, 2, ... in order, and keep them.
+        for n in 0..INTERNED_TUNNELS {
+            assert_eq!(tunnel_id(&mut ids, key(n)), n + 1);
+        }
+        assert_eq!(tunnel_id(&mut ids, key(7)), 8);
+        // Then no more memory: ids from the key's hash, above the interned
+        // ones, the same each time, and (here) all different.
+        let mut seen = std::collections::HashSet::new();
+        for n in INTERNED_TUNNELS..INTERNED_TUNNELS + 1000 {
+            let id = tunnel_id(&mut ids, key(n));
+            assert!(id > INTERNED_TUNNELS && id <= MAX_TUNNEL_IDS, "{id}");
+            assert_eq!(tunnel_id(&mut ids, key(n)), id);
+            assert!(seen.insert(id), "{n}: {id} again");
+        }
+        assert_eq!(ids.len(), INTERNED_TUNNELS as usize);
+        assert_eq!(tunnel_id(&mut ids, key(7)), 8);
+    }
+
+    #[test]
+    fn the_key_holds_the_tunnel_apart_from_the_endpoints() {
+        let a: SocketAddr = "192.0.2.1:40000".parse().unwrap();
+        let b: SocketAddr = "[2001:db8::2]:65535".parse().unwrap();
+        // Either order of the endpoints, one key.
+        assert_eq!(Key::new(a, b, 0), Key::new(b, a, 0));
+        assert_eq!(Key::new(a, b, 9), Key::new(b, a, 9));
+        // Every id, up to the largest, is a key of its own, and the
+        // endpoints' words are untouched by it.
+        let ids = [
+            0,
+            1,
+            2,
+            0x1fff,
+            0x2000,
+            0x2001,
+            MAX_TUNNEL_IDS - 1,
+            MAX_TUNNEL_IDS,
+        ];
+        let keys: Vec<Key> = ids.iter().map(|&t| Key::new(a, b, t)).collect();
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(k.0[..4], keys[0].0[..4]);
+            // The families and ports read back from the low 19 bits of each half.
+            assert_eq!(k.0[4] & 0x7_ffff, keys[0].0[4] & 0x7_ffff);
+            assert_eq!((k.0[4] >> 32) & 0x7_ffff, (keys[0].0[4] >> 32) & 0x7_ffff);
+            for (j, l) in keys.iter().enumerate() {
+                assert_eq!(i == j, k == l, "ids {} and {}", ids[i], ids[j]);
+            }
+        }
+        // Beyond the largest id, the largest.
+        assert_eq!(Key::new(a, b, u32::MAX), Key::new(a, b, MAX_TUNNEL_IDS));
     }
 
     #[test]

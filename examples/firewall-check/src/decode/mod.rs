@@ -4,6 +4,12 @@
 //! number, time, the IP facts, the fixed TCP header fields, the option block
 //! as captured, the payload length on the wire, and what the snap length cut
 //! off. The record borrows from the reader's buffer and allocates nothing.
+//! It reads plain links only (a segment in a tunnel is not a record there;
+//! kept for callers that want plain links only); [`decode_tunneled`], which
+//! `dump`, `analyze`, `series` and `compare` read with, also goes through
+//! tunnels and encapsulations, gives
+//! the layers in [`TcpRecord::tunnels`], and says why a frame gave no
+//! record ([`Unrecorded`], counted with [`Unrecorded::cause`]).
 //!
 //! Option problems are found with `tcp-options`' strict policy and
 //! summarised as one [`OptionsProblem`]: the first malformation, or the point
@@ -14,7 +20,9 @@ use std::fmt;
 use tcp_options::header::field::DATA_OFFSET;
 use tcp_options::{Flags, OptionErrorReason, StrictOptions, TcpPacket, HEADER_LEN};
 
-use capture::{decode_tcp, DecodeError, IpInfo, Record, Timestamp};
+use capture::tally::{Cause, Tally};
+use capture::{decode_segment, decode_tcp, DecodeError, IpInfo, Record, Skip, TcpSegment};
+use capture::{Timestamp, Tunnels};
 
 /// What the snap length cut off a segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,6 +144,11 @@ pub struct TcpRecord<'a> {
     pub truncation: Truncation,
     /// The whole captured TCP segment, header first.
     pub tcp: &'a [u8],
+    /// Offset of the TCP header in the frame.
+    pub tcp_offset: usize,
+    /// The tunnels and encapsulations the segment was carried in, outermost
+    /// first: empty on a plain link, and always from [`decode_packet`].
+    pub tunnels: Tunnels<'a>,
 }
 
 impl<'a> TcpRecord<'a> {
@@ -196,14 +209,101 @@ impl<'a> TcpRecord<'a> {
 }
 
 /// Decodes a capture record down to a [`TcpRecord`]; `Ok(None)` when the
-/// frame carries no TCP header (another protocol, a later IP fragment).
+/// frame carries no TCP header on a plain link (another protocol, a later
+/// IP fragment, a tunnel).
+#[inline]
 pub fn decode_packet<'a>(record: &Record<'a>) -> Result<Option<TcpRecord<'a>>, PacketError> {
     let frame = record.frame;
-    let seg = match decode_tcp(record.linktype, record.data, record.origlen) {
-        Ok(Some(seg)) => seg,
-        Ok(None) => return Ok(None),
-        Err(source) => return Err(PacketError::Decode { frame, source }),
-    };
+    match decode_tcp(record.linktype, record.data, record.origlen) {
+        Ok(Some(seg)) => from_segment(record, seg).map(Some),
+        Ok(None) => Ok(None),
+        Err(source) => Err(PacketError::Decode { frame, source }),
+    }
+}
+
+/// Why a record gave no [`TcpRecord`] in [`decode_tunneled`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unrecorded {
+    /// No TCP segment was reached, for this reason (never
+    /// [`Skip::Decode`]: a cut or malformed header is [`Unrecorded::Bad`]).
+    Skipped(Skip),
+    /// A header that should hold TCP is cut or malformed: the link, IP or
+    /// tunnel header, or the TCP header itself.
+    Bad(PacketError),
+}
+
+impl Unrecorded {
+    /// What the frame is counted under.
+    pub fn cause(&self) -> Cause {
+        match self {
+            Unrecorded::Skipped(s) => Cause::from(s),
+            Unrecorded::Bad(PacketError::Decode { source, .. }) => {
+                Cause::from(&Skip::Decode(*source))
+            }
+            Unrecorded::Bad(PacketError::TcpTruncated { .. }) => Cause::Truncated("TCP"),
+            Unrecorded::Bad(
+                PacketError::BadDataOffset { .. } | PacketError::DataOffsetOverrun { .. },
+            ) => Cause::Malformed("TCP"),
+        }
+    }
+}
+
+/// Decodes a capture record through any tunnels and encapsulations down to
+/// a [`TcpRecord`] whose [`tunnels`](TcpRecord::tunnels) say what carried it.
+pub fn decode_tunneled<'a>(record: &Record<'a>) -> Result<TcpRecord<'a>, Unrecorded> {
+    let frame = record.frame;
+    match decode_segment(record.linktype, record.data, record.origlen) {
+        Ok(seg) => from_segment(record, seg).map_err(Unrecorded::Bad),
+        Err(Skip::Decode(source)) => Err(Unrecorded::Bad(PacketError::Decode { frame, source })),
+        Err(skip) => Err(Unrecorded::Skipped(skip)),
+    }
+}
+
+/// [`decode_tunneled`] for the commands that read whole captures, counted
+/// in `tally` (segments per encapsulation, records without one by cause),
+/// with the common case first: a segment on a plain link goes through the
+/// plain-link decoder ([`decode_packet`], which gives the same record for
+/// it) and costs what it did before tunnels were read; any other record
+/// (a tunnel, another protocol, a bad header) is decoded again through
+/// tunnels, out of line.
+#[inline]
+pub fn decode_counted<'a>(
+    record: &Record<'a>,
+    tally: &mut Tally,
+) -> Result<TcpRecord<'a>, Unrecorded> {
+    if let Ok(Some(rec)) = decode_packet(record) {
+        tally.segment(&rec.tunnels);
+        return Ok(rec);
+    }
+    decode_counted_rest(record, tally)
+}
+
+/// [`decode_counted`] for a record that is not a plain-link segment.
+#[cold]
+#[inline(never)]
+fn decode_counted_rest<'a>(
+    record: &Record<'a>,
+    tally: &mut Tally,
+) -> Result<TcpRecord<'a>, Unrecorded> {
+    match decode_tunneled(record) {
+        Ok(rec) => {
+            tally.segment(&rec.tunnels);
+            Ok(rec)
+        }
+        Err(why) => {
+            tally.skip(why.cause());
+            Err(why)
+        }
+    }
+}
+
+/// The record of a decoded segment: the TCP header's fields.
+#[inline(always)]
+fn from_segment<'a>(
+    record: &Record<'a>,
+    seg: TcpSegment<'a>,
+) -> Result<TcpRecord<'a>, PacketError> {
+    let frame = record.frame;
     let tcp = seg.tcp;
     if tcp.len() < HEADER_LEN {
         return Err(PacketError::TcpTruncated {
@@ -243,7 +343,7 @@ pub fn decode_packet<'a>(record: &Record<'a>) -> Result<Option<TcpRecord<'a>>, P
     } else {
         Truncation::None
     };
-    Ok(Some(TcpRecord {
+    Ok(TcpRecord {
         frame,
         ts: record.ts,
         ip: seg.ip,
@@ -261,5 +361,7 @@ pub fn decode_packet<'a>(record: &Record<'a>) -> Result<Option<TcpRecord<'a>>, P
         payload,
         truncation,
         tcp,
-    }))
+        tcp_offset: seg.tcp_offset,
+        tunnels: seg.tunnels,
+    })
 }

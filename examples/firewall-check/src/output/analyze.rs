@@ -10,10 +10,13 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use bdp::BitsPerSecond;
+use capture::tally::Tally;
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 use tcp_options::SignatureBuild;
 
+use crate::analysis::analyze::mismatch::ScaledAfterAll;
+use crate::analysis::analyze::state::{AnswerBasis, SynAnswered};
 use crate::analysis::analyze::verdict::{
     AtRtt, FirstFlight, Need, Verdict, VerdictPart, WindowsRead, MAX_UNSCALED,
 };
@@ -25,8 +28,9 @@ use crate::analysis::limit_log::{Dropped, LOG_BUDGET, LOG_EVENTS};
 use crate::analysis::limits::{Limit, LimitKind, NoLimitReason, WindowEvidence, PLATEAU_ROUNDS};
 use crate::conn::negotiation::{EcnMode, HandshakeKind, LinuxDrop};
 use crate::conn::{Direction, Endpoint};
-use crate::output::fastjson;
+use crate::finding::Confidence;
 use crate::output::format::{duration_text, rate_text, socket_addr, Thousands};
+use crate::output::{fastjson, tunnel};
 
 /// Bytes of report JSON gathered before they are written: the capacity of
 /// the tool's own `BufWriter`, which then writes them through instead of
@@ -107,11 +111,28 @@ impl<'a, W: Write> ReportWriter<'a, W> {
     }
 
     /// Ends the output (the JSON document's tail); the reports written.
+    /// When a segment was carried in a tunnel or a record could not be
+    /// opened ([`tunnel::summary_due`]), the capture's counts come last: a
+    /// `capture:` line of text, or the document's `summary` (the same
+    /// object as `dump --json`'s summary line).
     /// JSON lines have no tail: the caller writes the `end` line.
-    pub fn finish(mut self) -> io::Result<usize> {
+    pub fn finish(mut self, frames: u64, tally: &Tally) -> io::Result<usize> {
         self.write_json()?;
-        if self.format == AnalyzeFormat::Json {
-            self.out.write_all(b"\n]}\n")?;
+        let due = tunnel::summary_due(tally);
+        match self.format {
+            AnalyzeFormat::Json if due => {
+                self.out.write_all(b"\n],\"summary\":")?;
+                tunnel::write_json_summary(self.out, frames, tally)?;
+                self.out.write_all(b"}\n")?;
+            }
+            AnalyzeFormat::Json => self.out.write_all(b"\n]}\n")?,
+            AnalyzeFormat::Text if due => {
+                self.out.write_all(b"capture: ")?;
+                tunnel::write_text_summary(self.out, frames, tally)?;
+                self.out.write_all(b"\n")?;
+            }
+            AnalyzeFormat::Text => {}
+            AnalyzeFormat::JsonLines => {}
         }
         self.out.flush()?;
         Ok(self.written)
@@ -147,8 +168,9 @@ impl Serialize for ConnectionReport {
             rtt_source,
             directions,
             verdict,
+            tunnels,
         } = self;
-        let mut o = s.serialize_struct("ConnectionReport", 15)?;
+        let mut o = s.serialize_struct("ConnectionReport", 16)?;
         o.serialize_field("id", id)?;
         o.serialize_field("client", &socket_addr(*client))?;
         o.serialize_field("server", &socket_addr(*server))?;
@@ -164,6 +186,12 @@ impl Serialize for ConnectionReport {
         o.serialize_field("rtt_source", rtt_source)?;
         o.serialize_field("directions", directions)?;
         o.serialize_field("verdict", &verdict_text(verdict))?;
+        // Only for a connection carried in a tunnel: a plain capture's
+        // document is as before.
+        match tunnels {
+            Some(t) => o.serialize_field("tunnels", &tunnel::CarriedInJson(t))?,
+            None => o.skip_field("tunnels")?,
+        }
         o.end()
     }
 }
@@ -182,7 +210,7 @@ impl Serialize for Limit {
             receive_window_evidence,
             inferred_shift,
         } = self;
-        let mut o = s.serialize_struct("Limit", 10)?;
+        let mut o = s.serialize_struct("Limit", 11)?;
         o.serialize_field("kind", kind)?;
         o.serialize_field("receive_window_fraction", receive_window_fraction)?;
         o.serialize_field("sender_fraction", sender_fraction)?;
@@ -193,6 +221,7 @@ impl Serialize for Limit {
         o.serialize_field("window_read_inferred_bytes", window_read_inferred_bytes)?;
         o.serialize_field("receive_window_evidence", receive_window_evidence)?;
         o.serialize_field("inferred_shift", inferred_shift)?;
+        o.serialize_field("confidence", &self.confidence())?;
         o.end()
     }
 }
@@ -247,6 +276,61 @@ impl Serialize for AdviceItem {
     }
 }
 
+/// What shows the client's windows scaled after all, in words.
+pub fn scaled_after_all_detail(r: &ScaledAfterAll) -> String {
+    match *r {
+        ScaledAfterAll::MssMultiple {
+            first_field,
+            shift,
+            mss,
+        } => format!(
+            "read with its shift {shift} it is {} bytes, exactly {} segments of {mss} bytes, while the field itself is no whole number of them (a stack sizing its window in whole segments, as Windows does, scales)",
+            Thousands(u64::from(first_field) << shift),
+            (u64::from(first_field) << shift) / u64::from(mss.max(1))
+        ),
+        ScaledAfterAll::AckedPastUnscaled {
+            bytes,
+            largest_segment,
+        } => format!(
+            "it acknowledged data {} bytes past every right edge its ACKs advertised read unscaled, more than the server's largest segment ({} bytes): it accepted more than an unscaled window allows",
+            Thousands(u64::from(bytes)),
+            Thousands(u64::from(largest_segment))
+        ),
+    }
+}
+
+impl Serialize for ScaledAfterAll {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut o = s.serialize_struct("ScaledAfterAll", 2)?;
+        o.serialize_field("kind", self.kind())?;
+        o.serialize_field("detail", &scaled_after_all_detail(self))?;
+        o.end()
+    }
+}
+
+impl Serialize for SynAnswered {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (syns, frame, basis) = match *self {
+            SynAnswered::Frame {
+                frame, syns, basis, ..
+            } => (
+                syns,
+                Some(frame),
+                match basis {
+                    AnswerBasis::TimestampEcho => "timestamp_echo",
+                    AnswerBasis::OptionsAnswered => "options_answered",
+                },
+            ),
+            SynAnswered::Unknown { syns } => (syns, None, "unknown"),
+        };
+        let mut o = s.serialize_struct("SynAnswered", 3)?;
+        o.serialize_field("syns", &syns)?;
+        o.serialize_field("frame", &frame)?;
+        o.serialize_field("basis", basis)?;
+        o.end()
+    }
+}
+
 /// `tcp_ao`, `md5_only` or `neither`: a signature build's name in JSON.
 fn build_name(b: SignatureBuild) -> &'static str {
     match b {
@@ -259,13 +343,33 @@ fn build_name(b: SignatureBuild) -> &'static str {
 impl Serialize for LinuxDrop {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let builds: Vec<&str> = self.builds.iter().map(|b| build_name(*b)).collect();
-        let mut o = s.serialize_struct("LinuxDrop", 5)?;
+        let mut o = s.serialize_struct("LinuxDrop", 6)?;
         o.serialize_field("segment", &self.segment)?;
         o.serialize_field("frame", &self.frame)?;
         o.serialize_field("builds", &builds)?;
         o.serialize_field("reason", &self.reason.to_string())?;
         o.serialize_field("only_without_keys", &self.only_without_keys)?;
+        o.serialize_field("confidence", &self.confidence())?;
         o.end()
+    }
+}
+
+/// How a judgment starts in words: nothing for a `high` one (a finding),
+/// `HINT (medium confidence, not a finding): ` below.
+pub fn hint_lead(c: Confidence) -> &'static str {
+    match c {
+        Confidence::High => "",
+        Confidence::Medium => "HINT (medium confidence, not a finding): ",
+        Confidence::Low => "HINT (low confidence, not a finding): ",
+    }
+}
+
+/// `BROKEN: the endpoints disagree` for a `high` mismatch, a hint that
+/// they may disagree below.
+fn broken_lead(c: Confidence) -> &'static str {
+    match c {
+        Confidence::High => "BROKEN: the endpoints disagree about window scaling",
+        _ => "HINT (medium confidence, not a finding): the endpoints may disagree about window scaling",
     }
 }
 
@@ -285,7 +389,8 @@ pub fn linux_drop_text(d: &LinuxDrop) -> String {
         })
         .collect();
     format!(
-        "Linux 6.x drops this {seg} (frame {}): {} ({}{})",
+        "{}Linux 6.x drops this {seg} (frame {}): {} ({}{})",
+        hint_lead(d.confidence()),
         d.frame,
         d.reason,
         builds.join("; "),
@@ -514,6 +619,13 @@ fn part_text(p: &VerdictPart) -> Cow<'static, str> {
         VerdictPart::SynNotSeen => {
             Cow::Borrowed("SYN not seen: what the server negotiated is unknown")
         }
+        VerdictPart::SynAnswerUnknown { syns } => Cow::Owned(format!(
+            "the client sent {syns} SYNs with different options and the capture does not show which one the SYN-ACK answers (its TSecr echoes none of their TSvals, and more than one offered what it answers): window scaling is unknown"
+        )),
+        VerdictPart::UnscaledRuledOut(r) => Cow::Owned(format!(
+            "the client's first window field after the handshake is at least half its SYN window, which alone would suggest it does not scale, but {}: read as scaled",
+            scaled_after_all_detail(r)
+        )),
         VerdictPart::AnsweredUnoffered => Cow::Borrowed(
             "the server sent window scale although the client did not offer it (RFC 7323 forbids this): scaling is off",
         ),
@@ -587,8 +699,14 @@ fn handshake_part_text(p: &VerdictPart) -> Option<String> {
             first_flight,
             server_reads,
         } => {
+            let confidence = MismatchEvidence::ServerScalesAnyway {
+                largest_field: *largest_field,
+                synack_window: *synack_window,
+            }
+            .confidence();
             let mut line = format!(
-                "BROKEN: the endpoints disagree about window scaling: the server's windows after the handshake look scaled (largest field {largest_field} after a SYN-ACK window of {synack_window}), so something between the server and this capture point removed its window-scale option; the client reads those fields unscaled (at most {} bytes{})",
+                "{}: the server's windows after the handshake look scaled (largest field {largest_field} after a SYN-ACK window of {synack_window}), so something between the server and this capture point removed its window-scale option; the client reads those fields unscaled (at most {} bytes{})",
+                broken_lead(confidence),
                 Thousands(*client_reads),
                 ceiling_text(*ceiling, first_flight)
             );
@@ -618,10 +736,15 @@ fn handshake_part_text(p: &VerdictPart) -> Option<String> {
             first_flight,
             server_believes,
         } => format!(
-            "BROKEN: the endpoints disagree about window scaling: the SYN-ACK seen here answers the client's offer (client shift {client}, server shift {server}), but {}; the window-scale option was removed between this capture point and the client: the client reads the server's fields unscaled (at most {} bytes{}), and the server reads the client's unscaled fields with shift {client}, believing it offers up to {} bytes",
+            "{}: the SYN-ACK seen here answers the client's offer (client shift {client}, server shift {server}), but {}; {}the window-scale option was removed between this capture point and the client: the client reads the server's fields unscaled (at most {} bytes{}), and the server reads the client's unscaled fields with shift {client}, believing it offers up to {} bytes",
+            broken_lead(evidence.as_ref().map_or(Confidence::High, MismatchEvidence::confidence)),
             evidence
                 .as_ref()
                 .map_or("the client does not scale".to_string(), mismatch_detail),
+            match evidence.as_ref().map(MismatchEvidence::confidence) {
+                Some(Confidence::High) | None => "",
+                Some(_) => "if so, ",
+            },
             Thousands(*client_reads),
             ceiling_text(*ceiling, first_flight),
             Thousands(*server_believes)
@@ -655,8 +778,13 @@ fn direction_part_text(p: &VerdictPart) -> String {
     let receiver = |d: &Direction| d.receiving();
     match p {
         VerdictPart::LimitedBy { direction, limit } => format!(
-            "{} was limited by {}: receive window {:.0}%, sender {:.0}%, network {:.0}% of the sender's busy time{}",
+            "{} was {}limited by {}: receive window {:.0}%, sender {:.0}%, network {:.0}% of the sender's busy time{}{}",
             direction.hyphenated(),
+            if limit.confidence() == Some(Confidence::High) {
+                ""
+            } else {
+                "most likely "
+            },
             limited_by_text(limit),
             limit.receive_window_fraction.unwrap_or(0.0) * 100.0,
             limit.sender_fraction.unwrap_or(0.0) * 100.0,
@@ -664,7 +792,11 @@ fn direction_part_text(p: &VerdictPart) -> String {
             limit
                 .idle_fraction
                 .filter(|i| *i >= 0.05)
-                .map_or(String::new(), |i| format!(", idle {:.0}% of the transfer", i * 100.0))
+                .map_or(String::new(), |i| format!(", idle {:.0}% of the transfer", i * 100.0)),
+            match limit.confidence() {
+                Some(Confidence::High) | None => "",
+                Some(_) => " (a hint, medium confidence: one capture point does not see the sender's socket, where a send buffer, a congestion window and loss can look alike; the sender's TCP_INFO decides)",
+            }
         ),
         VerdictPart::WindowReadBelow {
             direction,
@@ -673,8 +805,12 @@ fn direction_part_text(p: &VerdictPart) -> String {
             advertised,
             evidence,
         } => format!(
-            "{}: the sender read a window of about {} bytes{} although the {} advertised up to {} (a window field rewritten on the way: no setting of the two hosts lifts it; {} confidence): {}",
+            "{}: {}the sender read a window of about {} bytes{} although the {} advertised up to {} (a window field rewritten on the way would do this, and no setting of the two hosts would lift it; {} confidence): {}",
             direction.hyphenated(),
+            match evidence.confidence() {
+                Confidence::High => "",
+                _ => "HINT (not a finding: a sender holding its flight for another reason, a writer pausing between chunks, a send buffer or a congestion-control cap, looks the same): ",
+            },
             Thousands(*window),
             ceiling.map_or(String::new(), |c| format!(" (a ceiling of {} at the RTT)", rate_text(c))),
             receiver(direction),
@@ -708,9 +844,11 @@ fn direction_part_text(p: &VerdictPart) -> String {
             ceiling,
             advertised,
             need,
+            confidence,
         } => {
             let mut line = format!(
-                "{} was window-limited: achieved {} against a ceiling of {} (the {} advertised at most {} bytes)",
+                "{}{} was window-limited: achieved {} against a ceiling of {} (the {} advertised at most {} bytes)",
+                confidence.map_or("", hint_lead),
                 direction.hyphenated(),
                 rate_or_unknown(*achieved),
                 rate_or_unknown(*ceiling),
@@ -781,6 +919,9 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, r: &ConnectionReport) -> io::Res
         r.first_frame,
         r.last_frame
     )?;
+    if let Some(t) = &r.tunnels {
+        tunnel::write_carried_text(w, t, "  ")?;
+    }
     let n = &r.negotiated;
     let ws = |v: Option<u8>| v.map_or("none".to_string(), |s| s.to_string());
     writeln!(

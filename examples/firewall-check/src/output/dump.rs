@@ -8,10 +8,21 @@
 //! `ack`, `window`, `dscp`, `ecn`, `options`, `options_error` (see
 //! [`write_json`]).
 //!
+//! Segments carried in tunnels and provider encapsulations (GRE, VXLAN,
+//! MPLS, PPPoE, ...: [`capture::encap`]) are dumped too, with the layers
+//! they were carried in: in the text before the inner IP header, in the
+//! JSON as `tunnels` (present only then). See [`crate::output::tunnel`].
+//!
 //! It streams: one reader buffer, one output buffer, nothing allocated per
-//! packet. Frames that are not TCP are skipped; frames whose link, IP or TCP
-//! header cannot be decoded are reported (a text line, or a warning on the
-//! diagnostics stream for JSON) and the dump goes on. A capture that ends
+//! packet. Frames that are not TCP are skipped and counted; frames whose
+//! link, IP, tunnel or TCP header cannot be decoded are reported (a text
+//! line, or a warning on the diagnostics stream for JSON) and the dump goes
+//! on. When a segment was carried in a tunnel or a frame could not be
+//! opened (a link type or encapsulation not decoded, a header cut or
+//! malformed), the dump ends with the counts ([`Dumper::finish`]): a
+//! `summary` line on the diagnostics stream for text, a `{"summary":...}`
+//! object as the last line for JSON, and a one-line warning on the
+//! diagnostics stream when frames could not be opened. A capture that ends
 //! early or is corrupt stops the dump after everything read so far has been
 //! written, and the error is returned.
 
@@ -19,9 +30,11 @@ use std::io::{self, Read, Write};
 
 use tcp_options::{kind, ParsedOption, TcpOption};
 
-use crate::decode::{decode_packet, PacketError, TcpRecord, Truncation};
+use crate::decode::{decode_counted, PacketError, TcpRecord, Truncation, Unrecorded};
 use crate::output::format::{write_hex, write_json_str, write_padded9, write_u64, UtcTime};
-use capture::{CaptureError, CaptureReader, IpVersion, RecordSource};
+use crate::output::tunnel;
+use capture::tally::Tally;
+use capture::{CaptureError, CaptureReader, IpVersion, Record, RecordSource};
 
 /// What `dump` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +46,7 @@ pub enum DumpFormat {
 }
 
 /// Counts of a dump run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DumpStats {
     /// Packet records read.
     pub frames: u64,
@@ -41,6 +54,8 @@ pub struct DumpStats {
     pub segments: u64,
     /// Frames that looked like TCP but could not be decoded.
     pub undecodable: u64,
+    /// Segments by encapsulation, frames skipped by cause.
+    pub tally: Tally,
 }
 
 /// Why a dump stopped.
@@ -55,7 +70,8 @@ pub enum DumpError {
 }
 
 /// Dumps every TCP segment of the capture read from `input` to `out`;
-/// per-frame decode problems go to `diag` in JSON mode.
+/// per-frame decode problems go to `diag` in JSON mode, and so do the
+/// summary and the warning of [`Dumper::finish`].
 ///
 /// On a capture error, everything read before it has been written and
 /// flushed when the error is returned.
@@ -77,31 +93,14 @@ pub fn dump_source<S: RecordSource + ?Sized, W: Write, D: Write>(
     diag: &mut D,
     format: DumpFormat,
 ) -> Result<DumpStats, DumpError> {
-    let mut stats = DumpStats::default();
+    let mut dumper = Dumper::new(format);
     let result = loop {
         let record = match reader.next_record() {
             Ok(Some(r)) => r,
             Ok(None) => break Ok(()),
             Err(e) => break Err(e),
         };
-        stats.frames += 1;
-        match decode_packet(&record) {
-            Ok(Some(seg)) => {
-                stats.segments += 1;
-                match format {
-                    DumpFormat::Json => write_json(out, &seg)?,
-                    DumpFormat::Text => write_text(out, &seg)?,
-                }
-            }
-            Ok(None) => {}
-            Err(e) => {
-                stats.undecodable += 1;
-                match format {
-                    DumpFormat::Json => writeln!(diag, "warning: {e}")?,
-                    DumpFormat::Text => write_text_error(out, &e)?,
-                }
-            }
-        }
+        dumper.record(&record, out, diag)?;
         // Before waiting for input, show what was written: from a pipe
         // each segment appears as it arrives; from a file this flushes
         // about once per reader buffer.
@@ -109,9 +108,120 @@ pub fn dump_source<S: RecordSource + ?Sized, W: Write, D: Write>(
             out.flush()?;
         }
     };
+    dumper.finish(out, diag, None)?;
     out.flush()?;
     result?;
-    Ok(stats)
+    Ok(dumper.stats)
+}
+
+/// The per-record work of a dump and its end, for any source of records
+/// (a capture file or pipe, a live interface).
+#[derive(Debug)]
+pub struct Dumper {
+    format: DumpFormat,
+    /// The counts so far.
+    pub stats: DumpStats,
+}
+
+/// What a live capture lost, for the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaptureLoss {
+    /// Packets the kernel dropped (no room in the capture buffer).
+    pub kernel_drops: u64,
+    /// Packets the interface or its driver dropped, where known.
+    pub interface_drops: Option<u64>,
+}
+
+impl Dumper {
+    /// A dump writing `format`.
+    pub fn new(format: DumpFormat) -> Self {
+        Dumper {
+            format,
+            stats: DumpStats::default(),
+        }
+    }
+
+    /// Writes the segment of one record, or counts why there is none.
+    pub fn record<W: Write, D: Write>(
+        &mut self,
+        record: &Record<'_>,
+        out: &mut W,
+        diag: &mut D,
+    ) -> io::Result<()> {
+        let stats = &mut self.stats;
+        stats.frames += 1;
+        match decode_counted(record, &mut stats.tally) {
+            Ok(seg) => {
+                stats.segments += 1;
+                match self.format {
+                    DumpFormat::Json => write_json(out, &seg),
+                    DumpFormat::Text => write_text(out, &seg),
+                }
+            }
+            Err(Unrecorded::Skipped(_)) => Ok(()),
+            Err(Unrecorded::Bad(e)) => {
+                stats.undecodable += 1;
+                match self.format {
+                    DumpFormat::Json => writeln!(diag, "warning: {e}"),
+                    DumpFormat::Text => write_text_error(out, &e),
+                }
+            }
+        }
+    }
+
+    /// Ends the dump: when a segment was carried in a tunnel, a frame could
+    /// not be opened or (`loss`) a live capture lost packets, the counts (a
+    /// `summary:` line on `diag` for text, a `{"summary":...}` line on `out`
+    /// for JSON) and, when frames could not be opened, a one-line warning on
+    /// `diag`. Nothing otherwise.
+    pub fn finish<W: Write, D: Write>(
+        &self,
+        out: &mut W,
+        diag: &mut D,
+        loss: Option<CaptureLoss>,
+    ) -> io::Result<()> {
+        let tally = &self.stats.tally;
+        let frames = self.stats.frames;
+        if !tunnel::summary_due(tally) && loss.is_none() {
+            return Ok(());
+        }
+        match self.format {
+            DumpFormat::Json => {
+                out.write_all(b"{\"summary\":")?;
+                tunnel::write_json_summary(out, frames, tally)?;
+                if let Some(l) = loss {
+                    write!(
+                        out,
+                        ",\"capture_loss\":{{\"kernel_drops\":{}",
+                        l.kernel_drops
+                    )?;
+                    match l.interface_drops {
+                        Some(n) => write!(out, ",\"interface_drops\":{n}}}")?,
+                        None => out.write_all(b",\"interface_drops\":null}")?,
+                    }
+                }
+                out.write_all(b"}\n")?;
+            }
+            DumpFormat::Text => {
+                diag.write_all(b"summary: ")?;
+                tunnel::write_text_summary(diag, frames, tally)?;
+                if let Some(l) = loss {
+                    write!(diag, "; {} dropped by the kernel", l.kernel_drops)?;
+                    if let Some(n) = l.interface_drops {
+                        write!(diag, ", {n} by the interface")?;
+                    }
+                }
+                diag.write_all(b"\n")?;
+            }
+        }
+        let mut line = Vec::new();
+        if tunnel::write_text_warning(&mut line, frames, tally)? {
+            diag.write_all(b"warning: ")?;
+            diag.write_all(&line)?;
+            diag.write_all(b"\n")?;
+        }
+        Ok(())
+    }
 }
 
 fn write_text_error<W: Write>(out: &mut W, e: &PacketError) -> io::Result<()> {
@@ -199,6 +309,10 @@ pub fn write_json<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result
             write_json_str(w, &p.reason)?;
             w.write_all(b"\"}")?;
         }
+    }
+    if !s.tunnels.is_empty() {
+        w.write_all(b",\"tunnels\":")?;
+        tunnel::write_json(w, &s.tunnels)?;
     }
     w.write_all(b"}\n")
 }
@@ -313,6 +427,9 @@ pub fn write_text<W: Write + ?Sized>(w: &mut W, s: &TcpRecord<'_>) -> io::Result
     match s.ts {
         Some(ts) => write!(w, "{} ", UtcTime(ts))?,
         None => w.write_all(b"(no time) ")?,
+    }
+    if !s.tunnels.is_empty() {
+        tunnel::write_text(w, &s.tunnels)?;
     }
     match s.ip.version {
         IpVersion::V4 => {

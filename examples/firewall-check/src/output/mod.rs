@@ -6,6 +6,8 @@
 //! - [`finding`]: a finding's values as JSON and words, and its JSON.
 //! - [`impact`]: what a finding costs, in words and as JSON.
 //! - [`series`]: the time series as CSV rows and one connection's SVG plot.
+//! - [`tunnel`]: the layers a segment was carried in, and the counts of
+//!   segments by encapsulation and frames skipped by reason.
 //! - [`format`](mod@format): numbers, rates, hex, UTC time, JSON string
 //!   escaping.
 //! - [`fastjson`]: `serde_json`'s compact output for per-connection
@@ -19,3 +21,4 @@ pub mod finding;
 pub mod format;
 pub mod impact;
 pub mod series;
+pub mod tunnel;

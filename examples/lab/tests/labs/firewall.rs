@@ -286,20 +286,21 @@ fn compare_both(lab: &CaseRun, a: &Path, b: &Path) -> (Value, i32) {
 }
 
 /// `analyze --json ARGS CAPTURE`, whose status must be 3 exactly when it
-/// reports a window-scale mismatch, a Linux drop or a window-limited
-/// direction.
+/// reports a high-confidence window-scale mismatch, Linux drop or
+/// window-limited direction (a medium one is a hint: status 0).
 fn analyze(lab: &CaseRun, args: &[&str], capture: &Path) -> Value {
     let mut a = vec!["analyze", "--json"];
     a.extend_from_slice(args);
     let (v, code) = lab.tools().firewall_check_json(&a, &[capture]);
     let found = v["connections"].as_array().is_some_and(|c| {
         c.iter().any(|c| {
-            c["negotiated"]["wscale_mismatch"] == true
-                || c["negotiated"]["linux_drops"]
+            let n = &c["negotiated"];
+            (n["wscale_mismatch"] == true && n["wscale_mismatch_evidence"]["confidence"] == "high")
+                || n["linux_drops"]
                     .as_array()
-                    .is_some_and(|d| !d.is_empty())
-                || c["directions"][C2S]["window_limited"] == true
-                || c["directions"][S2C]["window_limited"] == true
+                    .is_some_and(|d| d.iter().any(|d| d["confidence"] == "high"))
+                || c["directions"][C2S]["window_limited_confidence"] == "high"
+                || c["directions"][S2C]["window_limited_confidence"] == "high"
         })
     });
     assert_eq!(

@@ -23,9 +23,13 @@ use super::state::ConnState;
 const SCALED_WINDOW_DIVISOR: u32 = 16;
 /// Far below (1/256 of the SYN-ACK window): certain.
 const SURELY_SCALED_DIVISOR: u32 = 256;
-/// A client shift from which the scaled and unscaled readings of its first
-/// window field are 32x apart: certain.
-const SURELY_UNSCALED_SHIFT: u8 = 5;
+/// A client's first window field read scaled above this (65,535 << 8 =
+/// 16,776,960 bytes: Windows' largest auto-tuned window, "up to 16 MB",
+/// and well above Linux's default `tcp_rmem` maximum of 6 MiB) is no
+/// window a stack chose: the unscaled reading is certain. Below it (a
+/// Windows host at shift 8 with a 1.5 MB window looks like a client that
+/// does not scale with a 5,840-byte window), `medium`.
+const SURELY_UNSCALED_BYTES: u64 = 65_535 << 8;
 /// Fewest window-sized data segments that corroborate a client that reads
 /// the server's fields unscaled.
 const WINDOW_SIZED_SEGMENTS: u64 = 3;
@@ -128,7 +132,9 @@ impl MismatchEvidence {
             } if u32::from(largest_field) * SURELY_SCALED_DIVISOR < u32::from(synack_window) => {
                 Confidence::High
             }
-            MismatchEvidence::ClientUnscaled { shift, .. } if shift >= SURELY_UNSCALED_SHIFT => {
+            MismatchEvidence::ClientUnscaled {
+                shift, first_field, ..
+            } if Self::client_largest_scaled(shift, first_field) > SURELY_UNSCALED_BYTES => {
                 Confidence::High
             }
             _ => Confidence::Medium,
@@ -142,18 +148,108 @@ impl MismatchEvidence {
     }
 }
 
+/// Why a client's first window field, at least half its SYN window, is no
+/// evidence that it does not scale: the capture shows its windows scaled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScaledAfterAll {
+    /// The first field read with the offered shift is an exact multiple of
+    /// an MSS of the connection while the field itself is not: the scaled
+    /// reading is the window the stack chose. Windows sizes its receive
+    /// window in whole segments and sends SYN window 8192 with shift 2 or
+    /// 8 (its first field, e.g. 16,425 << 2 = 65,700 = 45 x 1,460, is far
+    /// above half of 8,192); an unscaled field is the window itself, so a
+    /// Linux client that does not scale sends a multiple (64,240 = 44 x
+    /// 1,460) or an odd 65,535, neither of which this matches.
+    MssMultiple {
+        /// The first field.
+        first_field: u16,
+        /// The offered shift.
+        shift: u8,
+        /// The MSS its scaled reading is a multiple of.
+        mss: u16,
+    },
+    /// The client acknowledged data past every right edge its ACKs had
+    /// advertised read unscaled, by more than the server's largest
+    /// segment: it accepted more than an unscaled window allows (a
+    /// receiver accepts a segment that starts inside its window, so one
+    /// segment past the edge proves nothing).
+    AckedPastUnscaled {
+        /// Bytes past the edge.
+        bytes: u32,
+        /// The server's largest segment.
+        largest_segment: u32,
+    },
+}
+
+impl ScaledAfterAll {
+    /// The name in JSON (`kind`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ScaledAfterAll::MssMultiple { .. } => "mss_multiple",
+            ScaledAfterAll::AckedPastUnscaled { .. } => "acked_past_unscaled",
+        }
+    }
+}
+
+/// What the client's first window field says about its scaling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClientFields {
+    /// Nothing (the rule does not apply).
+    Silent,
+    /// Unscaled: the shift it offered.
+    Unscaled(u8),
+    /// The field alone would say unscaled, the capture shows scaled.
+    ScaledAfterAll(ScaledAfterAll),
+}
+
 /// Whether the client's windows show that it does not scale (see
-/// [`client_unscaled_evidence`], which says why): the shift it offered.
-pub(crate) fn client_unscaled(
+/// [`client_unscaled_evidence`], which says why), and what rules it out.
+///
+/// Fooled by: a stack whose first window field after the handshake is near
+/// its SYN window although it scales (Windows: SYN window 8192, shift 2,
+/// first field 16,425). Ruled out when the field's scaled reading is an
+/// exact multiple of an MSS and the field is not
+/// ([`ScaledAfterAll::MssMultiple`]), or when the client acknowledged data
+/// past its unscaled edges ([`ScaledAfterAll::AckedPastUnscaled`]); the
+/// remaining cases with a shift below 5 are `medium` (a hint, no exit 3).
+pub(crate) fn client_fields(
     st: &ConnState,
     syn_ws: Option<u8>,
     synack_ws: Option<u8>,
-) -> Option<u8> {
-    let (shift, _) = (syn_ws?, synack_ws?);
-    let syn_window = st.syn?.window;
-    let first = st.c2s.first_window_field?;
-    (shift >= 2 && syn_window >= 1024 && u32::from(first) * 2 >= u32::from(syn_window))
-        .then_some(shift)
+) -> ClientFields {
+    let (Some(shift), Some(_)) = (syn_ws, synack_ws) else {
+        return ClientFields::Silent;
+    };
+    let (Some(syn), Some(first)) = (st.syn, st.c2s.first_window_field) else {
+        return ClientFields::Silent;
+    };
+    let fires = shift >= 2 && syn.window >= 1024 && u32::from(first) * 2 >= u32::from(syn.window);
+    if !fires {
+        return ClientFields::Silent;
+    }
+    let largest = u32::try_from(st.s2c.largest_payload).unwrap_or(u32::MAX);
+    if st.c2s.acked_past_unscaled > largest && largest > 0 {
+        return ClientFields::ScaledAfterAll(ScaledAfterAll::AckedPastUnscaled {
+            bytes: st.c2s.acked_past_unscaled,
+            largest_segment: largest,
+        });
+    }
+    let scaled = u64::from(first) << shift.min(MAX_WINDOW_SCALE);
+    let msses = [st.synack.and_then(|s| s.linux().mss), syn.linux().mss];
+    let timestamps = [0u16, 12];
+    for mss in msses.into_iter().flatten() {
+        for ts in timestamps {
+            let m = mss.saturating_sub(ts);
+            if m >= 64 && scaled % u64::from(m) == 0 && first % m != 0 {
+                return ClientFields::ScaledAfterAll(ScaledAfterAll::MssMultiple {
+                    first_field: first,
+                    shift,
+                    mss: m,
+                });
+            }
+        }
+    }
+    ClientFields::Unscaled(shift)
 }
 
 /// The client's windows after the handshake are unscaled although the
@@ -164,8 +260,9 @@ pub(crate) fn client_unscaled(
 /// shifted right by its own shift: about its SYN window over 2^shift. One
 /// that does not scale sends about its SYN window. With a shift of 2 or more
 /// the two readings are at least 4x apart; a first field of at least half
-/// the SYN window is the unscaled reading (`high` confidence from shift 5,
-/// 32x apart, `medium` below). The client's uploads corroborate: a client
+/// the SYN window is the unscaled reading (`high` confidence when the scaled
+/// reading would exceed 16,776,960 bytes, see [`SURELY_UNSCALED_BYTES`],
+/// `medium` below; never when [`client_fields`] rules it out). The client's uploads corroborate: a client
 /// that reads the server's scaled fields as bytes never has more in flight
 /// than the largest raw field.
 pub(crate) fn client_unscaled_evidence(
@@ -173,7 +270,9 @@ pub(crate) fn client_unscaled_evidence(
     syn_ws: Option<u8>,
     synack_ws: Option<u8>,
 ) -> Option<MismatchEvidence> {
-    let shift = client_unscaled(st, syn_ws, synack_ws)?;
+    let ClientFields::Unscaled(shift) = client_fields(st, syn_ws, synack_ws) else {
+        return None;
+    };
     let first = st.c2s.first_window_field?;
     Some(MismatchEvidence::ClientUnscaled {
         shift,
@@ -193,6 +292,14 @@ pub(crate) fn client_unscaled_evidence(
 /// The broken state seen from the client's side: the SYN offered scaling,
 /// the SYN-ACK seen here did not answer, yet the server's windows after the
 /// handshake look scaled (below 1/16 of its SYN-ACK window).
+///
+/// Fooled by: a server that does not scale and whose receive buffer stays
+/// nearly full (its application does not read), advertising small windows
+/// for the whole capture; RFC 1122's silly-window avoidance keeps a
+/// nonzero window from dropping below a segment, so below 1/256 of the
+/// SYN-ACK window (`high`) it is scaling, between 1/256 and 1/16 a hint
+/// (`medium`). A server that only ever advertised a zero window shows
+/// nothing (0 is 0 at any shift) and raises nothing.
 pub(crate) fn server_scales_anyway(
     st: &ConnState,
     syn_ws: Option<u8>,
@@ -202,7 +309,9 @@ pub(crate) fn server_scales_anyway(
         && synack_ws.is_none()
         && match (st.synack.map(|s| s.window), st.s2c.max_window_field) {
             (Some(syn_win), Some(max)) => {
-                syn_win >= 1024 && u32::from(max) * SCALED_WINDOW_DIVISOR < u32::from(syn_win)
+                max > 0
+                    && syn_win >= 1024
+                    && u32::from(max) * SCALED_WINDOW_DIVISOR < u32::from(syn_win)
             }
             _ => false,
         }

@@ -88,9 +88,10 @@ use rustc_hash::FxHashMap;
 use crate::analysis::limit_log;
 use crate::conn::tracker::{ConnTracker, Connection, DEFAULT_CAPACITY};
 use crate::conn::Direction;
-use crate::decode::decode_packet;
+use crate::decode::decode_counted;
 use crate::output::analyze::ReportWriter;
 use capture::reader::DEFAULT_BUFFER_CAPACITY;
+use capture::tally::Tally;
 use capture::{CaptureError, CaptureReader, Next, RecordSource, Timestamp};
 
 mod limit_feed;
@@ -104,7 +105,8 @@ pub mod verdict;
 pub use crate::finding::impact::RttSource;
 pub use mismatch::MismatchEvidence;
 pub use report::{
-    report, AdviceItem, ConnectionReport, DirectionReport, Directions, Negotiated, PerEndpoint,
+    report, AdviceItem, CarriedIn, ConnectionReport, DirectionReport, Directions, Negotiated,
+    PerEndpoint,
 };
 pub use shift::{ShiftBasis, ShiftBounds, ShiftInterval};
 pub use state::ConnState;
@@ -203,17 +205,32 @@ pub enum AnalyzeFormat {
 }
 
 /// What an analysis reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct AnalyzeSummary {
     /// Connections reported.
     pub connections: usize,
     /// Connections with a finding: a broken negotiation, a SYN Linux drops,
     /// or a window-limited direction.
     pub findings: usize,
+    /// The capture's records read.
+    pub frames: u64,
+    /// Its segments per encapsulation, and the records that gave none by
+    /// reason.
+    pub tally: Tally,
 }
 
-/// The analysis loop, one home for `analyze` and [`learn`]: every segment
-/// through the connection table and its connection's state (the limit logs
+/// What the analysis loop read: records, and segments and skips counted.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Counts {
+    /// Records read.
+    pub frames: u64,
+    /// Segments per encapsulation, records without one by cause.
+    pub tally: Tally,
+}
+
+/// The analysis loop, one home for `analyze` and [`learn`]: every segment,
+/// plain or carried in tunnels (counted in `counts`, with the records that
+/// gave none by reason), through the connection table and its connection's state (the limit logs
 /// held to their budget, [`limit_log`]), `finished` for each connection
 /// once it and every earlier-started one have finished (see
 /// [`crate::conn::tracker`]), and `idle` whenever no record is buffered, before
@@ -225,6 +242,7 @@ pub(crate) fn each_connection<S: RecordSource + ?Sized, C>(
     reader: &mut S,
     settings: &Settings,
     ctx: &mut C,
+    counts: &mut Counts,
     mut finished: impl FnMut(&Connection<ConnState>, &mut C),
     mut idle: impl FnMut(&mut C) -> io::Result<()>,
 ) -> io::Result<Result<(), AnalyzeError>> {
@@ -263,7 +281,8 @@ pub(crate) fn each_connection<S: RecordSource + ?Sized, C>(
         let Some(record) = record else {
             continue;
         };
-        let Ok(Some(rec)) = decode_packet(&record) else {
+        counts.frames += 1;
+        let Ok(rec) = decode_counted(&record, &mut counts.tally) else {
             continue;
         };
         let (conn, dir) = tracker.track(&rec, ConnState::default);
@@ -351,7 +370,10 @@ pub fn learn<R: Read>(
             out.insert(c.id, l);
         }
     };
-    let _ = each_connection(&mut reader, settings, &mut out, keep, |_| Ok(()));
+    let mut counts = Counts::default();
+    let _ = each_connection(&mut reader, settings, &mut out, &mut counts, keep, |_| {
+        Ok(())
+    });
     out
 }
 
@@ -396,14 +418,24 @@ pub fn analyze_source<S: RecordSource + ?Sized, W: Write>(
         }
     };
     // Reports written so far appear before the tool waits for input.
-    let result = each_connection(reader, settings, &mut writer, emit, ReportWriter::idle)?;
+    let mut counts = Counts::default();
+    let result = each_connection(
+        reader,
+        settings,
+        &mut writer,
+        &mut counts,
+        emit,
+        ReportWriter::idle,
+    )?;
     if let Some(e) = write_err {
         return Err(e.into());
     }
-    let connections = writer.finish()?;
+    let connections = writer.finish(counts.frames, &counts.tally)?;
     result?;
     Ok(AnalyzeSummary {
         connections,
         findings,
+        frames: counts.frames,
+        tally: counts.tally,
     })
 }

@@ -11,16 +11,19 @@ use tcp_options::kind::MAX_WINDOW_SCALE;
 use crate::analysis::limit_log::LimitLog;
 use crate::analysis::limits::{Limit, LimitKind, LimitTracker, NoLimitReason, ShiftRange};
 use crate::conn::negotiation::{self, EcnMode, HandshakeKind, LinuxDrop};
+pub use crate::conn::tracker::CarriedIn;
 use crate::conn::tracker::Connection;
 use crate::conn::{Direction, Endpoint};
+use crate::finding::Confidence;
 
 use super::limit_feed::{LimitPair, UNUSED_LIMITS};
 use super::mismatch::{
-    client_unscaled_evidence, server_scaled_evidence, server_scales_anyway, MismatchEvidence,
+    client_fields, client_unscaled_evidence, server_scaled_evidence, server_scales_anyway,
+    ClientFields, MismatchEvidence, ScaledAfterAll,
 };
 use super::shift::{infer_shift, ShiftInterval};
 use super::side::Side;
-use super::state::ConnState;
+use super::state::{ConnState, SynAnswered};
 use super::verdict::{verdict, Verdict};
 use super::{RttSource, Settings};
 
@@ -66,6 +69,12 @@ pub struct DirectionReport {
     /// the limit is the receive window and the achieved throughput does not
     /// exceed the ceiling.
     pub window_limited: Option<bool>,
+    /// How sure `window_limited` `true` is (`null` otherwise): the limit's
+    /// confidence when the limit is the receive window; `medium` when it
+    /// rests on a window's worth in flight or the throughput near the
+    /// ceiling without the time split (a sender whose congestion window
+    /// or send buffer happens to match the receive window looks the same).
+    pub window_limited_confidence: Option<Confidence>,
     /// What limited the sender ([`crate::analysis::limits`]).
     pub limit: Limit,
     /// Bytes the sender put past the right edge of the window as the
@@ -157,6 +166,15 @@ pub struct Negotiated {
     /// Without a handshake: the interval each endpoint's window-scale
     /// shift must lie in, from the capture (`null` with a handshake).
     pub wscale_inferred: Option<PerEndpoint<Option<ShiftInterval>>>,
+    /// The client's first window field, at least half its SYN window,
+    /// would say it does not scale, but the capture shows its windows
+    /// scaled: what shows it (`null` otherwise).
+    pub wscale_unscaled_ruled_out: Option<ScaledAfterAll>,
+    /// The client sent SYNs with different options: which one the SYN-ACK
+    /// answers, and what shows it (`null`: one SYN, or all alike). The
+    /// negotiation follows that SYN; when the capture cannot tell, window
+    /// scaling is unknown for both ends (`wscale_on` `null`).
+    pub syn_answered: Option<SynAnswered>,
 }
 
 /// The report of one connection.
@@ -195,17 +213,32 @@ pub struct ConnectionReport {
     pub directions: Directions,
     /// The verdict: what the figures mean, part by part.
     pub verdict: Verdict,
+    /// The tunnels and encapsulations the connection was carried in
+    /// (`None` on a plain link).
+    pub tunnels: Option<CarriedIn>,
 }
 
 impl ConnectionReport {
     /// A broken negotiation, a handshake segment Linux drops, or a
-    /// window-limited direction: what makes
-    /// `firewall-check analyze` exit with status 3.
+    /// window-limited direction, each of [`Confidence::High`]: what makes
+    /// `firewall-check analyze` exit with status 3. A `medium` one is a
+    /// hint: reported, worded as one, and not counted.
     pub fn has_findings(&self) -> bool {
-        self.negotiated.wscale_mismatch
-            || !self.negotiated.linux_drops.is_empty()
-            || self.directions.client_to_server.window_limited == Some(true)
-            || self.directions.server_to_client.window_limited == Some(true)
+        let high = |c: Option<Confidence>| c == Some(Confidence::High);
+        (self.negotiated.wscale_mismatch
+            && high(
+                self.negotiated
+                    .wscale_mismatch_evidence
+                    .as_ref()
+                    .map(MismatchEvidence::confidence),
+            ))
+            || self
+                .negotiated
+                .linux_drops
+                .iter()
+                .any(|d| d.confidence() == Confidence::High)
+            || high(self.directions.client_to_server.window_limited_confidence)
+            || high(self.directions.server_to_client.window_limited_confidence)
     }
 
     /// The RTT in seconds (`rtt_s` in JSON).
@@ -275,6 +308,7 @@ pub fn report(conn: &Connection<ConnState>, settings: &Settings) -> ConnectionRe
         rtt_source,
         directions,
         verdict: Verdict::default(),
+        tunnels: conn.carried_in(),
     };
     r.verdict = verdict(&r, st, settings);
     r
@@ -291,7 +325,10 @@ fn negotiated(st: &ConnState) -> (Handshake, Negotiated) {
     // The broken state seen from the server's side: the SYN-ACK seen here
     // answered, yet the client's windows after the handshake are unscaled.
     let client_unscaled = client_unscaled_evidence(st, syn_ws, synack_ws);
-    let client_on = if seen {
+    // Several SYNs with different options and nothing shows which one the
+    // SYN-ACK answers: what each end holds is unknown.
+    let unknown = matches!(st.syn_answered, Some(SynAnswered::Unknown { .. }));
+    let client_on = if seen && !unknown {
         h.negotiation
             .client
             .map(|v| v.window_scaling && client_unscaled.is_none())
@@ -302,6 +339,7 @@ fn negotiated(st: &ConnState) -> (Handshake, Negotiated) {
     // unless its windows show it scales anyway.
     let server_on = st
         .synack
+        .filter(|_| !unknown)
         .map(|_| syn_ws.is_some() && (synack_ws.is_some() || server_scales_anyway));
     // Without the handshake: each endpoint's shift from the capture, and
     // what shows the two ends disagree.
@@ -315,7 +353,7 @@ fn negotiated(st: &ConnState) -> (Handshake, Negotiated) {
     let wscale_mismatch = matches!((client_on, server_on), (Some(a), Some(b)) if a != b)
         || inferred_mismatch.is_some();
     let wscale = match (syn_ws, synack_ws) {
-        (Some(c), Some(s)) if seen && !wscale_mismatch => Some(PerEndpoint {
+        (Some(c), Some(s)) if seen && !wscale_mismatch && !unknown => Some(PerEndpoint {
             client: c,
             server: s,
         }),
@@ -373,6 +411,11 @@ fn negotiated(st: &ConnState) -> (Handshake, Negotiated) {
         ecn,
         linux_drops,
         wscale_inferred: inferred,
+        syn_answered: st.syn_answered,
+        wscale_unscaled_ruled_out: match client_fields(st, syn_ws, synack_ws) {
+            ClientFields::ScaledAfterAll(r) if !unknown => Some(r),
+            _ => None,
+        },
     };
     let hs = Handshake {
         seen,
@@ -460,6 +503,11 @@ impl Reading<'_> {
             .map(LimitTracker::beyond_window);
         let window_limited =
             window_limited(me, &limit, max_window_bytes, throughput_bps, ceiling_bps);
+        let window_limited_confidence = match (window_limited, limit.kind) {
+            (Some(true), LimitKind::ReceiveWindow) => limit.confidence(),
+            (Some(true), _) => Some(Confidence::Medium),
+            _ => None,
+        };
         DirectionReport {
             packets: me.packets,
             bytes: me.bytes,
@@ -471,6 +519,7 @@ impl Reading<'_> {
             ceiling_bps,
             throughput_bps,
             window_limited,
+            window_limited_confidence,
             advice: advice_for(&limit, tracker, max_window_bytes, self.rtt, self.settings),
             limit,
             beyond_window_bytes: beyond.map(|b| b.0),
@@ -569,6 +618,11 @@ impl Reading<'_> {
 /// limit is the receive window and the capture shows no more than the
 /// ceiling achieved. With too little data for the time split: a window's
 /// worth in flight on many segments, or achieved close to the ceiling.
+///
+/// Fooled by (without the time split): a sender whose congestion window,
+/// send buffer or application happens to put exactly the receive window's
+/// worth in flight; so that reading is `medium`
+/// ([`DirectionReport::window_limited_confidence`]), a hint, never exit 3.
 fn window_limited(
     me: &Side,
     limit: &Limit,

@@ -20,15 +20,75 @@ use super::limit_feed::LimitPair;
 use super::side::Side;
 use super::{RttSource, Settings};
 
+/// What a SYN offers the server, as its kernel reads it: MSS, window
+/// scale (and the shift on the wire), SACK-Permitted, Timestamps (not the
+/// TSval).
+fn offer(seg: &HandshakeSegment) -> (Option<u16>, Option<u8>, Option<u8>, bool, bool) {
+    let r = seg.linux();
+    (
+        r.mss,
+        r.window_scale,
+        r.window_scale_clamped_from,
+        r.sack_permitted,
+        r.timestamps.is_some(),
+    )
+}
+
+/// Most SYNs with different option blocks kept per connection.
+pub(crate) const MAX_SYNS: usize = 8;
+
+/// Why a SYN was taken as the one the SYN-ACK answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerBasis {
+    /// The SYN-ACK's TSecr is this SYN's TSval (RFC 7323 section 3.2).
+    TimestampEcho,
+    /// The only SYN that offered every option the SYN-ACK answers.
+    OptionsAnswered,
+}
+
+/// Which of several client SYNs with different options the SYN-ACK answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SynAnswered {
+    /// This one.
+    Frame {
+        /// Its index among the kept SYNs.
+        index: usize,
+        /// Its frame.
+        frame: u64,
+        /// SYNs with different options seen.
+        syns: usize,
+        /// What shows it.
+        basis: AnswerBasis,
+    },
+    /// The capture does not show which: no timestamp echo matches, and
+    /// more than one SYN offered what the SYN-ACK answers (or none did).
+    Unknown {
+        /// SYNs with different options seen.
+        syns: usize,
+    },
+}
+
 /// What `analyze` keeps per open connection: fixed size; the limit
 /// trackers (a few hundred bytes) are allocated once it carries data.
 #[derive(Debug, Clone, Default)]
 pub struct ConnState {
-    /// The client's SYN (the last one seen).
+    /// The client's SYN: the one the kept SYN-ACK answers
+    /// ([`SynAnswered`]); before the SYN-ACK, the last one seen.
     pub(crate) syn: Option<HandshakeSegment>,
-    /// The server's SYN-ACK (the last one seen).
+    /// The client's SYNs when it sent more than one with different option
+    /// blocks (empty otherwise: nothing allocated), with their times.
+    pub(crate) syns: Vec<(HandshakeSegment, Option<Timestamp>)>,
+    /// Which SYN the SYN-ACK answers, when the client sent SYNs with
+    /// different options (`None`: one SYN, or all alike).
+    pub(crate) syn_answered: Option<SynAnswered>,
+    /// The server's SYN-ACK: the first acceptable one (see
+    /// [`ConnState::acceptable_synack`]); a later segment with SYN and ACK
+    /// does not renegotiate.
     pub(crate) synack: Option<HandshakeSegment>,
     pub(crate) syn_ts: Option<Timestamp>,
+    /// The last SYN's sequence number (the client's ISN) and payload
+    /// length (Fast Open data a SYN-ACK may acknowledge).
+    pub(crate) syn_seq: Option<(u32, u32)>,
     pub(crate) synack_ts: Option<Timestamp>,
     pub(crate) synack_seq: Option<u32>,
     /// Time origin of the limit trackers (the connection's first segment).
@@ -140,6 +200,97 @@ impl ConnState {
         }
     }
 
+    /// Keeps a client SYN: the latest one, and every one whose option
+    /// block differs from the others (at most [`MAX_SYNS`]).
+    fn keep_syn(&mut self, seg: HandshakeSegment, ts: Option<Timestamp>) {
+        if let Some(prev) = self.syn {
+            // What the server negotiates from: a retransmission that differs
+            // only in its TSval (Linux) offers the same.
+            let differs = offer(&prev) != offer(&seg);
+            if self.syns.is_empty() && differs {
+                self.syns.push((prev, self.syn_ts));
+            }
+            if !self.syns.is_empty() && self.syns.len() < MAX_SYNS {
+                self.syns.push((seg, ts));
+            }
+        }
+        self.syn = Some(seg);
+        self.syn_ts = ts;
+    }
+
+    /// Whether a segment with SYN and ACK from the server is the SYN-ACK
+    /// the client's kernel negotiates from: none kept yet (the client
+    /// leaves SYN-SENT at the first; a later one meets an established
+    /// connection, which answers a SYN with a challenge ACK, RFC 5961
+    /// section 4, and renegotiates nothing), no RST (in SYN-SENT an
+    /// acceptable ACK with RST resets the connection, RFC 9293 section
+    /// 3.10.7.3, Linux `tcp_rcv_synsent_state_process`), and, with the SYN
+    /// seen, acknowledging the client's ISN + 1 (an unacceptable ACK is
+    /// answered with a reset). A mid-connection segment with every flag set
+    /// fails all three.
+    pub(crate) fn acceptable_synack(&self, rec: &TcpRecord<'_>) -> bool {
+        if self.synack.is_some() || rec.flags.contains(Flags::RST) {
+            return false;
+        }
+        match self.syn.as_ref() {
+            Some(_) => self
+                .syn_seq
+                .is_none_or(|(isn, data)| rec.ack.wrapping_sub(isn.wrapping_add(1)) <= data),
+            None => true,
+        }
+    }
+
+    /// Which of the client's SYNs `synack` answers when they differ:
+    /// the one whose TSval its Timestamps option echoes; else the only one
+    /// it is consistent with (RFC 7323 section 2.2 and 3.2 and RFC 2018:
+    /// a SYN-ACK carries Window Scale, Timestamps or SACK-Permitted only
+    /// when the SYN it answers did); else unknown.
+    fn answered(&self, synack: &HandshakeSegment) -> Option<SynAnswered> {
+        if self.syns.is_empty() {
+            return None;
+        }
+        let syns = self.syns.len();
+        let sa = synack.linux();
+        let frame = |index: usize, basis| SynAnswered::Frame {
+            index,
+            frame: self.syns[index].0.frame,
+            syns,
+            basis,
+        };
+        if let Some(echo) = sa.timestamps.map(|t| t.tsecr) {
+            let hit = self
+                .syns
+                .iter()
+                .rposition(|(s, _)| s.linux().timestamps.is_some_and(|t| t.tsval == echo));
+            if let Some(i) = hit {
+                return Some(frame(i, AnswerBasis::TimestampEcho));
+            }
+        }
+        let consistent: Vec<usize> = self
+            .syns
+            .iter()
+            .enumerate()
+            .filter(|(_, (s, _))| {
+                let r = s.linux();
+                (sa.window_scale.is_none() || r.window_scale.is_some())
+                    && (sa.timestamps.is_none() || r.timestamps.is_some())
+                    && (!sa.sack_permitted || r.sack_permitted)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        match consistent[..] {
+            [] => Some(SynAnswered::Unknown { syns }),
+            [.., last]
+                if consistent
+                    .iter()
+                    .all(|i| offer(&self.syns[*i].0) == offer(&self.syns[last].0)) =>
+            {
+                Some(frame(last, AnswerBasis::OptionsAnswered))
+            }
+            _ => Some(SynAnswered::Unknown { syns }),
+        }
+    }
+
     /// Feeds one segment of this connection.
     pub(crate) fn update(&mut self, rec: &TcpRecord<'_>, dir: Direction, settings: &Settings) {
         let syn = rec.flags.contains(Flags::SYN);
@@ -182,6 +333,9 @@ impl ConnState {
         }
         if !syn {
             me.window_field(rec);
+            if ack {
+                me.unscaled_edges(rec.ack, rec.window);
+            }
         }
         if ack {
             me.acknowledged(peer, rec.ack);
@@ -201,12 +355,33 @@ impl ConnState {
         let syn = rec.flags.contains(Flags::SYN);
         let ack = rec.flags.contains(Flags::ACK);
         let segment = || HandshakeSegment::new(rec.options, rec.flags, rec.window, rec.frame);
-        if syn && !ack && dir == Direction::ClientToServer {
-            self.syn = Some(segment());
-            self.syn_ts = rec.ts;
+        // A listener discards a SYN with RST or FIN (Linux
+        // `tcp_rcv_state_process`, LISTEN); a SYN after the SYN-ACK was
+        // kept is answered by no new negotiation (unless it is the first
+        // SYN seen: a capture that reordered the two).
+        let bad = Flags::RST | Flags::FIN;
+        if syn
+            && !ack
+            && dir == Direction::ClientToServer
+            && !rec.flags.intersects(bad)
+            && (self.synack.is_none() || self.syn.is_none())
+        {
+            self.keep_syn(segment(), rec.ts);
+            self.syn_seq = Some((rec.seq, u32::try_from(rec.payload_len).unwrap_or(u32::MAX)));
         }
-        if syn && ack && dir == Direction::ServerToClient {
-            self.synack = Some(segment());
+        if syn && ack && dir == Direction::ServerToClient && self.acceptable_synack(rec) {
+            let sa = segment();
+            self.syn_answered = self.answered(&sa);
+            // The negotiation follows the answered SYN; the handshake RTT
+            // still runs from the latest SYN (Karn: which copy the SYN-ACK
+            // answers in time is ambiguous, and the earlier one would count
+            // the client's retransmission timeout).
+            if let Some(SynAnswered::Frame { index, .. }) = self.syn_answered {
+                if let Some((s, _)) = self.syns.get(index) {
+                    self.syn = Some(*s);
+                }
+            }
+            self.synack = Some(sa);
             self.synack_seq = Some(rec.seq);
             self.synack_ts = rec.ts;
         }

@@ -16,11 +16,12 @@ use bdp::BitsPerSecond;
 use crate::analysis::limits::{Limit, WindowEvidence};
 use crate::conn::negotiation::LinuxDrop;
 use crate::conn::{Direction, Endpoint};
+use crate::finding::Confidence;
 
-use super::mismatch::MismatchEvidence;
+use super::mismatch::{MismatchEvidence, ScaledAfterAll};
 use super::report::{ceiling_of, AdviceItem, ConnectionReport, CEILING_MAX_PERCENT};
 use super::shift::ShiftInterval;
-use super::state::ConnState;
+use super::state::{ConnState, SynAnswered};
 use super::Settings;
 pub use crate::finding::impact::Need;
 
@@ -95,6 +96,12 @@ pub enum VerdictPart {
     SynAckNotSeen,
     /// SYN not seen.
     SynNotSeen,
+    /// The client sent this many SYNs with different options, and the
+    /// capture does not show which one the SYN-ACK answers.
+    SynAnswerUnknown {
+        /// SYNs with different options.
+        syns: usize,
+    },
     /// Scaling offered by the client, not answered; yet the capture shows
     /// more achieved server to client than 65,535 bytes allow.
     UnansweredAchievedMore {
@@ -150,6 +157,9 @@ pub enum VerdictPart {
         /// What the server believes the client offers (bytes).
         server_believes: u64,
     },
+    /// The client's first window field alone would say it does not
+    /// scale; the capture shows it does.
+    UnscaledRuledOut(ScaledAfterAll),
     /// Window scaling on.
     ScalingOn {
         /// The client's shift.
@@ -214,6 +224,8 @@ pub enum VerdictPart {
         advertised: u64,
         /// What the target rate needs.
         need: Option<Need>,
+        /// How sure (`DirectionReport::window_limited_confidence`).
+        confidence: Option<Confidence>,
     },
 }
 
@@ -310,6 +322,10 @@ fn handshake(
     let rtt = r.rtt;
     let c2s = &r.directions.client_to_server;
     let s2c = &r.directions.server_to_client;
+    if let Some(SynAnswered::Unknown { syns }) = n.syn_answered {
+        parts.push(VerdictPart::SynAnswerUnknown { syns });
+        return;
+    }
     match (n.wscale_offered.client, n.wscale_offered.server) {
         (Some(_), None) => {
             let contradicted = matches!(
@@ -371,10 +387,15 @@ fn handshake(
                 s2c.max_window_field.unwrap_or(0),
             ),
         }),
-        (Some(c), Some(s)) => parts.push(VerdictPart::ScalingOn {
-            client: c,
-            server: s,
-        }),
+        (Some(c), Some(s)) => {
+            parts.push(VerdictPart::ScalingOn {
+                client: c,
+                server: s,
+            });
+            if let Some(r) = n.wscale_unscaled_ruled_out {
+                parts.push(VerdictPart::UnscaledRuledOut(r));
+            }
+        }
     }
 }
 
@@ -441,6 +462,7 @@ fn direction(
             ceiling: d.ceiling_bps,
             advertised: d.max_window_bytes.unwrap_or(0),
             need,
+            confidence: d.window_limited_confidence,
         });
     }
 }

@@ -1,5 +1,6 @@
 //! The streaming comparison: both captures read together in time order,
-//! each through the shared decode ([`decode_packet`]) and its own
+//! each through the shared decode ([`decode_counted`]: plain links,
+//! tunnels and encapsulations, counted in [`Input::tally`]) and its own
 //! [`ConnTracker`], connections paired across the captures as the evidence
 //! arrives, each direction aligned within a bounded window, and a pair's
 //! findings folded when both of its connections have ended.
@@ -33,8 +34,15 @@
 //! 4. it occupies sequence space, the receiver's acknowledgment seen in the
 //!    other capture covers it, and no frame of the other capture carried
 //!    those bytes: they crossed that wire unseen, `capture_loss`;
-//! 5. otherwise `packet_dropped` (seen before the middlebox only) or
-//!    `packet_injected` (seen after it only).
+//! 5. seen after the middlebox only, it is `packet_injected` only when the
+//!    sender's own sequence shows it did not send it: the capture before
+//!    the middlebox saw its IPv4 identification on another frame (where
+//!    the direction kept identifications across the middlebox), or it
+//!    carries bytes that capture neither carried nor saw acknowledged; a
+//!    frame whose identification fills a hole in the sender's sequence
+//!    there (the ones just below and above seen, its own not), and a bare
+//!    ACK without such evidence, is `capture_loss`;
+//! 6. otherwise `packet_dropped` (seen before the middlebox only).
 //!
 //! Segments without sequence space, and retransmissions of bytes the other
 //! capture saw carried, are decided [`SLACK_NS`] after the other capture's
@@ -53,7 +61,8 @@ use super::packet::Packet;
 use super::pair::Pair;
 use super::report::{CaptureWarning, ConnEnds, SummaryParts};
 use crate::conn::tracker::{ConnTracker, Connection, Direction};
-use crate::decode::decode_packet;
+use crate::decode::{decode_counted, Unrecorded};
+use capture::tally::Tally;
 use capture::{CaptureError, CaptureReader};
 
 pub use super::pair::Done;
@@ -127,6 +136,8 @@ pub struct Input<R: Read> {
     pub tcp_packets: u64,
     /// Records that could not be decoded.
     pub undecodable: u64,
+    /// Segments per encapsulation, and records without one by cause.
+    pub tally: Tally,
     /// Problems that made the result partial.
     pub warnings: Vec<CaptureWarning>,
     span: Span,
@@ -144,6 +155,7 @@ impl<R: Read> Input<R> {
             records: 0,
             tcp_packets: 0,
             undecodable: 0,
+            tally: Tally::default(),
             warnings: Vec::new(),
             span: Span::default(),
         })
@@ -173,11 +185,12 @@ impl<R: Read> Input<R> {
                 self.span.first.get_or_insert(ns);
                 self.span.last = Some(self.span.last.map_or(ns, |l| l.max(ns)));
             }
-            let seg = match decode_packet(&rec) {
-                Ok(Some(s)) => s,
-                Ok(None) => continue,
-                Err(_) => {
-                    self.undecodable += 1;
+            let seg = match decode_counted(&rec, &mut self.tally) {
+                Ok(s) => s,
+                Err(why) => {
+                    if matches!(why, Unrecorded::Bad(_)) {
+                        self.undecodable += 1;
+                    }
                     continue;
                 }
             };
@@ -207,6 +220,7 @@ impl<R: Read> Input<R> {
             path: self.name.clone(),
             records: self.records,
             tcp_packets: self.tcp_packets,
+            tally: std::mem::take(&mut self.tally),
             warnings: std::mem::take(&mut self.warnings),
         }
     }
@@ -523,7 +537,7 @@ impl Engine {
                 let both = self
                     .pairs
                     .get_mut(&pid)
-                    .is_some_and(|p| p.side_finished(s, c.segments, ends));
+                    .is_some_and(|p| p.side_finished(s, c.segments, ends, c.carried_in()));
                 if both {
                     self.finish_pair(pid);
                 }

@@ -221,6 +221,8 @@ mod tests {
             payload: &[],
             truncation: Truncation::None,
             tcp: &[],
+            tcp_offset: 0,
+            tunnels: capture::Tunnels::empty(&[]),
         }
     }
 

@@ -17,12 +17,15 @@ use super::impact::Ctx;
 use super::matching::{packet_key, Carried, Score};
 use super::packet::Packet;
 use super::report::{ConnEnds, ConnReport, ConnSide, Rtt, RttSource, SidesBy};
+use crate::conn::tracker::CarriedIn;
 use crate::finding::{CaptureSide, FieldValue, Kind, Party};
 
 /// Facts about one capture's view of a paired connection.
 #[derive(Debug, Clone)]
 struct SideFacts {
     ends: ConnEnds,
+    /// The tunnels the connection was carried in here.
+    tunnels: Option<CarriedIn>,
     packets: u64,
     finished: bool,
     syn_ts: Option<i128>,
@@ -42,12 +45,22 @@ struct SideFacts {
     max_ack: [Option<u32>; 2],
     /// Frame of the first matched data segment, per direction.
     first_data_frame: [Option<u64>; 2],
+    /// The sender's most recent IPv4 identifications seen here, per
+    /// direction (at most [`RECENT_IDS`]; 0 left out): its own sequence,
+    /// which tells whether a frame the other capture alone holds was sent
+    /// by it ([`Pair::sender_sent`]).
+    recent_ids: [VecDeque<u16>; 2],
 }
+
+/// IPv4 identifications kept per direction and capture: twice the
+/// packets a queue holds before deciding ([`WINDOW`]).
+const RECENT_IDS: usize = 2 * WINDOW;
 
 impl SideFacts {
     fn new(ends: ConnEnds) -> SideFacts {
         SideFacts {
             ends,
+            tunnels: None,
             packets: 0,
             finished: false,
             syn_ts: None,
@@ -62,6 +75,7 @@ impl SideFacts {
             carried: Default::default(),
             max_ack: [None, None],
             first_data_frame: [None, None],
+            recent_ids: Default::default(),
         }
     }
 }
@@ -194,10 +208,17 @@ impl Pair {
 
     /// The connection has ended in capture `s` after `segments`, with
     /// `ends`; true when it has ended in both.
-    pub fn side_finished(&mut self, s: usize, segments: u64, ends: ConnEnds) -> bool {
+    pub fn side_finished(
+        &mut self,
+        s: usize,
+        segments: u64,
+        ends: ConnEnds,
+        tunnels: Option<CarriedIn>,
+    ) -> bool {
         let f = &mut self.facts[s];
         f.packets = segments;
         f.ends = ends;
+        f.tunnels = tunnels;
         f.finished = true;
         self.facts[1 - s].finished
     }
@@ -222,6 +243,17 @@ impl Pair {
         let f = &mut self.facts[s];
         f.v6 = p.v6;
         f.dir_packets[d] += 1;
+        if let Some(id) = p
+            .ident
+            .and_then(|i| u16::try_from(i).ok())
+            .filter(|i| *i != 0)
+        {
+            let ids = &mut f.recent_ids[d];
+            if ids.len() == RECENT_IDS {
+                ids.pop_front();
+            }
+            ids.push_back(id);
+        }
         f.max_payload[d] = f.max_payload[d].max(p.payload_len);
         if !p.has(Flags::SYN) {
             f.max_window[d] = Some(f.max_window[d].map_or(p.window, |w| w.max(p.window)));
@@ -665,6 +697,22 @@ impl Pair {
             self.col.add(hit(loss_key, before, after));
             return;
         }
+        // Seen after the middlebox only: injected only when the sender's
+        // own sequence shows it did not send it; a bare ACK whose sender's
+        // sequence shows nothing either way was missed by the other capture.
+        if !x_before {
+            match self.sender_sent(s, d, &p) {
+                Some(true) => {
+                    self.col.add(hit(loss_key, before, after));
+                    return;
+                }
+                None if p.seq_len() == 0 => {
+                    self.col.add(hit(loss_key, before, after));
+                    return;
+                }
+                _ => {}
+            }
+        }
         let kind = if x_before {
             Kind::PacketDropped
         } else {
@@ -699,6 +747,41 @@ impl Pair {
                 }
             }
             _ => false,
+        }
+    }
+
+    /// Whether the sender of `p` (direction `d`, held by capture `s` only)
+    /// sent it, from its own sequence of IPv4 identifications in the other
+    /// capture, where the direction's matched packets kept them across the
+    /// middlebox (Linux numbers a connection's packets from one counter):
+    /// `Some(true)` when that capture saw the identification just below and
+    /// just above `p`'s and not `p`'s (a hole exactly where `p` goes: the
+    /// capture missed it); `Some(false)` when it saw `p`'s own
+    /// identification on another frame (the sender used it for that one);
+    /// `None` when it cannot tell (IPv6, identifications 0, rewritten by the
+    /// middlebox, or a sender that numbers its packets otherwise: random
+    /// identifications show no hole, and then `None`).
+    ///
+    /// Fooled by: a middlebox that injects a frame carrying the exact
+    /// identification the sender skipped (one the sender used for a frame
+    /// the other capture missed as well); that frame is called capture loss.
+    fn sender_sent(&self, s: usize, d: usize, p: &Packet) -> Option<bool> {
+        let rules = self.id_rules[d];
+        if rules.ident_changed > 0 || rules.ident_kept == 0 {
+            return None;
+        }
+        let id = p
+            .ident
+            .and_then(|i| u16::try_from(i).ok())
+            .filter(|i| *i != 0)?;
+        let ids = &self.facts[1 - s].recent_ids[d];
+        let seen = |x: u16| ids.contains(&x);
+        if seen(id) {
+            Some(false)
+        } else if seen(id.wrapping_sub(1)) && seen(id.wrapping_add(1)) {
+            Some(true)
+        } else {
+            None
         }
     }
 
@@ -798,6 +881,7 @@ impl Pair {
                 server: f.ends.server,
                 packets: usize::try_from(f.packets.max(f.dir_packets[0] + f.dir_packets[1]))
                     .unwrap_or(usize::MAX),
+                tunnels: f.tunnels.clone(),
             }
         };
         let (client_side, server_side) = (side(st.client_side), side(1 - st.client_side));

@@ -11,8 +11,10 @@ use thiserror::Error;
 use super::engine::{Done, Engine};
 use super::findings::{dir_from_index, NoteDetail};
 use super::impact::{impact_of, Folded};
+use crate::conn::tracker::CarriedIn;
 use crate::conn::tracker::Direction;
 use crate::finding::{Cause, Compared, Confidence, Evidence, Finding, Kind};
+use capture::tally::Tally;
 use capture::CaptureError;
 
 pub use crate::finding::impact::RttSource;
@@ -53,6 +55,8 @@ pub struct CaptureSummary {
     pub tcp_packets: u64,
     /// TCP connections found.
     pub connections: usize,
+    /// Segments per encapsulation, and records without one by cause.
+    pub tally: Tally,
     /// Connections with no counterpart in the other capture, in the order
     /// they ended.
     pub unmatched_connections: Vec<ConnEnds>,
@@ -74,6 +78,9 @@ pub struct ConnSide {
     pub server: SocketAddr,
     /// TCP segments of the connection in this capture.
     pub packets: usize,
+    /// The tunnels the connection was carried in, as this capture saw it
+    /// (`None` on a plain link).
+    pub tunnels: Option<CarriedIn>,
 }
 
 /// How the capture nearer the client was told.
@@ -180,6 +187,8 @@ pub struct SummaryParts {
     pub records: u64,
     /// TCP segments decoded.
     pub tcp_packets: u64,
+    /// Segments per encapsulation, and records without one by cause.
+    pub tally: Tally,
     /// What made it partial.
     pub warnings: Vec<CaptureWarning>,
 }
@@ -241,6 +250,7 @@ pub fn build_report(e: Engine, parts: [SummaryParts; 2]) -> Report {
         path: p.path,
         records: p.records,
         tcp_packets: p.tcp_packets,
+        tally: p.tally,
         connections: e.connections[k],
         unmatched_connections: unmatched,
         evicted_connections: e.evicted[k],

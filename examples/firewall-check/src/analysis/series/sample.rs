@@ -18,12 +18,13 @@ use tcp_options::kind::MAX_WINDOW_SCALE;
 use tcp_options::seq::seq_lt;
 use tcp_options::Flags;
 
-use crate::analysis::analyze::mismatch::{client_unscaled, server_scales_anyway};
+use crate::analysis::analyze::mismatch::{client_fields, server_scales_anyway, ClientFields};
 use crate::analysis::analyze::{AnalyzeError, ConnState, Learned, Settings};
 use crate::analysis::limits::{LimitTracker, SenderPhase};
 use crate::conn::tracker::{ConnTracker, Connection};
 use crate::conn::Direction;
-use crate::decode::decode_packet;
+use crate::decode::decode_counted;
+use capture::tally::Tally;
 
 /// A connection as a time series observes it: `analyze`'s state, and what
 /// only the series needs (each direction's sequence origin, last row, and
@@ -51,7 +52,10 @@ impl SeriesConn {
         let st = &self.st;
         let syn_ws = st.syn.and_then(|s| s.linux().window_scale);
         let synack_ws = st.synack.and_then(|s| s.linux().window_scale);
-        let client_unscaled = client_unscaled(st, syn_ws, synack_ws).is_some();
+        let client_unscaled = matches!(
+            client_fields(st, syn_ws, synack_ws),
+            ClientFields::Unscaled(_)
+        );
         let server_anyway = server_scales_anyway(st, syn_ws, synack_ws);
         if !st.handshake_seen() {
             (settings.assumed_shift(d), settings.assumed_shift(d))
@@ -515,13 +519,17 @@ pub fn series_learned<R: Read>(
             }
         }
     };
+    // Counted, not reported: series writes rows, not a capture's summary.
+    let mut tally = Tally::default();
     let result: Result<(), AnalyzeError> = loop {
         let record = match reader.next_record() {
             Ok(Some(r)) => r,
             Ok(None) => break Ok(()),
             Err(e) => break Err(e.into()),
         };
-        let Ok(Some(rec)) = decode_packet(&record) else {
+        // Through tunnels, as analyze's `learn` reads the capture: the
+        // connections and their ids are the same in both passes.
+        let Ok(rec) = decode_counted(&record, &mut tally) else {
             continue;
         };
         let (conn, dir) = tracker.track(&rec, SeriesConn::default);

@@ -13,6 +13,7 @@ use crate::analysis::compare::{
 };
 use crate::finding::{Compared, Finding};
 use crate::output::finding::{capture_side_name, cause_text, value_json};
+use crate::output::tunnel;
 
 pub use text::render_text;
 
@@ -66,7 +67,7 @@ impl Serialize for CaptureSummary {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let unmatched: Vec<String> = self.unmatched_connections.iter().map(ends_text).collect();
         let warnings: Vec<String> = self.warnings.iter().map(ToString::to_string).collect();
-        let mut st = s.serialize_struct("CaptureSummary", 7)?;
+        let mut st = s.serialize_struct("CaptureSummary", 8)?;
         st.serialize_field("path", &self.path)?;
         st.serialize_field("records", &self.records)?;
         st.serialize_field("tcp_packets", &self.tcp_packets)?;
@@ -74,17 +75,32 @@ impl Serialize for CaptureSummary {
         st.serialize_field("unmatched_connections", &unmatched)?;
         st.serialize_field("evicted_connections", &self.evicted_connections)?;
         st.serialize_field("warnings", &warnings)?;
+        // Only when a segment was tunneled or a record could not be
+        // opened: a plain capture's object is as before.
+        if tunnel::summary_due(&self.tally) {
+            let counts = tunnel::SummaryJson {
+                frames: self.records,
+                tally: &self.tally,
+            };
+            st.serialize_field("summary", &counts)?;
+        } else {
+            st.skip_field("summary")?;
+        }
         st.end()
     }
 }
 
 impl Serialize for ConnSide {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("ConnSide", 4)?;
+        let mut st = s.serialize_struct("ConnSide", 5)?;
         st.serialize_field("capture", &self.capture)?;
         st.serialize_field("client", &self.client.to_string())?;
         st.serialize_field("server", &self.server.to_string())?;
         st.serialize_field("packets", &self.packets)?;
+        match &self.tunnels {
+            Some(t) => st.serialize_field("tunnels", &tunnel::CarriedInJson(t))?,
+            None => st.skip_field("tunnels")?,
+        }
         st.end()
     }
 }

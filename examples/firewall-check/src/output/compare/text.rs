@@ -12,6 +12,7 @@ use crate::finding::{Compared, Finding};
 use crate::output::finding::{cause_text, value_text};
 use crate::output::format::{duration_text, rate_text as rate};
 use crate::output::impact::impact_text;
+use crate::output::tunnel;
 
 /// Width the long lines are wrapped to.
 const WIDTH: usize = 100;
@@ -87,6 +88,25 @@ fn captures(o: &mut String, report: &Report) {
         for w in &c.warnings {
             let _ = writeln!(o, "warning: {}: {w}", c.path);
         }
+        if tunnel::summary_due(&c.tally) {
+            let mut words = Vec::new();
+            let _ = tunnel::write_text_summary(&mut words, c.records, &c.tally);
+            let _ = writeln!(
+                o,
+                "capture: {}: {}",
+                c.path,
+                String::from_utf8_lossy(&words)
+            );
+            words.clear();
+            if let Ok(true) = tunnel::write_text_warning(&mut words, c.records, &c.tally) {
+                let _ = writeln!(
+                    o,
+                    "warning: {}: {}",
+                    c.path,
+                    String::from_utf8_lossy(&words)
+                );
+            }
+        }
     }
     let _ = writeln!(
         o,
@@ -110,6 +130,11 @@ fn connection(o: &mut String, report: &Report, c: &ConnReport) {
             "  {label} side: {} ({} -> {}, {} packets)",
             side.capture, side.client, side.server, side.packets
         );
+        if let Some(t) = &side.tunnels {
+            let mut words = Vec::new();
+            let _ = tunnel::write_carried_text(&mut words, t, "    ");
+            o.push_str(&String::from_utf8_lossy(&words));
+        }
     }
     let matched_by: Vec<String> = c.matched_by.iter().map(|m| matched_on_text(*m)).collect();
     wrapped(

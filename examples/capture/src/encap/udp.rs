@@ -1,0 +1,77 @@
+//! UDP (RFC 768), only as far as the tunnels it carries: the destination
+//! port decides.
+//!
+//! Decoded: VXLAN (4789, RFC 7348; and 8472, the port Linux used before
+//! IANA's assignment), Geneve (6081, RFC 8926), GTP-U (2152, 3GPP TS
+//! 29.281). Recognised and not decoded ([`Unsupported::UdpPort`]): L2TP
+//! (1701), Teredo (3544), VXLAN-GPE (4790), AYIYA (5072), MPLS over UDP
+//! (6635). Any other port is plain UDP: not TCP.
+
+use super::{be16, need, Skip, Unsupported};
+
+/// UDP header length.
+pub const HEADER_LEN: usize = 8;
+/// Offset of the destination port.
+const DST_PORT: usize = 2;
+/// IP protocol number of UDP.
+pub const IPPROTO_UDP: u8 = 17;
+
+/// VXLAN's IANA port.
+pub const PORT_VXLAN: u16 = 4789;
+/// The VXLAN port of Linux before IANA's assignment.
+pub const PORT_VXLAN_LINUX: u16 = 8472;
+/// Geneve's port.
+pub const PORT_GENEVE: u16 = 6081;
+/// GTP-U's port.
+pub const PORT_GTP_U: u16 = 2152;
+/// Tunnel ports recognised but not decoded: L2TP, Teredo, VXLAN-GPE, AYIYA, MPLS over UDP.
+pub const PORTS_UNSUPPORTED: [u16; 5] = [1701, 3544, 4790, 5072, 6635];
+
+/// The tunnel a UDP datagram carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UdpTunnel {
+    /// VXLAN.
+    Vxlan,
+    /// Geneve.
+    Geneve,
+    /// GTP-U.
+    GtpU,
+}
+
+/// The tunnel in the UDP datagram at `at` and where its header starts.
+pub fn tunnel(data: &[u8], at: usize) -> Result<(UdpTunnel, usize), Skip> {
+    need("UDP", data, at, HEADER_LEN)?;
+    let port = be16(data, at + DST_PORT);
+    let tunnel = match port {
+        PORT_VXLAN | PORT_VXLAN_LINUX => UdpTunnel::Vxlan,
+        PORT_GENEVE => UdpTunnel::Geneve,
+        PORT_GTP_U => UdpTunnel::GtpU,
+        p if PORTS_UNSUPPORTED.contains(&p) => {
+            return Err(Skip::Unsupported(Unsupported::UdpPort(p)))
+        }
+        _ => return Err(Skip::NotTcp(IPPROTO_UDP)),
+    };
+    Ok((tunnel, at + HEADER_LEN))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_destination_port() {
+        let udp = |dst: u16| {
+            let mut h = vec![0x30, 0x39];
+            h.extend_from_slice(&dst.to_be_bytes());
+            h.extend_from_slice(&[0, 8, 0, 0]);
+            h
+        };
+        assert_eq!(tunnel(&udp(4789), 0), Ok((UdpTunnel::Vxlan, 8)));
+        assert_eq!(tunnel(&udp(2152), 0), Ok((UdpTunnel::GtpU, 8)));
+        assert_eq!(tunnel(&udp(53), 0), Err(Skip::NotTcp(17)));
+        assert_eq!(
+            tunnel(&udp(1701), 0),
+            Err(Skip::Unsupported(Unsupported::UdpPort(1701)))
+        );
+    }
+}
