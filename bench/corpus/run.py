@@ -55,13 +55,13 @@ def exit3_reasons(doc):
                 % (ev.get("kind", "-"), ev.get("confidence", "-"))
             )
         for d in n.get("linux_drops") or []:
-            out.append("linux_drop:%s" % d.get("segment", "-"))
+            out.append("linux_drop:%s:%s" % (d.get("segment", "-"), d.get("confidence", "-")))
         for name, d in (c.get("directions") or {}).items():
             if d.get("window_limited"):
                 ev = (d.get("limit") or {}).get("receive_window_evidence") or {}
                 out.append(
                     "window_limited:%s:%s"
-                    % (ev.get("kind", "-"), ev.get("confidence", "-"))
+                    % (ev.get("kind", "-"), d.get("window_limited_confidence", "-"))
                 )
     return out
 
@@ -148,7 +148,7 @@ def main():
         c = collections.Counter(str(r[tool]) for r in rows)
         print("%s: %s" % (tool, dict(sorted(c.items()))))
     reasons = collections.Counter(x for r in rows for x in r["reasons"])
-    print("exit-3 reasons (per connection or direction):")
+    print("judgments behind exit status 3, by kind, evidence and confidence (only high ones set it):")
     for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]):
         print("  %5d  %s" % (v, k))
     bad = [r["file"] for r in rows if r["compare_findings"] > 0]

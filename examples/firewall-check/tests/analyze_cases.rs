@@ -281,6 +281,104 @@ fn endpoints_disagreeing_about_scaling_is_flagged() {
     );
 }
 
+/// A window read through a mismatch the capture only suggests limits no
+/// surer than that reading. The campus handshake (SYN shift 7, SYN-ACK
+/// without), then the client uploads into the server's window fields,
+/// which it reads unscaled: a segment of 500 bytes a round trip into a
+/// field of 502, acknowledged a round trip later (the next full segment
+/// never fits: a receive-window limit the advertised fields show, high on
+/// its own). That reading rests on the mismatch: fields of 502 are 1/130
+/// of the server's SYN-ACK window, so it scales behind a stripped option
+/// (medium: a server with a nearly full buffer advertises as little), and
+/// the limit is medium too; with fields of 40 (below 1/256: high) it stays
+/// high. nDPI's ssh.pcap had a high window limit on a medium mismatch, and
+/// exit status 3 from it.
+#[test]
+fn a_limit_is_no_surer_than_the_mismatch_its_window_is_read_through() {
+    for (server_win, seg, mismatch, limit) in
+        [(502u16, 500u64, "medium", "medium"), (40, 40, "high", "high")]
+    {
+        let t = Transfer {
+            rounds: 0,
+            server_win,
+            ..campus()
+        };
+        let mut pkts = transfer(&t);
+        let (mut next, sisn) = (1_001u32, 5_000_001u32);
+        let mut now = T0 + 10 * MS + MS / 10;
+        for _ in 0..30 {
+            pkts.push(Pkt::new(
+                now,
+                Seg::new(C, 40000, S, 5001)
+                    .seq(next)
+                    .ack(sisn)
+                    .flags(ACK | PSH)
+                    .win(65535)
+                    .payload(seg as usize)
+                    .ipv4(),
+            ));
+            next = next.wrapping_add(seg as u32);
+            now += 10 * MS;
+            pkts.push(Pkt::new(
+                now - 10_000,
+                Seg::new(S, 5001, C, 40000)
+                    .seq(sisn)
+                    .ack(next)
+                    .flags(ACK)
+                    .win(server_win)
+                    .ipv4(),
+            ));
+        }
+        let v = run(&pkts, &Settings::default());
+        let c = &v["connections"][0];
+        let n = &c["negotiated"];
+        assert_eq!(n["wscale_mismatch_evidence"]["confidence"], mismatch, "{n}");
+        let c2s = &c["directions"]["client_to_server"];
+        assert_eq!(c2s["window_limited"], true, "{c2s}");
+        assert_eq!(c2s["limit"]["kind"], "receive_window", "{c2s}");
+        assert_eq!(c2s["limit"]["confidence"], "high", "{c2s}");
+        assert_eq!(c2s["window_limited_confidence"], limit, "{server_win}: {c2s}");
+    }
+}
+
+/// A reset's window field advertises nothing. nDPI's reddit.pcap: the
+/// client resets TLS connections (RST, window 0) while the server's last
+/// flight is on its way; read as a window, the data after it filled a zero
+/// window, and four segments of a 3.6 kB response were called
+/// window-limited against a 64 kB window.
+#[test]
+fn a_reset_is_no_window_advertisement() {
+    let t = Transfer {
+        syn_ws: Some(7),
+        synack_ws: Some(3),
+        rounds: 0,
+        client_win: 507,
+        ..campus()
+    };
+    let mut pkts = transfer(&t);
+    let (cisn, sisn) = (1_001u32, 5_000_001u32);
+    let at = T0 + 12 * MS;
+    let data = |i: u32| {
+        Seg::new(S, 5001, C, 40000)
+            .seq(sisn + i * 1048)
+            .ack(cisn)
+            .flags(ACK | PSH)
+            .win(2864)
+            .payload(1048)
+            .ipv4()
+    };
+    pkts.push(Pkt::new(at, data(0)));
+    pkts.push(Pkt::new(at + 10_000, data(1)));
+    let rst = Seg::new(C, 40000, S, 5001).seq(cisn).flags(RST).win(0).ipv4();
+    pkts.push(Pkt::new(at + 20_000, rst));
+    pkts.push(Pkt::new(at + 30_000, data(2)));
+    pkts.push(Pkt::new(at + 40_000, data(3)));
+    let v = run(&pkts, &Settings::default());
+    let s2c = &v["connections"][0]["directions"]["server_to_client"];
+    assert_eq!(s2c["window_limited"], false, "{s2c}");
+    assert_eq!(s2c["max_window_field"], 507, "{s2c}");
+}
+
 /// Mid-stream: no handshake; timestamps give the RTT.
 fn mid_stream() -> Vec<Pkt> {
     let c = |seq: u32, ack: u32| Seg::new(C, 40000, S, 443).seq(seq).ack(ack).flags(ACK);

@@ -266,6 +266,11 @@ struct Handshake {
     server_on: Option<bool>,
     /// Without the handshake: each endpoint's shift from the capture.
     inferred: Option<PerEndpoint<Option<ShiftInterval>>>,
+    /// How sure the reading of the windows is where it rests on the
+    /// capture showing the ends disagree about scaling (the mismatch's
+    /// evidence): a direction's window limit is never surer than that
+    /// reading. `None`: the handshake alone decides.
+    reading_confidence: Option<Confidence>,
 }
 
 /// Builds the report of a finished connection.
@@ -425,6 +430,10 @@ fn negotiated(st: &ConnState) -> (Handshake, Negotiated) {
         client_on,
         server_on,
         inferred,
+        reading_confidence: negotiated
+            .wscale_mismatch_evidence
+            .as_ref()
+            .map(MismatchEvidence::confidence),
     };
     (hs, negotiated)
 }
@@ -503,11 +512,16 @@ impl Reading<'_> {
             .map(LimitTracker::beyond_window);
         let window_limited =
             window_limited(me, &limit, max_window_bytes, throughput_bps, ceiling_bps);
+        // A window read through a mismatch the capture only suggests
+        // (nDPI's ssh.pcap: a macOS client whose fields stay at 65,535 with
+        // shift 3 in an interactive session, read as "does not scale" with
+        // medium confidence) limits no surer than that reading.
         let window_limited_confidence = match (window_limited, limit.kind) {
             (Some(true), LimitKind::ReceiveWindow) => limit.confidence(),
             (Some(true), _) => Some(Confidence::Medium),
             _ => None,
-        };
+        }
+        .map(|c| self.hs.reading_confidence.map_or(c, |r| c.min(r)));
         DirectionReport {
             packets: me.packets,
             bytes: me.bytes,

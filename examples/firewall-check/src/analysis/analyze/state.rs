@@ -327,11 +327,16 @@ impl ConnState {
         if carries_data {
             me.timestamps(peer, rec, timestamps, ack);
         }
+        let rst = rec.flags.contains(Flags::RST);
         if !syn && ack {
-            let rst = rec.flags.contains(Flags::RST);
             me.ack_edges(peer, rec, timestamps, handshake, rst);
         }
-        if !syn {
+        // A reset's window field advertises nothing (Linux sends its RSTs
+        // with window 0): read as a window, data the peer sent after it
+        // counted as filling a zero window (nDPI's reddit.pcap: TLS
+        // connections the client reset while the server's last flight was
+        // on its way were called window-limited).
+        if !syn && !rst {
             me.window_field(rec);
             if ack {
                 me.unscaled_edges(rec.ack, rec.window);

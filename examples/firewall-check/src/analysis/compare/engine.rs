@@ -1,6 +1,7 @@
-//! The streaming comparison: both captures read together in time order,
-//! each through the shared decode ([`decode_counted`]: plain links,
-//! tunnels and encapsulations, counted in [`Input::tally`]) and its own
+//! The streaming comparison: both captures read together in time order
+//! (each at its own clock, which never goes back: see [`Input`]'s), each
+//! through the shared decode ([`decode_counted`]: plain links, tunnels and
+//! encapsulations, counted in [`Input::tally`]) and its own
 //! [`ConnTracker`], connections paired across the captures as the evidence
 //! arrives, each direction aligned within a bounded window, and a pair's
 //! findings folded when both of its connections have ended.
@@ -45,9 +46,12 @@
 //! 6. otherwise `packet_dropped` (seen before the middlebox only).
 //!
 //! Segments without sequence space, and retransmissions of bytes the other
-//! capture saw carried, are decided [`SLACK_NS`] after the other capture's
-//! clock has passed them; others when the acknowledgment covers them, when
-//! the queue is full, or when the connection ends in both captures. Without
+//! capture saw carried, or recorded less than [`SLACK_NS`] before the
+//! acknowledgment covering them, are decided [`SLACK_NS`] after the other
+//! capture's
+//! clock for their connection (the time of the latest packet of that
+//! connection it gave, not of its latest record: see [`Pair`]) has passed
+//! them; others when the acknowledgment covers them, when the queue is full, or when the connection ends in both captures. Without
 //! timestamps (pcapng Simple Packet Blocks) such packets merge first, so
 //! captures without times compare only within the window.
 
@@ -141,6 +145,15 @@ pub struct Input<R: Read> {
     /// Problems that made the result partial.
     pub warnings: Vec<CaptureWarning>,
     span: Span,
+    /// The latest time of a TCP segment read so far: the capture's clock,
+    /// which never goes back. Segments are merged at it, not at their own
+    /// time, so that a capture whose times go back (pieces joined end to
+    /// end, a segment stamped earlier than the one before) is not read
+    /// ahead of the other for the whole earlier-stamped stretch: two
+    /// identical captures then merge record for record, and a connection
+    /// of that stretch does not end in one capture before the other has
+    /// shown it. Captures in time order merge as before.
+    clock: Option<i128>,
 }
 
 impl<R: Read> Input<R> {
@@ -158,6 +171,7 @@ impl<R: Read> Input<R> {
             tally: Tally::default(),
             warnings: Vec::new(),
             span: Span::default(),
+            clock: None,
         })
     }
 
@@ -199,8 +213,13 @@ impl<R: Read> Input<R> {
                 break;
             };
             let (c, dir) = tracker.track(&seg, || ());
+            let mut pkt = Packet::from_record(&seg);
+            if let Some(t) = pkt.ts_ns {
+                self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
+                pkt.at = self.clock;
+            }
             let item = Item {
-                pkt: Packet::from_record(&seg),
+                pkt,
                 conn: c.id,
                 dir,
                 client: c.client,
@@ -274,7 +293,6 @@ pub struct Engine {
     /// The most packets one paired connection held at once (waiting for
     /// their counterpart, or matched while the handshake is read).
     pub peak_held_packets: usize,
-    now: [Option<i128>; 2],
     spans: [Span; 2],
 }
 
@@ -294,18 +312,25 @@ pub fn run<A: Read, B: Read>(a: &mut Input<A>, b: &mut Input<B>, rtt: Option<Dur
         peak_connections: 0,
         peak_pairs: 0,
         peak_held_packets: 0,
-        now: [None, None],
         spans: [Span::default(), Span::default()],
     };
     loop {
         a.fill();
         b.fill();
         e.spans = [a.span, b.span];
-        while let Some(c) = a.finished.pop_front() {
-            e.conn_finished(0, &c);
+        // The connections a capture's end closes wait for the other
+        // capture's end: one whose records ran out first (a shorter
+        // capture, or a stretch stamped earlier merged ahead) may still be
+        // paired with a connection the other capture shows later.
+        if !a.span.eof || b.span.eof {
+            while let Some(c) = a.finished.pop_front() {
+                e.conn_finished(0, &c);
+            }
         }
-        while let Some(c) = b.finished.pop_front() {
-            e.conn_finished(1, &c);
+        if !b.span.eof || a.span.eof {
+            while let Some(c) = b.finished.pop_front() {
+                e.conn_finished(1, &c);
+            }
         }
         let side = match (&a.next, &b.next) {
             (None, None) => break,
@@ -319,9 +344,6 @@ pub fn run<A: Read, B: Read>(a: &mut Input<A>, b: &mut Input<B>, rtt: Option<Dur
             b.next.take()
         };
         if let Some(item) = item {
-            if let Some(t) = item.pkt.ts_ns {
-                e.now[side] = Some(e.now[side].map_or(t, |n| n.max(t)));
-            }
             e.packet(side, item);
         }
     }
@@ -333,10 +355,13 @@ pub fn run<A: Read, B: Read>(a: &mut Input<A>, b: &mut Input<B>, rtt: Option<Dur
     e
 }
 
-/// Merge order: time, then the segment's own fields (so that equal times
-/// merge the same whichever capture is given first).
-fn merge_key(p: &Packet) -> (i128, u32, u32, u16, u32, u16, u16) {
+/// Merge order: the capture's clock when `p` was read ([`Packet::at`],
+/// see [`Input::clock`]), then its own time (in order within a stretch
+/// stamped earlier than the clock), then the segment's own fields (so that
+/// equal times merge the same whichever capture is given first).
+fn merge_key(p: &Packet) -> (i128, i128, u32, u32, u16, u32, u16, u16) {
     (
+        p.at.unwrap_or(i128::MIN),
         p.ts_ns.unwrap_or(i128::MIN),
         p.seq,
         p.ack,
@@ -546,11 +571,11 @@ impl Engine {
     }
 
     fn pair_packet(&mut self, pid: u64, s: usize, dir: Direction, p: Packet) {
-        let (now, spans) = (self.now, self.spans);
+        let spans = self.spans;
         let Some(pair) = self.pairs.get_mut(&pid) else {
             return;
         };
-        pair.packet(s, di(dir), p, now, spans);
+        pair.packet(s, di(dir), p, spans);
         self.peak_held_packets = self.peak_held_packets.max(pair.held());
     }
 

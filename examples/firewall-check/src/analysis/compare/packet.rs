@@ -50,6 +50,11 @@ pub struct Packet {
     pub frame: u64,
     /// Capture time in nanoseconds since the epoch, if recorded.
     pub ts_ns: Option<i128>,
+    /// Its capture's clock when it was read: [`Packet::ts_ns`], or the
+    /// later time a record before it in the file carried (a capture whose
+    /// times go back). The comparison merges the two captures and waits
+    /// for a counterpart by this clock, which never goes back.
+    pub at: Option<i128>,
     /// IPv6 rather than IPv4.
     pub v6: bool,
     /// Source address.
@@ -106,11 +111,13 @@ impl Packet {
         }
         let syn = rec.flags.contains(Flags::SYN);
         let repr = LinuxRepr::parse(rec.options, ParseContext::handshake(syn));
+        let ts_ns = rec
+            .ts
+            .map(|t| i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos));
         Packet {
             frame: rec.frame,
-            ts_ns: rec
-                .ts
-                .map(|t| i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos)),
+            ts_ns,
+            at: ts_ns,
             v6: rec.ip.version == IpVersion::V6,
             src: rec.ip.src,
             dst: rec.ip.dst,

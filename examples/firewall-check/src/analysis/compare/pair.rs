@@ -105,6 +105,11 @@ pub struct Pair {
     /// Per direction, what the matched packets showed of their
     /// identifiers across the middlebox ([`Ids`]).
     id_rules: [Ids; 2],
+    /// Per capture, the clock ([`Packet::at`]) of the latest packet of
+    /// this connection it gave: how far that capture has been read for
+    /// this connection, the clock a waiting packet of the other capture is
+    /// expired against ([`Pair::expire`]).
+    clock: [Option<i128>; 2],
 }
 
 /// Whether a direction's matched packets kept their IP identification and
@@ -203,6 +208,7 @@ impl Pair {
             spans,
             transit_ns: [0, 0],
             id_rules: [Ids::default(); 2],
+            clock: [None, None],
         }
     }
 
@@ -229,17 +235,13 @@ impl Pair {
         self.q.iter().flatten().map(VecDeque::len).sum::<usize>() + self.deferred.len()
     }
 
-    /// Packet `p` of direction `d` from capture `s`, the captures' clocks
-    /// at `now` and their spans `spans`.
-    pub fn packet(
-        &mut self,
-        s: usize,
-        d: usize,
-        p: Packet,
-        now: [Option<i128>; 2],
-        spans: [Span; 2],
-    ) {
+    /// Packet `p` of direction `d` from capture `s`, while the captures
+    /// cover `spans`.
+    pub fn packet(&mut self, s: usize, d: usize, p: Packet, spans: [Span; 2]) {
         self.spans = spans;
+        if let Some(t) = p.at {
+            self.clock[s] = Some(t);
+        }
         let f = &mut self.facts[s];
         f.v6 = p.v6;
         f.dir_packets[d] += 1;
@@ -298,7 +300,7 @@ impl Pair {
         if let Some(r) = acked {
             self.resolve_acked(r, s);
         }
-        self.expire(now);
+        self.expire();
     }
 
     /// Offset (capture 1 minus capture 0) from two SYNs, or from a data
@@ -319,9 +321,12 @@ impl Pair {
                     && (p.timestamps().is_none()
                         || q.timestamps().map(|t| t.0) == p.timestamps().map(|t| t.0))
             };
+            // Copies of one segment (a duplicated frame: same sequence
+            // number) agree on the offset: only candidates at different
+            // sequence numbers make it ambiguous.
             let unique = |mut it: Box<dyn Iterator<Item = &Packet> + '_>| {
-                let first = it.next()?;
-                it.next().is_none().then_some(first.seq)
+                let seq = it.next()?.seq;
+                it.all(|q| q.seq == seq).then_some(seq)
             };
             let has_ids = p.ident.is_some_and(|i| i != 0) || p.timestamps().is_some();
             if has_ids {
@@ -591,13 +596,19 @@ impl Pair {
         let Some((os, _)) = self.offsets_from(o, d) else {
             return;
         };
+        let clock = self.clock[s];
         let mut i = 0;
         while i < self.q[d][o].len() {
             let p = &self.q[d][o][i];
             let end = p.seq.wrapping_add(p.seq_len()).wrapping_add(os);
             // A retransmission of bytes this capture already saw carried
             // may be acknowledged before it arrives here: only time tells.
-            if p.seq_len() > 0 && seq_ge(ack, end) && !self.other_carried(o, d, p) {
+            // So may a segment this capture recorded after the
+            // acknowledgment (records out of order, or tied in time and
+            // merged the other way round): one read less than [`SLACK_NS`]
+            // before the acknowledgment is left to [`Pair::expire`].
+            let recent = matches!((p.at, clock), (Some(t), Some(c)) if t + SLACK_NS >= c);
+            if p.seq_len() > 0 && seq_ge(ack, end) && !recent && !self.other_carried(o, d, p) {
                 if let Some(p) = self.q[d][o].remove(i) {
                     self.unmatched(o, d, p);
                 }
@@ -605,6 +616,18 @@ impl Pair {
                 i += 1;
             }
         }
+    }
+
+    /// True when the receiver's acknowledgment seen in the capture other
+    /// than `s` covers the sequence range of `p` (direction `d`, from
+    /// capture `s`).
+    fn other_acked(&self, s: usize, d: usize, p: &Packet) -> bool {
+        let (Some((os, _)), Some(ack)) = (self.offsets_from(s, d), self.facts[1 - s].max_ack[d])
+        else {
+            return false;
+        };
+        let end = p.seq.wrapping_add(p.seq_len()).wrapping_add(os);
+        p.seq_len() > 0 && seq_ge(ack, end)
     }
 
     /// True when the capture other than `s` already saw the sequence range
@@ -616,23 +639,44 @@ impl Pair {
         p.seq_len() > 0 && self.facts[1 - s].carried[d].covers(p.seq.wrapping_add(os), p.seq_len())
     }
 
-    /// Segments without sequence space, and retransmissions of bytes the
-    /// other capture saw carried, that waited [`SLACK_NS`] past the other
-    /// capture's clock are decided on.
-    fn expire(&mut self, now: [Option<i128>; 2]) {
+    /// Segments without sequence space, retransmissions of bytes the other
+    /// capture saw carried, and segments whose bytes the receiver
+    /// acknowledged in the other capture, that waited [`SLACK_NS`] past the
+    /// other capture's clock for this connection are decided on.
+    ///
+    /// Both times are capture clocks ([`Packet::at`]), which never go
+    /// back, and the other capture's is the connection's own
+    /// ([`Pair::clock`]), not the latest record the engine read from that
+    /// capture. Before, a waiting packet's own stamp was judged against
+    /// the engine's clock of the other capture, which fails in two ways
+    /// when a capture is compared with itself: a connection paired late
+    /// has its buffered packets replayed while the engine's clocks already
+    /// stand at the packet that made the pair, so a replayed bare ACK was
+    /// expired before its copy, further down the other capture's buffer,
+    /// was replayed (nDPI's amqp.pcap); and a segment stamped earlier than
+    /// the records before it (a repeated frame, pieces joined end to end)
+    /// looked as if it had waited since its stamp, and was expired before
+    /// its copy, the next record of the other capture, was read (tcpdump's
+    /// kday4.pcap, Wireshark's grpc_web.pcapng). Either way one frame was
+    /// reported dropped on one side and injected or lost on the other.
+    fn expire(&mut self) {
         if self.settled.is_none() {
             return;
         }
         for d in [C2S, S2C] {
             for s in [0, 1] {
-                let Some(t_other) = now[1 - s] else {
+                let Some(t_other) = self.clock[1 - s] else {
                     continue;
                 };
                 let mut i = 0;
                 while i < self.q[d][s].len() {
                     let p = &self.q[d][s][i];
-                    let old = p.ts_ns.is_some_and(|t| t + SLACK_NS < t_other);
-                    if old && (p.seq_len() == 0 || self.other_carried(s, d, p)) {
+                    let old = p.at.is_some_and(|t| t + SLACK_NS < t_other);
+                    if old
+                        && (p.seq_len() == 0
+                            || self.other_carried(s, d, p)
+                            || self.other_acked(s, d, p))
+                    {
                         if let Some(p) = self.q[d][s].remove(i) {
                             self.unmatched(s, d, p);
                         }
