@@ -84,6 +84,12 @@ pub enum CaptureError {
         /// Interfaces declared in the current section.
         declared: usize,
     },
+    /// A live capture could not be opened or read.
+    #[error(transparent)]
+    Live(#[from] crate::source::LiveError),
+    /// The copy of the records (`-w`, [`crate::source::Tee`]) could not be written.
+    #[error(transparent)]
+    Write(Box<crate::writer::WriteError>),
     /// More interfaces than the reader keeps track of.
     #[error("corrupt capture at byte {offset}: more than {limit} interfaces in one section")]
     TooManyInterfaces {

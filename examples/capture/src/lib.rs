@@ -8,6 +8,10 @@
 //! - [`link`]: Ethernet (VLAN / QinQ), Linux SLL / SLL2, raw IP, BSD loopback.
 //! - [`ipv4`], [`ipv6`]: IP headers; IPv6 extension headers are walked to the
 //!   upper layer (jumbograms and fragments understood).
+//! - [`source`]: [`RecordSource`], the one reading path of the tools: a
+//!   file or pipe ([`CaptureReader`]) or, with the `live` feature, a network
+//!   interface (`live::LiveCapture`, libpcap through the `pcap` crate);
+//!   [`CaptureLoss`], what a live capture lost; [`Tee`], `-w`.
 //! - [`writer`]: the one pcap / pcapng writer (tests, `rewrite`, the labs,
 //!   the bench generator), and copying a capture without chosen records.
 //! - [`encap`]: tunnels and provider encapsulations, one decoder per format
@@ -39,8 +43,11 @@ pub mod error;
 pub mod ipv4;
 pub mod ipv6;
 pub mod link;
+#[cfg(feature = "live")]
+pub mod live;
 pub mod reader;
 pub mod segment;
+pub mod source;
 pub mod tally;
 pub mod timestamp;
 pub mod writer;
@@ -49,4 +56,5 @@ pub use encap::{EncapKind, Skip, Tunnels};
 pub use error::{BlockLengthProblem, CaptureError, DecodeError};
 pub use reader::{CaptureFormat, CaptureReader, Record};
 pub use segment::{decode_segment, decode_tcp, IpInfo, IpVersion, TcpSegment};
+pub use source::{CaptureLoss, LiveError, Next, RecordSource, Tee};
 pub use timestamp::Timestamp;

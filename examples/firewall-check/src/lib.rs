@@ -88,8 +88,8 @@ impl Failure {
     /// True for a command line that asks for something impossible.
     pub fn is_usage(&self) -> bool {
         match self {
-            Failure::Dump(_) => false,
-            Failure::Analyze(e) => matches!(e, cli::analyze::AnalyzeFailure::NoConnections(_)),
+            Failure::Dump(e) => e.is_usage(),
+            Failure::Analyze(e) => e.is_usage(),
             Failure::Compare(e) => e.is_usage(),
             Failure::Rewrite(e) => matches!(e, cli::rewrite::RewriteFailure::Rules(_)),
             Failure::Series(e) => e.is_usage(),

@@ -207,3 +207,62 @@ fn probe_usage_errors_name_what_is_wrong() {
     assert!(names.len() >= 20 && names[0] == "ttl", "{names:?}");
     assert!(names.iter().any(|n| n == "fastopen_data"), "{names:?}");
 }
+
+/// `-i` in a build without the `live` feature: a usage error (status 2)
+/// that says why, for each command that reads captures.
+#[cfg(not(feature = "live"))]
+#[test]
+fn interface_without_the_live_feature_is_a_usage_error_saying_so() {
+    for args in [
+        &["dump", "-i", "lo"][..],
+        &["analyze", "-i", "lo", "--json", "--duration", "1s"],
+        &["compare", "-i", "lo", "-i", "lo"],
+    ] {
+        let out = tool().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("this build has no live capture") && err.contains("--features live"),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// The live options need `-i`, and `-i` excludes a capture file, in any
+/// build.
+#[test]
+fn live_options_without_interface_or_beside_a_file_are_usage_errors() {
+    let capture = data("campus-inside.pcap");
+    for args in [
+        vec!["dump", "--count", "3"],
+        vec!["analyze", "-w", "x.pcap"],
+        vec!["dump", "-f", "tcp"],
+        vec!["analyze", "--duration", "2s"],
+    ] {
+        let out = tool().args(&args).arg(&capture).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("needs -i IFACE"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    let out = tool()
+        .args(["compare", "--count", "3"])
+        .arg(&capture)
+        .arg(&capture)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--count needs -i IFACE"));
+    let out = tool()
+        .args(["dump", "-i", "lo"])
+        .arg(&capture)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let out = tool()
+        .args(["analyze", "-i", "lo", "--duration", "0s"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}

@@ -198,3 +198,92 @@ fn the_schema_rejects_undocumented_fields() {
     let validator = jsonschema::validator_for(&schema()).unwrap();
     assert!(!validator.is_valid(&doc));
 }
+
+/// The schema of one line of `analyze -i --json`: analyze.json's `line`.
+fn line_schema() -> Value {
+    let s = schema();
+    serde_json::json!({
+        "$schema": s["$schema"],
+        "$defs": s["$defs"],
+        "$ref": "#/$defs/line",
+    })
+}
+
+/// `analyze -i --json`'s JSON lines: each connection line validates and
+/// holds exactly the document's report of that connection; the end line
+/// validates, with and without libpcap's counts; the lines are closed.
+#[test]
+fn json_lines_validate() {
+    use capture::CaptureLoss;
+    use firewall_check::analysis::analyze::analyze_source;
+    use firewall_check::cli::live::LiveEnd;
+
+    let line = jsonschema::validator_for(&line_schema()).expect("a valid JSON Schema");
+    let bytes = std::fs::read(root().join("examples/data/nat-inside.pcap")).unwrap();
+    let mut reader = capture::CaptureReader::new(&bytes[..]).unwrap();
+    let mut out = Vec::new();
+    let summary = analyze_source(
+        &mut reader,
+        &mut out,
+        AnalyzeFormat::JsonLines,
+        &Settings::default(),
+    )
+    .expect("analyze");
+    let doc = analyze_json(&bytes, &Settings::default());
+    let reports = doc["connections"].as_array().unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!lines.is_empty());
+    assert_eq!(lines.len(), summary.connections);
+    assert_eq!(lines.len(), reports.len());
+    for (l, r) in lines.iter().zip(reports) {
+        let errors: Vec<String> = line.iter_errors(l).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(l["type"], "connection");
+        assert_eq!(&l["connection"], r);
+        // A file's connections end closed (the capture holds their FINs).
+        assert_eq!(l["open"], false);
+    }
+    let end = LiveEnd {
+        interface: "eth0".into(),
+        frames: 10,
+        reason: "duration",
+        loss: Some(CaptureLoss {
+            received: 12,
+            kernel_drops: 2,
+            interface_drops: 0,
+        }),
+    };
+    for e in [
+        end.clone(),
+        LiveEnd {
+            loss: None,
+            reason: "interrupted",
+            ..end
+        },
+    ] {
+        let v: Value = serde_json::from_str(&e.end_line(Some(2), Some(lines.len()))).unwrap();
+        let errors: Vec<String> = line.iter_errors(&v).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{v}: {errors:?}");
+        assert_eq!(v["type"], "end");
+    }
+    let mut bad = lines[0].clone();
+    bad["surprise"] = Value::from(1);
+    assert!(!line.is_valid(&bad));
+    let mut bad = serde_json::from_str::<Value>(&end_line_text()).unwrap();
+    bad["reason"] = Value::from("bored");
+    assert!(!line.is_valid(&bad));
+}
+
+fn end_line_text() -> String {
+    firewall_check::cli::live::LiveEnd {
+        interface: "lo".into(),
+        frames: 0,
+        reason: "count",
+        loss: None,
+    }
+    .end_line(Some(2), Some(0))
+}

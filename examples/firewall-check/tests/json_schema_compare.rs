@@ -137,6 +137,69 @@ fn dump_output_validates() {
     assert!(summaries >= 20, "only {summaries} summaries");
 }
 
+/// The live captures' end: `dump -i --json`'s last line (dump.json's
+/// `end_line`) and `compare -i -i --json`'s `live` array validate, and the
+/// schemas refuse a wrong one.
+#[test]
+fn live_end_lines_validate() {
+    use capture::CaptureLoss;
+    use firewall_check::cli::live::LiveEnd;
+    use firewall_check::output::compare::report_json_live;
+
+    let end = LiveEnd {
+        interface: "eth0".into(),
+        frames: 7,
+        reason: "count",
+        loss: Some(CaptureLoss {
+            received: 9,
+            kernel_drops: 2,
+            interface_drops: 1,
+        }),
+    };
+    let dump = schema("dump.json");
+    let end_schema = serde_json::json!({
+        "$schema": dump["$schema"],
+        "$defs": dump["$defs"],
+        "$ref": "#/$defs/end_line",
+    });
+    let line: Value = serde_json::from_str(&end.end_line(None, None)).unwrap();
+    assert_valid(&end_schema, &line, "dump's end line");
+    assert_eq!(line["capture_loss"]["kernel_drops"], 2);
+    // A line of dump --json, and not a segment line.
+    assert_valid(&dump, &line, "dump's end line as a line of dump --json");
+    let segment = serde_json::json!({
+        "$schema": dump["$schema"],
+        "$defs": dump["$defs"],
+        "$ref": "#/$defs/segment",
+    });
+    assert!(!jsonschema::validator_for(&segment).unwrap().is_valid(&line));
+    let mut bad = line.clone();
+    bad["capture_loss"]["lost"] = Value::from(1);
+    assert!(!jsonschema::validator_for(&end_schema)
+        .unwrap()
+        .is_valid(&bad));
+
+    let r = compare_readers(
+        &data("campus-inside.pcap")[..],
+        "eth0",
+        &data("campus-outside.pcap")[..],
+        "eth1",
+        &Options::default(),
+    )
+    .expect("compare");
+    let other = LiveEnd {
+        interface: "eth1".into(),
+        loss: None,
+        ..end.clone()
+    };
+    let text = report_json_live(&r, &[end.json(), other.json()]).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert_valid(&schema("compare.json"), &doc, "compare with live");
+    assert_eq!(doc["live"][0]["interface"], "eth0");
+    assert!(doc["live"][1]["capture_loss"].is_null());
+    assert!(doc["live"][0].get("type").is_none());
+}
+
 /// Property names anywhere in a schema.
 fn property_names(v: &Value, out: &mut BTreeSet<String>) {
     match v {

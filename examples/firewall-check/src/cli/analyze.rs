@@ -7,7 +7,10 @@ use std::time::Duration;
 use bdp::BitsPerSecond;
 use tcp_options::kind::MAX_WINDOW_SCALE;
 
-use crate::analysis::analyze::{analyze, AnalyzeError, AnalyzeFormat, AnalyzeSummary, Settings};
+use super::live::{interrupted, LiveArgs, LiveEnd, LiveFailure, LiveSource};
+use crate::analysis::analyze::{
+    analyze, analyze_source, AnalyzeError, AnalyzeFormat, AnalyzeSummary, Settings, SCHEMA_VERSION,
+};
 use crate::conn::tracker::DEFAULT_CAPACITY;
 use crate::output::analyze::JSON_BLOCK;
 use crate::output::tunnel;
@@ -17,10 +20,15 @@ use crate::{Failure, Outcome};
 #[derive(Debug, Clone, clap::Args)]
 pub struct AnalyzeArgs {
     /// The capture file (pcap or pcapng); `-` reads standard input.
-    pub capture: std::path::PathBuf,
-    /// `{"connections": [...]}` instead of text.
+    #[arg(required_unless_present = "interface", conflicts_with = "interface")]
+    pub capture: Option<std::path::PathBuf>,
+    /// `{"connections": [...]}` instead of text; with -i, JSON lines: one
+    /// per connection as it is reported, then one `end` line.
     #[arg(long)]
     pub json: bool,
+    /// Live capture instead of a file.
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Use this RTT (e.g. `10ms`) instead of measuring it.
     #[arg(long, value_parser = super::parse_rtt)]
     pub rtt: Option<Duration>,
@@ -58,6 +66,30 @@ pub enum AnalyzeFailure {
         #[source]
         source: AnalyzeError,
     },
+    /// The live capture (`-i`) could not run as asked.
+    #[error(transparent)]
+    Live(#[from] LiveFailure),
+    /// The live capture could not be read to its end, or the report could
+    /// not be written (what was read is reported).
+    #[error("{interface}: {source}")]
+    AnalyzeLive {
+        /// The interface.
+        interface: String,
+        /// Why.
+        #[source]
+        source: AnalyzeError,
+    },
+}
+
+impl AnalyzeFailure {
+    /// True for a command line that asks for something impossible.
+    pub fn is_usage(&self) -> bool {
+        match self {
+            AnalyzeFailure::NoConnections(_) => true,
+            AnalyzeFailure::Live(e) => e.is_usage(),
+            _ => false,
+        }
+    }
 }
 
 /// Runs `analyze` for the command line; the error says what failed and where.
@@ -65,7 +97,6 @@ pub fn run(args: &AnalyzeArgs) -> Result<Outcome, Failure> {
     if args.max_connections == 0 {
         return Err(AnalyzeFailure::from(super::NoConnections).into());
     }
-    let input = crate::open_capture(&args.capture).map_err(AnalyzeFailure::from)?;
     let settings = Settings {
         rtt: args.rtt,
         target_rate: args.target_rate,
@@ -80,22 +111,88 @@ pub fn run(args: &AnalyzeArgs) -> Result<Outcome, Failure> {
     } else {
         AnalyzeFormat::Text
     };
+    let path = match &args.capture {
+        Some(path) if !args.live.is_live() => path,
+        _ => return Ok(run_live(args, &mut out, settings)?),
+    };
+    args.live.check_file().map_err(AnalyzeFailure::from)?;
+    let input = crate::open_capture(path).map_err(AnalyzeFailure::from)?;
     match analyze(input, &mut out, format, &settings) {
         Ok(summary) => {
             warn_unopened(&summary);
-            Ok(if summary.findings > 0 {
-                Outcome::Findings
-            } else {
-                Outcome::Clean
-            })
+            Ok(outcome(summary))
         }
         Err(AnalyzeError::Write(e)) if crate::is_broken_pipe(&e) => Ok(Outcome::Clean),
         Err(source) => Err(AnalyzeFailure::Analyze {
-            path: args.capture.clone(),
+            path: path.clone(),
             source,
         }
         .into()),
     }
+}
+
+fn outcome(summary: AnalyzeSummary) -> Outcome {
+    if summary.findings > 0 {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    }
+}
+
+/// `analyze -i`: reports as connections close (JSON lines with `--json`),
+/// the open ones at the end, then how the capture ended and what it lost.
+fn run_live<W: io::Write>(
+    args: &AnalyzeArgs,
+    out: &mut W,
+    settings: Settings,
+) -> Result<Outcome, AnalyzeFailure> {
+    args.live.check(1)?;
+    let mut source = LiveSource::open(&args.live, 0, interrupted())?;
+    let live = Settings {
+        live: true,
+        ..settings
+    };
+    let format = if args.json {
+        AnalyzeFormat::JsonLines
+    } else {
+        AnalyzeFormat::Text
+    };
+    let mut result = analyze_source(&mut source, out, format, &live);
+    let interface = source.interface().to_string();
+    let end = source.finish(result.is_err())?;
+    if let Ok(summary) = &result {
+        if let Err(e) = write_end(out, &end, summary.connections, args.json) {
+            result = Err(AnalyzeError::Write(e));
+        }
+    }
+    match result {
+        Ok(summary) => {
+            warn_unopened(&summary);
+            Ok(outcome(summary))
+        }
+        Err(AnalyzeError::Write(e)) if crate::is_broken_pipe(&e) => Ok(Outcome::Clean),
+        Err(source) => Err(AnalyzeFailure::AnalyzeLive { interface, source }),
+    }
+}
+
+/// The last line of a live analysis: how the capture ended and what it
+/// lost (`{"type": "end", ...}` in JSON lines).
+fn write_end<W: io::Write>(
+    out: &mut W,
+    end: &LiveEnd,
+    connections: usize,
+    json: bool,
+) -> io::Result<()> {
+    if json {
+        writeln!(
+            out,
+            "{}",
+            end.end_line(Some(SCHEMA_VERSION), Some(connections))
+        )?;
+    } else {
+        writeln!(out, "{}", end.text())?;
+    }
+    out.flush()
 }
 
 /// One line on standard error when the capture held records that could not

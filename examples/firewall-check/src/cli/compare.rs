@@ -6,9 +6,12 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::analysis::compare::{compare_paths, CaptureWarning, CompareError, Options, Report};
+use super::live::{interrupted, LiveArgs, LiveEnd, LiveFailure, LiveSource};
+use crate::analysis::compare::{
+    compare_paths, compare_readers, CaptureWarning, CompareError, Options, Report,
+};
 use crate::conn::tracker::DEFAULT_CAPACITY;
-use crate::output::compare::{render_text, report_json};
+use crate::output::compare::{render_text, report_json, report_json_live};
 use crate::{Failure, Outcome};
 
 /// Arguments of `firewall-check compare`.
@@ -16,10 +19,12 @@ use crate::{Failure, Outcome};
 pub struct CompareArgs {
     /// Capture taken on one side of the middlebox (pcap or pcapng; `-` for
     /// standard input).
-    pub capture_a: PathBuf,
+    #[arg(required_unless_present = "interface", conflicts_with = "interface")]
+    pub capture_a: Option<PathBuf>,
     /// Capture taken on the other side, at the same time (either order; `-`
     /// for standard input unless CAPTURE_A is).
-    pub capture_b: PathBuf,
+    #[arg(required_unless_present = "interface", conflicts_with = "interface")]
+    pub capture_b: Option<PathBuf>,
     /// Print the report as JSON (`schema_version` 2, see docs/json.md).
     #[arg(long)]
     pub json: bool,
@@ -31,6 +36,10 @@ pub struct CompareArgs {
     /// least recently active one is ended early beyond it).
     #[arg(long, default_value_t = DEFAULT_CAPACITY)]
     pub max_connections: usize,
+    /// Two live captures instead of files (`-i A -i B`), read until
+    /// --count, --duration or Ctrl-C, then compared.
+    #[command(flatten)]
+    pub live: LiveArgs,
 }
 
 /// Why `compare` did not end cleanly, with the message for standard error.
@@ -61,6 +70,9 @@ pub enum RunError {
     /// read is written): each capture's warnings.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Partial(Vec<PartialCapture>),
+    /// The live captures (`-i A -i B`) could not run as asked.
+    #[error(transparent)]
+    Live(#[from] LiveFailure),
 }
 
 /// A capture that was not read whole, and why.
@@ -82,7 +94,7 @@ impl RunError {
                 | RunError::BadRtt(_)
                 | RunError::NoConnections(_)
                 | RunError::Compare(CompareError::BothStdin)
-        )
+        ) || matches!(self, RunError::Live(e) if e.is_usage())
     }
 }
 
@@ -111,11 +123,27 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome, RunError> {
         rtt,
         max_connections: args.max_connections,
     };
-    let report = compare_paths(&args.capture_a, &args.capture_b, &opts)?;
-    let out = if args.json {
-        report_json(&report).map_err(RunError::Json)?
-    } else {
-        render_text(&report)
+    let (report, live) = match (&args.capture_a, &args.capture_b) {
+        (Some(a), Some(b)) if !args.live.is_live() => {
+            args.live.check_file()?;
+            (compare_paths(a, b, &opts)?, Vec::new())
+        }
+        _ => capture_and_compare(&args.live, &opts)?,
+    };
+    let out = match (args.json, live.is_empty()) {
+        (true, true) => report_json(&report).map_err(RunError::Json)?,
+        (true, false) => {
+            let ends: Vec<serde_json::Value> = live.iter().map(LiveEnd::json).collect();
+            report_json_live(&report, &ends).map_err(RunError::Json)?
+        }
+        (false, _) => {
+            let mut text = render_text(&report);
+            for end in &live {
+                text.push_str(&end.text());
+                text.push('\n');
+            }
+            text
+        }
     };
     let mut stdout = io::stdout().lock();
     match stdout
@@ -127,6 +155,97 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome, RunError> {
         Ok(()) => {}
     }
     outcome(report)
+}
+
+/// `compare -i A -i B`: both interfaces captured at once (a thread each)
+/// into pcap files, the `-w` ones or temporary ones, until `--count`,
+/// `--duration` or Ctrl-C; then the two files compared as any two captures,
+/// named by their interfaces.
+fn capture_and_compare(
+    live: &LiveArgs,
+    opts: &Options,
+) -> Result<(Report, Vec<LiveEnd>), RunError> {
+    live.check(2)?;
+    let mut args = live.clone();
+    let temporary = args.write.is_empty();
+    if temporary {
+        for k in 0..2 {
+            let path = std::env::temp_dir()
+                .join(format!("firewall-check-{}-{k}.pcap", std::process::id()));
+            // Claimed anew: never a file (or link) someone left there.
+            std::fs::File::create_new(&path).map_err(|source| {
+                LiveFailure::Create(crate::CreateError {
+                    path: path.clone(),
+                    source,
+                })
+            })?;
+            args.write.push(path);
+        }
+    }
+    let result = capture_both(&args).and_then(|ends| {
+        // Named by interface (the files may be temporary).
+        let open = |k: usize| {
+            std::fs::File::open(&args.write[k])
+                .map(io::BufReader::new)
+                .map_err(|source| CompareError::Open {
+                    path: args.write[k].display().to_string(),
+                    source,
+                })
+        };
+        let report = compare_readers(
+            open(0)?,
+            &args.interface[0],
+            open(1)?,
+            &args.interface[1],
+            opts,
+        )?;
+        Ok((report, ends))
+    });
+    if temporary {
+        for path in &args.write {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    result
+}
+
+/// Reads both interfaces of `args` at once into their `-w` files.
+fn capture_both(args: &LiveArgs) -> Result<Vec<LiveEnd>, RunError> {
+    use capture::RecordSource;
+    let stop = interrupted();
+    let sources = [
+        LiveSource::open(args, 0, stop.clone())?,
+        LiveSource::open(args, 1, stop)?,
+    ];
+    let ends: Vec<Result<LiveEnd, LiveFailure>> = std::thread::scope(|s| {
+        let running: Vec<_> = sources
+            .into_iter()
+            .map(|mut source| {
+                s.spawn(move || {
+                    let failed = loop {
+                        match source.next_record() {
+                            Ok(Some(_)) => {}
+                            Ok(None) => break None,
+                            Err(e) => break Some(e),
+                        }
+                    };
+                    let interface = source.interface().to_string();
+                    let end = source.finish(failed.is_some())?;
+                    match failed {
+                        Some(source) => Err(LiveFailure::Read { interface, source }),
+                        None => Ok(end),
+                    }
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|t| t.join().unwrap_or(Err(LiveFailure::Thread)))
+            .collect()
+    });
+    Ok(ends
+        .into_iter()
+        .collect::<Result<Vec<LiveEnd>, LiveFailure>>()?)
 }
 
 /// What the exit status says of a written report.

@@ -8,6 +8,8 @@
 //!   per connection, the negotiation, the window ceiling and the verdict.
 //! - `compare CAPTURE_A CAPTURE_B [--json] [--rtt T]`: captures from the two
 //!   sides of a middlebox, and every field it changed.
+//! - `dump`, `analyze` and `compare` read live traffic with `-i IFACE`
+//!   (twice for `compare`) instead of files: [`live`].
 //! - `probe TARGET:PORT [--reflector HOST:PORT] [--json]`: active hop-by-hop
 //!   tests of the path; `reflect [--listen ADDR:PORT]` is its far end.
 //! - `series CAPTURE [--connection N] [--csv FILE] [--svg FILE]`: each
@@ -26,6 +28,7 @@ use clap::{Parser, Subcommand};
 pub mod analyze;
 pub mod compare;
 pub mod dump;
+pub mod live;
 pub mod rewrite;
 pub mod series;
 
@@ -61,13 +64,22 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Print every TCP segment of a capture (tcpdump-like text, or JSON lines).
-    #[command(after_help = EXIT_STATUS)]
+    #[command(
+        after_help = EXIT_STATUS,
+        override_usage = "firewall-check dump [OPTIONS] <CAPTURE>\n       firewall-check dump [OPTIONS] -i <IFACE> [-f <BPF>] [--count <N>] [--duration <T>] [-w <FILE>]"
+    )]
     Dump(dump::DumpArgs),
     /// Per connection: negotiation, window ceiling, achieved throughput, verdict.
-    #[command(after_help = EXIT_STATUS)]
+    #[command(
+        after_help = EXIT_STATUS,
+        override_usage = "firewall-check analyze [OPTIONS] <CAPTURE>\n       firewall-check analyze [OPTIONS] -i <IFACE> [-f <BPF>] [--count <N>] [--duration <T>] [-w <FILE>]"
+    )]
     Analyze(analyze::AnalyzeArgs),
     /// Two captures from the two sides of a middlebox: what it changed, what it costs.
-    #[command(after_help = EXIT_STATUS)]
+    #[command(
+        after_help = EXIT_STATUS,
+        override_usage = "firewall-check compare [OPTIONS] <CAPTURE_A> <CAPTURE_B>\n       firewall-check compare [OPTIONS] -i <IFACE_A> -i <IFACE_B> [-f <BPF>] [--count <N>] [--duration <T>] [-w <FILE_A> -w <FILE_B>]"
+    )]
     Compare(compare::CompareArgs),
     /// Apply netfilter's TCPMSS / TCPOPTSTRIP to a capture, byte for byte as the kernel would.
     #[command(after_help = EXIT_STATUS)]

@@ -263,6 +263,9 @@ pub struct ConnTracker<T> {
     /// the client was known (at most [`EVICTED_MEMORY`], oldest forgotten).
     evicted: HashMap<Key, (u64, SocketAddr, SocketAddr, bool), FxBuild>,
     evicted_order: VecDeque<Key>,
+    /// Hand finished connections out in order of first appearance (the
+    /// default); a live capture hands each out as it finishes.
+    ordered: bool,
     /// The ids of the tunnels met, from 1 (0 is a plain link's), at most
     /// [`INTERNED_TUNNELS`].
     tunnel_ids: HashMap<TunnelKey, u32, FxBuild>,
@@ -359,8 +362,43 @@ impl<T> ConnTracker<T> {
             ready: false,
             evicted: HashMap::default(),
             evicted_order: VecDeque::new(),
+            ordered: true,
             tunnel_ids: HashMap::default(),
         }
+    }
+
+    /// Whether finished connections wait for earlier-started open ones
+    /// (`true`, the default: reports in order of first appearance) or are
+    /// handed out as they finish (a live capture, where a long-lived
+    /// connection would hold back every report behind it).
+    pub fn set_ordered(&mut self, ordered: bool) {
+        self.ordered = ordered;
+    }
+
+    /// Finishes the closed connections whose last segment is at least
+    /// `linger` before `now`, whatever the frames since: on a live
+    /// capture, frames may not come to age them. One pass over the
+    /// closing connections.
+    pub fn expire_by_time(&mut self, now: Timestamp, linger: std::time::Duration) {
+        let linger = u64::try_from(linger.as_nanos()).unwrap_or(u64::MAX);
+        let mut keep = VecDeque::with_capacity(self.closing.len());
+        while let Some((key, id, since)) = self.closing.pop_front() {
+            let Entry::Occupied(o) = self.table.entry(key) else {
+                continue;
+            };
+            let c = o.get();
+            if c.id != id || !c.is_closed() {
+                continue;
+            }
+            let idle = c.last_ts.and_then(|t| now.nanos_since(&t));
+            if idle.is_some_and(|ns| ns >= linger) {
+                let c = o.remove();
+                self.finish_one(c);
+            } else {
+                keep.push_back((key, id, since));
+            }
+        }
+        self.closing = keep;
     }
 
     /// Connections currently held in the table (open, or closed and lingering).
@@ -557,7 +595,7 @@ impl<T> ConnTracker<T> {
     /// [`ConnTracker::drain`] without moving each connection out of its box.
     pub fn drain_boxed<F: FnMut(Box<Connection<T>>)>(&mut self, mut finished: F) {
         while let Some(&first) = self.pending.keys().next() {
-            let blocked = self.open_ids.first().is_some_and(|open| open < first);
+            let blocked = self.ordered && self.open_ids.first().is_some_and(|open| open < first);
             if blocked && self.pending.len() <= MAX_PENDING {
                 self.ready = false;
                 return;
@@ -647,6 +685,46 @@ mod tests {
             t.drain(|c| out.push(c.id));
         }
         out
+    }
+
+    #[test]
+    fn live_tracking_finishes_a_closed_connection_by_time_and_out_of_order() {
+        let at = |secs| Some(Timestamp { secs, nanos: 0 });
+        let mut t: ConnTracker<()> = ConnTracker::new(16);
+        t.set_ordered(false);
+        // Connection 0 stays open; connection 1 opens and closes by RST.
+        let mut first = rec(1, 5000, false, Flags::SYN);
+        first.ts = at(100);
+        t.track(&first, || ());
+        let mut syn = rec(2, 5001, false, Flags::SYN);
+        syn.ts = at(100);
+        t.track(&syn, || ());
+        let mut rst = rec(3, 5001, true, Flags::RST);
+        rst.ts = at(101);
+        t.track(&rst, || ());
+        let linger = std::time::Duration::from_secs(1);
+        t.expire_by_time(
+            Timestamp {
+                secs: 101,
+                nanos: 999_999_999,
+            },
+            linger,
+        );
+        assert_eq!(ids(&mut t), Vec::<u64>::new(), "not yet idle for 1 s");
+        t.expire_by_time(
+            Timestamp {
+                secs: 102,
+                nanos: 0,
+            },
+            linger,
+        );
+        assert_eq!(
+            ids(&mut t),
+            vec![1],
+            "handed out before the open connection 0"
+        );
+        let rest: Vec<u64> = t.finish().iter().map(|c| c.id).collect();
+        assert_eq!(rest, vec![0]);
     }
 
     #[test]

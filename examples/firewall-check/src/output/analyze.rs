@@ -65,9 +65,25 @@ impl<'a, W: Write> ReportWriter<'a, W> {
         })
     }
 
-    /// Writes one report.
-    pub fn report(&mut self, rep: &ConnectionReport) -> io::Result<()> {
+    /// Writes one report; `open`: the connection had not closed (no RST,
+    /// no FIN both ways) when it was reported, as a live capture's last
+    /// reports are.
+    pub fn report(&mut self, rep: &ConnectionReport, open: bool) -> io::Result<()> {
         match self.format {
+            AnalyzeFormat::JsonLines => {
+                let start = self.json.len();
+                write!(
+                    self.json,
+                    "{{\"schema_version\":{SCHEMA_VERSION},\"type\":\"connection\",\"open\":{open},\"connection\":"
+                )?;
+                if let Err(e) = fastjson::write(rep, &mut self.json) {
+                    self.json.truncate(start);
+                    return Err(io::Error::other(e));
+                }
+                self.json.extend_from_slice(b"}\n");
+                // Each line is handed over as it is made.
+                self.write_json()?;
+            }
             AnalyzeFormat::Json => {
                 let start = self.json.len();
                 self.json
@@ -99,6 +115,7 @@ impl<'a, W: Write> ReportWriter<'a, W> {
     /// opened ([`tunnel::summary_due`]), the capture's counts come last: a
     /// `capture:` line of text, or the document's `summary` (the same
     /// object as `dump --json`'s summary line).
+    /// JSON lines have no tail: the caller writes the `end` line.
     pub fn finish(mut self, frames: u64, tally: &Tally) -> io::Result<usize> {
         self.write_json()?;
         let due = tunnel::summary_due(tally);
@@ -115,6 +132,7 @@ impl<'a, W: Write> ReportWriter<'a, W> {
                 self.out.write_all(b"\n")?;
             }
             AnalyzeFormat::Text => {}
+            AnalyzeFormat::JsonLines => {}
         }
         self.out.flush()?;
         Ok(self.written)

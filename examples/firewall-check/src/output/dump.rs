@@ -34,7 +34,7 @@ use crate::decode::{decode_counted, PacketError, TcpRecord, Truncation, Unrecord
 use crate::output::format::{write_hex, write_json_str, write_padded9, write_u64, Staged, UtcTime};
 use crate::output::tunnel;
 use capture::tally::Tally;
-use capture::{CaptureError, CaptureReader, IpVersion, Record};
+use capture::{CaptureError, CaptureReader, IpVersion, Record, RecordSource};
 
 /// What `dump` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +82,17 @@ pub fn dump<R: Read, W: Write, D: Write>(
     format: DumpFormat,
 ) -> Result<DumpStats, DumpError> {
     let mut reader = CaptureReader::new(input)?;
+    dump_source(&mut reader, out, diag, format)
+}
+
+/// [`dump`] from any [`RecordSource`]: a capture file or pipe, or a live
+/// capture.
+pub fn dump_source<S: RecordSource + ?Sized, W: Write, D: Write>(
+    reader: &mut S,
+    out: &mut W,
+    diag: &mut D,
+    format: DumpFormat,
+) -> Result<DumpStats, DumpError> {
     let mut dumper = Dumper::new(format);
     let result = loop {
         let record = match reader.next_record() {

@@ -16,16 +16,22 @@
 //!   inferred shifts, advice, series;
 //! - [`advice`]: the advised buffer applied to the kernel reaches the rate;
 //! - [`netfilter`]: `rewrite` byte for byte against TCPMSS and TCPOPTSTRIP;
-//! - [`qbss`]: `qbss-model` against `qbss-router` and real sockets.
+//! - [`qbss`]: `qbss-model` against `qbss-router` and real sockets;
+//! - `live` (with the crate's `live` feature, which needs libpcap-dev:
+//!   `cargo test -p lab --features live -- --ignored live::`):
+//!   `dump`, `analyze` and `compare -i` capturing real transfers.
 
 mod advice;
 mod common;
 mod firewall;
+#[cfg(feature = "live")]
+mod live;
 mod netfilter;
 mod qbss;
 mod transfer;
 
 /// Every lab of this binary.
+#[cfg(not(feature = "live"))]
 static LABS: lab::Lab = lab::Lab::new(
     lab::bins!(),
     &[
@@ -37,6 +43,20 @@ static LABS: lab::Lab = lab::Lab::new(
     ],
 );
 
+/// Every lab of this binary, the live-capture lab included.
+#[cfg(feature = "live")]
+static LABS: lab::Lab = lab::Lab::new(
+    lab::bins!(),
+    &[
+        firewall::ROWS,
+        transfer::ROWS,
+        advice::ROWS,
+        netfilter::ROWS,
+        qbss::ROWS,
+        live::ROWS,
+    ],
+);
+
 /// Each row's test is named as its row, in the module of its suite; no name
 /// twice.
 #[test]
@@ -45,7 +65,15 @@ fn rows_are_named_after_their_tests() {
     for r in LABS.rows() {
         let suite = lab::select::suite(r.name());
         assert!(
-            ["firewall", "transfer", "advice", "netfilter", "qbss"].contains(&suite),
+            [
+                "firewall",
+                "transfer",
+                "advice",
+                "netfilter",
+                "qbss",
+                "live"
+            ]
+            .contains(&suite),
             "{}",
             r.name()
         );

@@ -92,7 +92,7 @@ use crate::decode::decode_counted;
 use crate::output::analyze::ReportWriter;
 use capture::reader::DEFAULT_BUFFER_CAPACITY;
 use capture::tally::Tally;
-use capture::{CaptureError, CaptureReader};
+use capture::{CaptureError, CaptureReader, Next, RecordSource, Timestamp};
 
 mod limit_feed;
 pub mod mismatch;
@@ -145,7 +145,18 @@ pub struct Settings {
     /// limit trackers keep their rounds for it, and as no report is built,
     /// their input is not logged for a replay.
     pub time_series: bool,
+    /// The records come from a live capture: each connection is reported
+    /// once it has closed and been quiet for [`LIVE_LINGER`] (or at the
+    /// end), not in order of first appearance.
+    pub live: bool,
 }
+
+/// On a live capture, how long a closed connection stays open for its last
+/// ACK and late retransmissions before it is reported.
+pub const LIVE_LINGER: Duration = Duration::from_secs(1);
+/// On a live capture, how often closed connections are looked at while
+/// packets arrive or the interface is quiet.
+pub const LIVE_TICK: Duration = Duration::from_millis(250);
 
 impl Default for Settings {
     fn default() -> Self {
@@ -157,6 +168,7 @@ impl Default for Settings {
             capacity: DEFAULT_CAPACITY,
             buffer_capacity: DEFAULT_BUFFER_CAPACITY,
             time_series: false,
+            live: false,
         }
     }
 }
@@ -187,6 +199,9 @@ pub enum AnalyzeFormat {
     Text,
     /// `{"connections": [...]}`.
     Json,
+    /// One line per connection as it is reported (a live capture's
+    /// `--json`): `{"type": "connection", ...}`.
+    JsonLines,
 }
 
 /// What an analysis reported.
@@ -223,8 +238,8 @@ pub(crate) struct Counts {
 /// stops at once and is returned as `Err`; a capture error stops the
 /// reading, the connections seen so far are still finished, and it comes
 /// back as `Ok(Err(..))`.
-pub(crate) fn each_connection<R: Read, C>(
-    reader: &mut CaptureReader<R>,
+pub(crate) fn each_connection<S: RecordSource + ?Sized, C>(
+    reader: &mut S,
     settings: &Settings,
     ctx: &mut C,
     counts: &mut Counts,
@@ -232,13 +247,39 @@ pub(crate) fn each_connection<R: Read, C>(
     mut idle: impl FnMut(&mut C) -> io::Result<()>,
 ) -> io::Result<Result<(), AnalyzeError>> {
     let mut tracker: ConnTracker<ConnState> = ConnTracker::new(settings.capacity);
+    tracker.set_ordered(!settings.live);
     // Segments in the limit logs of the open connections.
     let mut logged = 0usize;
+    // Live: when closed connections were last looked at (wall clock, which
+    // a live capture's timestamps follow).
+    let mut looked = std::time::Instant::now();
     let result = loop {
-        let record = match reader.next_record() {
-            Ok(Some(r)) => r,
-            Ok(None) => break Ok(()),
+        // A file waits for its next record; a live capture comes back when
+        // the interface is quiet, to report the connections that closed.
+        let wait = if settings.live {
+            LIVE_TICK
+        } else {
+            Duration::MAX
+        };
+        let record = match reader.next_within(wait) {
+            Ok(Next::Record(r)) => Some(r),
+            Ok(Next::Idle) => None,
+            Ok(Next::End) => break Ok(()),
             Err(e) => break Err(e.into()),
+        };
+        if settings.live && looked.elapsed() >= LIVE_TICK {
+            looked = std::time::Instant::now();
+            tracker.expire_by_time(wall_clock(), LIVE_LINGER);
+            if tracker.has_finished() {
+                tracker.drain_boxed(|c| {
+                    logged = logged.saturating_sub(c.state.log_len());
+                    finished(&c, ctx);
+                });
+                idle(ctx)?;
+            }
+        }
+        let Some(record) = record else {
+            continue;
         };
         counts.frames += 1;
         let Ok(rec) = decode_counted(&record, &mut counts.tally) else {
@@ -268,6 +309,17 @@ pub(crate) fn each_connection<R: Read, C>(
         finished(&c, ctx);
     }
     Ok(result)
+}
+
+/// Now, as a capture timestamp.
+fn wall_clock() -> Timestamp {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    Timestamp {
+        secs: i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
+        nanos: since.subsec_nanos(),
+    }
 }
 
 /// What a first pass over a capture learns for `series` ([`learn`]).
@@ -338,6 +390,18 @@ pub fn analyze<R: Read, W: Write>(
     settings: &Settings,
 ) -> Result<AnalyzeSummary, AnalyzeError> {
     let mut reader = CaptureReader::with_capacity(input, settings.buffer_capacity)?;
+    analyze_source(&mut reader, out, format, settings)
+}
+
+/// [`analyze`] from any [`RecordSource`]: a capture file or pipe, or a live
+/// capture (with [`Settings::live`]; [`AnalyzeFormat::JsonLines`] then
+/// writes each connection as a line when it is reported).
+pub fn analyze_source<S: RecordSource + ?Sized, W: Write>(
+    reader: &mut S,
+    out: &mut W,
+    format: AnalyzeFormat,
+    settings: &Settings,
+) -> Result<AnalyzeSummary, AnalyzeError> {
     let mut writer = ReportWriter::new(out, format)?;
     let mut findings = 0usize;
     let mut write_err: Option<io::Error> = None;
@@ -349,14 +413,14 @@ pub fn analyze<R: Read, W: Write>(
         if rep.has_findings() {
             findings += 1;
         }
-        if let Err(e) = w.report(&rep) {
+        if let Err(e) = w.report(&rep, !conn.is_closed()) {
             write_err = Some(e);
         }
     };
     // Reports written so far appear before the tool waits for input.
     let mut counts = Counts::default();
     let result = each_connection(
-        &mut reader,
+        reader,
         settings,
         &mut writer,
         &mut counts,

@@ -22,15 +22,44 @@ pub fn report_json(report: &Report) -> serde_json::Result<String> {
     Ok(serde_json::to_string_pretty(report)? + "\n")
 }
 
+/// [`report_json`] of two live captures: `live` holds, per capture, how
+/// it ended and what the kernel dropped (`cli::live::LiveEnd::json`).
+pub fn report_json_live(report: &Report, live: &[serde_json::Value]) -> serde_json::Result<String> {
+    Ok(serde_json::to_string_pretty(&WithLive { report, live })? + "\n")
+}
+
+/// The report with its live captures' ends.
+struct WithLive<'a> {
+    report: &'a Report,
+    live: &'a [serde_json::Value],
+}
+
+impl Serialize for WithLive<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        report_fields(self.report, Some(self.live), s)
+    }
+}
+
+fn report_fields<S: Serializer>(
+    r: &Report,
+    live: Option<&[serde_json::Value]>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let mut st = s.serialize_struct("Report", 6)?;
+    st.serialize_field("schema_version", &SCHEMA_VERSION)?;
+    st.serialize_field("captures", &r.captures)?;
+    if let Some(live) = live {
+        st.serialize_field("live", live)?;
+    }
+    st.serialize_field("connections", &r.connections)?;
+    st.serialize_field("findings", &r.findings)?;
+    st.serialize_field("notes", &r.notes)?;
+    st.end()
+}
+
 impl Serialize for Report {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Report", 5)?;
-        st.serialize_field("schema_version", &SCHEMA_VERSION)?;
-        st.serialize_field("captures", &self.captures)?;
-        st.serialize_field("connections", &self.connections)?;
-        st.serialize_field("findings", &self.findings)?;
-        st.serialize_field("notes", &self.notes)?;
-        st.end()
+        report_fields(self, None, s)
     }
 }
 
