@@ -1,7 +1,7 @@
 //! The walk from a captured frame to its TCP segment, through any stack of
 //! the tunnels and encapsulations of [`crate::encap`].
 //!
-//! The walk is a loop over "what comes next" ([`Next`]): each step decodes
+//! The walk is a loop over "what comes next" (`Next`): each step decodes
 //! one header at an offset and says what follows it. It ends at a TCP
 //! header ([`TcpSegment`]) or with a typed reason ([`Skip`]). It is bounded:
 //! at most [`MAX_STEPS`] steps and [`MAX_LAYERS`] recorded layers, every
