@@ -168,17 +168,6 @@ pub enum ScaledAfterAll {
         /// The MSS its scaled reading is a multiple of.
         mss: u16,
     },
-    /// The client acknowledged data past every right edge its ACKs had
-    /// advertised read unscaled, by more than the server's largest
-    /// segment: it accepted more than an unscaled window allows (a
-    /// receiver accepts a segment that starts inside its window, so one
-    /// segment past the edge proves nothing).
-    AckedPastUnscaled {
-        /// Bytes past the edge.
-        bytes: u32,
-        /// The server's largest segment.
-        largest_segment: u32,
-    },
 }
 
 impl ScaledAfterAll {
@@ -186,7 +175,6 @@ impl ScaledAfterAll {
     pub fn kind(&self) -> &'static str {
         match self {
             ScaledAfterAll::MssMultiple { .. } => "mss_multiple",
-            ScaledAfterAll::AckedPastUnscaled { .. } => "acked_past_unscaled",
         }
     }
 }
@@ -209,9 +197,12 @@ pub(crate) enum ClientFields {
 /// its SYN window although it scales (Windows: SYN window 8192, shift 2,
 /// first field 16,425). Ruled out when the field's scaled reading is an
 /// exact multiple of an MSS and the field is not
-/// ([`ScaledAfterAll::MssMultiple`]), or when the client acknowledged data
-/// past its unscaled edges ([`ScaledAfterAll::AckedPastUnscaled`]); the
-/// remaining cases with a shift below 5 are `medium` (a hint, no exit 3).
+/// ([`ScaledAfterAll::MssMultiple`]); the remaining cases with a shift
+/// below 5 are `medium` (a hint, no exit 3). Not ruled out by the client
+/// acknowledging data past its unscaled edges: a Linux receiver queues an
+/// in-sequence segment whatever its end while its window is not zero, so
+/// a client that does not scale does that too (the lab's `wscale_synack4`:
+/// 166,145 bytes past).
 pub(crate) fn client_fields(
     st: &ConnState,
     syn_ws: Option<u8>,
@@ -226,13 +217,6 @@ pub(crate) fn client_fields(
     let fires = shift >= 2 && syn.window >= 1024 && u32::from(first) * 2 >= u32::from(syn.window);
     if !fires {
         return ClientFields::Silent;
-    }
-    let largest = u32::try_from(st.s2c.largest_payload).unwrap_or(u32::MAX);
-    if st.c2s.acked_past_unscaled > largest && largest > 0 {
-        return ClientFields::ScaledAfterAll(ScaledAfterAll::AckedPastUnscaled {
-            bytes: st.c2s.acked_past_unscaled,
-            largest_segment: largest,
-        });
     }
     let scaled = u64::from(first) << shift.min(MAX_WINDOW_SCALE);
     let msses = [st.synack.and_then(|s| s.linux().mss), syn.linux().mss];

@@ -63,14 +63,6 @@ pub(crate) struct Side {
     pub(crate) last_window_field: Option<u16>,
     /// Highest acknowledgment this side sent.
     pub(crate) highest_ack: Option<u32>,
-    /// The furthest right edge this side's ACKs advertised with their
-    /// window fields read unscaled (ACK + field).
-    pub(crate) unscaled_edge: Option<u32>,
-    /// The most bytes one of this side's ACKs acknowledged past that edge
-    /// as it stood before the ACK: data this side accepted beyond any
-    /// window it could have advertised without scaling (compared with the
-    /// peer's largest segment, [`super::mismatch`]).
-    pub(crate) acked_past_unscaled: u32,
     /// Recent TSvals this side sent and when they passed (allocated once
     /// the connection carries data: a port scan's SYNs need none).
     ts: Option<Box<TsRing>>,
@@ -205,22 +197,6 @@ impl Side {
             self.max_window_field
                 .map_or(rec.window, |m| m.max(rec.window)),
         );
-    }
-
-    /// An acknowledgment (not on a SYN) with window field `field`: how far
-    /// past the furthest unscaled right edge of this side's earlier ACKs
-    /// it acknowledges, and the edge moved on.
-    pub(crate) fn unscaled_edges(&mut self, ack: u32, field: u16) {
-        if let Some(edge) = self.unscaled_edge {
-            if seq_lt(edge, ack) {
-                self.acked_past_unscaled = self.acked_past_unscaled.max(ack.wrapping_sub(edge));
-            }
-        }
-        let edge = ack.wrapping_add(u32::from(field));
-        self.unscaled_edge = Some(match self.unscaled_edge {
-            Some(e) if seq_lt(edge, e) => e,
-            _ => edge,
-        });
     }
 
     /// An acknowledgment this side sent.

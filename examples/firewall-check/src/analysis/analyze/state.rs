@@ -338,9 +338,6 @@ impl ConnState {
         // on its way were called window-limited).
         if !syn && !rst {
             me.window_field(rec);
-            if ack {
-                me.unscaled_edges(rec.ack, rec.window);
-            }
         }
         if ack {
             me.acknowledged(peer, rec.ack);
