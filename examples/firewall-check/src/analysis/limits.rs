@@ -99,35 +99,6 @@
 //! flights differ by segments; a congestion window still growing or after
 //! a loss is not flat either.
 //!
-//! A sender at an edge also refills its flight as each ACK opens the
-//! window: in a plateau's round the flight it knew never stays fallen back
-//! by more than both two segments and a quarter below the round's most (or
-//! the last round's) for more than an eighth of the round (the ring dates
-//! ACKs to within loop/16, and a burst of them can look like a flight
-//! that fell back at once); next to the sender, where every ACK is dated
-//! exactly, not even at one segment. A writer pausing between chunks
-//! (16 KB every 10 ms at a 10 ms RTT: issue 30) can top out at the same
-//! byte every round too, far below the window, and need never be idle (the
-//! next chunk leaves before the last one's ACKs are back); but its flight
-//! drains as the ACKs come, with nothing sent to refill it, and such a
-//! round is not flat: the writer had nothing more to send, time Linux
-//! counts neither to the receive window nor to the send buffer.
-//!
-//! The traffic that fools this rule. Toward the sender (a window missed,
-//! never invented): a rewritten window whose receiver acknowledges more
-//! than both two segments and a quarter of the flight in one ACK (ACK
-//! thinning, stretch ACKs) seen next to the sender. Toward the window (a
-//! medium-confidence hint): from the receiver's side, a writer whose ACKs
-//! come back just before its next write (its flight drained for less than
-//! an eighth of the round) looks exactly like a sender refilling at an
-//! edge; so does, from either side, a writer that supplies a couple of
-//! segments each time an ACK arrives. And the tracker waits to learn only
-//! the newest ACK seen here (each newer one replaces it before the loop
-//! has passed), so from the receiver's side
-//! a writer pausing less than one RTT (two chunks in flight) is seen with
-//! the ACKs of the older chunk never learned: it can still read as a
-//! plateau.
-//!
 //! # The answer
 //!
 //! The fractions are shares of the busy time, as Linux's are. The kind is
@@ -259,13 +230,6 @@ struct Round {
     max_echo_flight: u64,
     /// Smallest window (as read) the sender knew during the round.
     min_window: Option<u64>,
-    /// Time of the round the sender knew a flight fallen back by more than
-    /// both two segments and a quarter below the round's (or the last
-    /// round's) most, ns: a flight not refilled (module docs, the plateau).
-    low_ns: u64,
-    /// Fewest bytes in flight the sender knew at any segment of the round,
-    /// kept next to the sender only (there every ACK is dated exactly).
-    min_flight: Option<u64>,
 }
 
 /// Tracks one direction's sender under one reading of the window fields
@@ -302,8 +266,6 @@ pub struct LimitTracker {
     pending_at: Option<u64>,
     /// Most bytes in flight at any time (as the sender knew its ACKs).
     max_flight: u64,
-    /// Bytes in flight as the sender knew them at the last segment.
-    known_flight: u64,
     /// First TSval of the sender, the origin of the delay samples.
     tsval0: Option<u32>,
     /// Smallest one-way delay sample (capture time minus TSval in ms), ns.
@@ -409,7 +371,6 @@ impl LimitTracker {
             beyond_end: None,
             pending_at: None,
             max_flight: 0,
-            known_flight: 0,
             tsval0: None,
             owd_min: None,
             ts_acks: [(0, 0); TS_ACKS],
@@ -588,11 +549,6 @@ impl LimitTracker {
     fn account(&mut self, t_ns: u64) {
         if self.phase != Phase::NotStarted {
             let dt = t_ns.saturating_sub(self.last_ns);
-            let top = self.prev_max_flight.max(self.round_flight());
-            let f = self.known_flight;
-            if f + 2 * self.mss < top && f * 4 < top * 3 {
-                self.round.low_ns += dt;
-            }
             match self.phase {
                 Phase::Idle => self.times.idle += dt,
                 Phase::ReceiveWindow => self.times.rwnd += dt,
@@ -669,23 +625,11 @@ impl LimitTracker {
         // byte round after round stops at an edge.
         // (A queue's delay is not checked here: a delay that varies leaves
         // an edge where it is, and a bottleneck's flight is not flat.)
-        // A sender at an edge refills the flight as each ACK opens it: the
-        // flight falls back by an ACK's worth (two segments) at most. One
-        // that falls back by more than both two segments and a quarter, with
-        // nothing sent to refill it, had no more to send: a writer pausing
-        // between chunks, whose every round can top out at the same byte.
-        // Next to the sender, where each ACK is dated exactly, at no
-        // segment; elsewhere, where the ACKs are dated to within a sample
-        // of the ring (loop/16) and a burst of them, for no more than an
-        // eighth of the round.
-        let fell = |m: u64| m + 2 * self.mss < flight && m * 4 < flight * 3;
-        let refilled = r.low_ns * 8 <= self.round_ns && !r.min_flight.is_some_and(fell);
         let flat = r.retrans == 0
             && !self.queue_delay_over(self.round_ns / 2)
             && r.other_ns > 0
             && r.acked > 0
-            && flight > 0
-            && refilled;
+            && flight > 0;
         let (sender_ns, network_ns) = if network {
             (0, r.other_ns)
         } else {
@@ -782,10 +726,6 @@ impl LimitTracker {
                 .min_window
                 .map_or(u64::from(known.window), |w| w.min(u64::from(known.window))),
         );
-        self.known_flight = flight;
-        if self.loop_ns == 0 {
-            self.round.min_flight = Some(self.round.min_flight.map_or(flight, |m| m.min(flight)));
-        }
         self.max_flight = self.max_flight.max(flight);
         // The next full segment does not fit: window-limited, even with
         // nothing outstanding (a window below one segment: the sender waits
@@ -1244,37 +1184,11 @@ mod tests {
         assert_eq!(l.window_read_inferred_bytes, None);
     }
 
-    /// A sender next to the capture point (loop 0), RTT 10 ms, held at
-    /// `segs` segments of 1000 bytes in flight: the receiver acknowledges
-    /// every two segments and each ACK is answered by two more at once (a
-    /// sender at the edge of the window it reads); the window field is
-    /// `window_field` (shift 0).
-    fn at_an_edge(segs: u32, window_field: u16, rounds: u64) -> Limit {
-        let mut t = LimitTracker::new(0);
-        t.configure(10 * MS, 0, Some((0, 0, window_field)));
-        let mut seq = 0u32;
-        for r in 0..rounds {
-            let base = r * 10 * MS;
-            for j in 0..u64::from(segs / 2) {
-                let at = base + j * 20_000;
-                if r > 0 {
-                    t.on_ack(at, seq - segs * 1000 + 2000, window_field, None);
-                }
-                for k in 0..2 {
-                    t.on_data(at + 1000 + k * 1000, seq, 1000, false, None);
-                    seq += 1000;
-                }
-            }
-        }
-        t.on_ack(rounds * 10 * MS, seq, window_field, None);
-        t.limit()
-    }
-
     #[test]
     fn a_flight_flat_to_the_byte_far_below_the_window_is_a_window_read() {
-        // 10,000 bytes in flight, refilled at every ACK, against 60,000
-        // advertised: the sender read a window the capture does not show.
-        let l = at_an_edge(10, 60_000, 30);
+        // 10,000 bytes every round against 60,000 advertised: the sender
+        // read a window the capture does not show.
+        let l = run(10, 60_000, 30, false);
         assert_eq!(l.kind, LimitKind::ReceiveWindow, "{l:?}");
         assert!(l.receive_window_fraction.unwrap() > 0.6, "{l:?}");
         assert_eq!(l.window_read_inferred_bytes, Some(10_000));
@@ -1290,21 +1204,6 @@ mod tests {
                 mss: 1000
             }
         );
-    }
-
-    /// The traffic that fools the plateau the safe way: a flight flat to
-    /// the byte every round, but acknowledged at once by one ACK and sent
-    /// again as one burst. A sender at an edge whose receiver acknowledges
-    /// the whole flight at once (ACK thinning, stretch ACKs) looks so, and
-    /// so does a writer pausing one round trip between equal chunks: the
-    /// flight falls back to nothing unrefilled, which is the writer's, not
-    /// an edge's. No window is inferred.
-    #[test]
-    fn a_flat_flight_that_drains_every_round_is_no_plateau() {
-        let l = run(10, 60_000, 30, false);
-        assert_eq!(l.kind, LimitKind::Sender, "{l:?}");
-        assert_eq!(l.window_read_inferred_bytes, None, "{l:?}");
-        assert!(l.receive_window_evidence.is_none(), "{l:?}");
     }
 
     #[test]
