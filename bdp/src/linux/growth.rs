@@ -50,7 +50,14 @@
 //!   two-segment ACKs' (rounding moves a step by one, a stall inside the
 //!   run by one more; a window growing by the free space, as autotuning or
 //!   an application draining a full buffer makes it, comes in jumps
-//!   instead);
+//!   instead). A clean ACK whose step would put its class further apart
+//!   ends the run before it and is left out, as a run's first growing ACK
+//!   is: `tcp_grow_window()` grows only while `rcv_ssthresh` is below
+//!   `tcp_space()`, so a receiver whose application reads late grows by
+//!   one segment of a two-segment ACK (the lab's window-rewrite4 client
+//!   under load: 440 one-segment steps of 2 or 3 and two-segment steps of
+//!   6, then one of 3 just before its clamp); the growth before such a
+//!   step still shows the shift;
 //! - `f << s` is within [`GROWTH_TOLERANCE_PER_MILLE`] / 1000 (3.5 %) of
 //!   `2 * a`: 2 bytes per byte at that shift. Integer arithmetic, shifts
 //!   0 to 14 tried in turn; the tolerance is below a factor of 2, so at
@@ -168,6 +175,16 @@ impl Sums {
         }
     }
 
+    /// Whether the field steps of `o` keep this run's steps of each class
+    /// at most 2 apart (module docs).
+    fn steps_fit(&self, o: &Sums) -> bool {
+        self.steps.iter().zip(o.steps.iter()).all(|(a, b)| {
+            let mut m = *a;
+            m.add(b);
+            m.max <= m.min.saturating_add(2)
+        })
+    }
+
     /// The shift these sums show (module docs), if any.
     fn shift(&self) -> Option<u8> {
         if self.clean < GROWTH_MIN_ACKS
@@ -256,11 +273,17 @@ impl WindowGrowth {
             // The previous growing ACK was not the last: it and the
             // stalled ACKs after it belong to the run, unless it was the
             // first (growth may have started part-way through it).
-            let p = self.pending;
+            let (p, p_clean) = (self.pending, self.pending_clean);
+            if self.started && !self.run.steps_fit(&p) {
+                // A step out of line with the run's: growth held back for
+                // part of the ACK (or a jump). The run ends before it, and
+                // it is left out as a first growing ACK would be.
+                self.close();
+            }
             if self.started {
                 self.run.add(&p);
             }
-            self.started = self.started || (p.acks > 0 && self.pending_clean);
+            self.started = self.started || (p.acks > 0 && p_clean);
             self.pending = Sums::default();
             self.pending_clean = segment > 0 && (advanced == segment || advanced == 2 * segment);
             self.stall = 0;
@@ -396,6 +419,41 @@ mod tests {
             g.ack(acked, f, f + units, 1448);
         }
         assert_eq!(g.shift(), Some(10));
+    }
+
+    #[test]
+    fn a_step_held_back_ends_the_run_and_keeps_its_shift() {
+        // The lab's window-rewrite4 client on a loaded host (a transfer
+        // at 40 ms, its field rewritten on the way): growth at shift 10
+        // from field 80, one-segment steps of 2 and 3 and two-segment
+        // steps of 6, then a two-segment ACK moving the field by 3 (its
+        // second segment grew nothing: the application had not read the
+        // buffer), one more step to the clamp, and the field still. The
+        // one step of 3 among the two-segment ones hid the whole run.
+        let mut g = WindowGrowth::new();
+        let pattern: [u32; 440] = core::array::from_fn(|i| 1 + (i % 60 == 30) as u32);
+        let window = linux(&mut g, 10, 1448, 80 << 10, &pattern);
+        let f = window.div_ceil(1 << 10) as u16;
+        g.ack(2896, f, f + 3, 1448);
+        g.ack(1448, f + 3, f + 6, 1448);
+        for _ in 0..100 {
+            g.ack(2896, f + 6, f + 6, 1448);
+        }
+        assert_eq!(g.shift(), Some(10));
+    }
+
+    #[test]
+    fn a_step_out_of_line_does_not_make_a_shift_of_its_own() {
+        // The counter-case: steps of 2 and 3 for 10 ACKs, a jump of 9, 10
+        // more of 2 and 3: neither piece is long enough to show a shift.
+        let mut g = WindowGrowth::new();
+        let mut f = 100u16;
+        for i in 0..21 {
+            let step = if i == 10 { 9 } else { 2 + (i % 2) as u16 };
+            g.ack(1448, f, f + step, 1448);
+            f += step;
+        }
+        assert_eq!(g.shift(), None);
     }
 
     #[test]
