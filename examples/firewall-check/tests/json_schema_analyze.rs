@@ -265,7 +265,7 @@ fn json_lines_validate() {
             ..end
         },
     ] {
-        let v: Value = serde_json::from_str(&e.end_line(Some(2), Some(lines.len()))).unwrap();
+        let v: Value = serde_json::from_str(&e.end_line(Some(2), Some(lines.len()), None)).unwrap();
         let errors: Vec<String> = line.iter_errors(&v).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{v}: {errors:?}");
         assert_eq!(v["type"], "end");
@@ -285,5 +285,52 @@ fn end_line_text() -> String {
         reason: "count",
         loss: None,
     }
-    .end_line(Some(2), Some(0))
+    .end_line(Some(2), Some(0), None)
+}
+
+/// `analyze -i --json` of traffic in tunnels: the end line carries the
+/// capture's counts (`summary`), the same object as the document's, and
+/// validates; a capture without tunnels has none.
+#[test]
+fn the_end_line_carries_the_counts_of_a_capture_with_tunnels() {
+    use firewall_check::analysis::analyze::analyze_source;
+    use firewall_check::cli::live::LiveEnd;
+    use firewall_check::output::tunnel::json_summary;
+
+    let line = jsonschema::validator_for(&line_schema()).expect("a valid JSON Schema");
+    for (name, tunnels) in [
+        ("examples/corpus/encap/vxlan-in-gre.pcap", true),
+        ("examples/data/nat-inside.pcap", false),
+    ] {
+        let bytes = std::fs::read(root().join(name)).unwrap();
+        let mut reader = capture::CaptureReader::new(&bytes[..]).unwrap();
+        let summary = analyze_source(
+            &mut reader,
+            &mut Vec::new(),
+            AnalyzeFormat::JsonLines,
+            &Settings::default(),
+        )
+        .expect("analyze");
+        let end = LiveEnd {
+            interface: "eth0".into(),
+            frames: summary.frames,
+            reason: "count",
+            loss: None,
+        };
+        let counts = json_summary(summary.frames, &summary.tally);
+        let v: Value =
+            serde_json::from_str(&end.end_line(Some(2), Some(summary.connections), counts))
+                .unwrap();
+        let errors: Vec<String> = line.iter_errors(&v).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {v}: {errors:?}");
+        let doc = analyze_json(&bytes, &Settings::default());
+        assert_eq!(v.get("summary"), doc.get("summary"), "{name}");
+        assert_eq!(v.get("summary").is_some(), tunnels, "{name}: {v}");
+        if tunnels {
+            assert!(
+                v["summary"]["encapsulations"]["vxlan"].as_u64() > Some(0),
+                "{v}"
+            );
+        }
+    }
 }

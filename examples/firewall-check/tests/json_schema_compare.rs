@@ -162,7 +162,7 @@ fn live_end_lines_validate() {
         "$defs": dump["$defs"],
         "$ref": "#/$defs/end_line",
     });
-    let line: Value = serde_json::from_str(&end.end_line(None, None)).unwrap();
+    let line: Value = serde_json::from_str(&end.end_line(None, None, None)).unwrap();
     assert_valid(&end_schema, &line, "dump's end line");
     assert_eq!(line["capture_loss"]["kernel_drops"], 2);
     // A line of dump --json, and not a segment line.
@@ -198,6 +198,57 @@ fn live_end_lines_validate() {
     assert_eq!(doc["live"][0]["interface"], "eth0");
     assert!(doc["live"][1]["capture_loss"].is_null());
     assert!(doc["live"][0].get("type").is_none());
+}
+
+/// `dump -i --json` of traffic in tunnels: no `summary` line of its own;
+/// its end line carries the counts, the object of a file dump's `summary`
+/// line, and validates as a line of dump --json.
+#[test]
+fn a_live_dump_puts_its_counts_in_the_end_line() {
+    use firewall_check::cli::live::LiveEnd;
+    use firewall_check::output::dump::{dump_source, DumpFormat, Dumper, Summary};
+    use firewall_check::output::tunnel::json_summary;
+
+    let bytes = std::fs::read(root().join("examples/corpus/encap/vxlan-in-gre.pcap")).unwrap();
+    let lines = |summary: Summary| {
+        let mut reader = capture::CaptureReader::new(&bytes[..]).unwrap();
+        let (mut out, mut diag) = (Vec::new(), Vec::new());
+        let mut dumper = Dumper::new(DumpFormat::Json);
+        dump_source(&mut reader, &mut out, &mut diag, &mut dumper, summary).expect("dump");
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (lines, dumper)
+    };
+    let (file, _) = lines(Summary::Line);
+    let file_summary = &file.last().unwrap()["summary"];
+    assert!(
+        file_summary["encapsulations"]["gre"].as_u64() > Some(0),
+        "{file_summary}"
+    );
+    let (live, dumper) = lines(Summary::Caller);
+    assert_eq!(
+        live.len() + 1,
+        file.len(),
+        "the live dump has no summary line"
+    );
+    assert!(live.iter().all(|l| l.get("summary").is_none()));
+    let end = LiveEnd {
+        interface: "eth0".into(),
+        frames: dumper.stats.frames,
+        reason: "count",
+        loss: None,
+    };
+    let counts = json_summary(dumper.stats.frames, &dumper.stats.tally);
+    let line: Value = serde_json::from_str(&end.end_line(None, None, counts)).unwrap();
+    assert_eq!(&line["summary"], file_summary);
+    assert_valid(
+        &schema("dump.json"),
+        &line,
+        "a live dump's end line with counts",
+    );
 }
 
 /// Property names anywhere in a schema.

@@ -161,7 +161,7 @@ fn run_live<W: io::Write>(
     let interface = source.interface().to_string();
     let end = source.finish(result.is_err())?;
     if let Ok(summary) = &result {
-        if let Err(e) = write_end(out, &end, summary.connections, args.json) {
+        if let Err(e) = write_end(out, &end, summary, args.json) {
             result = Err(AnalyzeError::Write(e));
         }
     }
@@ -176,18 +176,21 @@ fn run_live<W: io::Write>(
 }
 
 /// The last line of a live analysis: how the capture ended and what it
-/// lost (`{"type": "end", ...}` in JSON lines).
+/// lost (`{"type": "end", ...}` in JSON lines, with the capture's
+/// `summary` when a segment was carried in a tunnel or a frame could not
+/// be opened; text has it in its `capture:` line before).
 fn write_end<W: io::Write>(
     out: &mut W,
     end: &LiveEnd,
-    connections: usize,
+    summary: &AnalyzeSummary,
     json: bool,
 ) -> io::Result<()> {
     if json {
+        let counts = tunnel::json_summary(summary.frames, &summary.tally);
         writeln!(
             out,
             "{}",
-            end.end_line(Some(SCHEMA_VERSION), Some(connections))
+            end.end_line(Some(SCHEMA_VERSION), Some(summary.connections), counts)
         )?;
     } else {
         writeln!(out, "{}", end.text())?;

@@ -6,7 +6,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use super::live::{interrupted, LiveArgs, LiveFailure, LiveSource};
-use crate::output::dump::{dump, dump_source, DumpError, DumpFormat};
+use crate::output::dump::{dump, dump_source, DumpError, DumpFormat, Dumper, Summary};
+use crate::output::tunnel;
 use crate::{Failure, Outcome};
 
 /// Command-line arguments of `firewall-check dump`.
@@ -104,11 +105,14 @@ fn run_live<W: Write, D: Write>(
 ) -> Result<Outcome, DumpFailure> {
     args.live.check(1)?;
     let mut source = LiveSource::open(&args.live, 0, interrupted())?;
-    let mut result = dump_source(&mut source, out, diag, format).map(|_| ());
+    // In JSON the counts go into the end line, not a line of their own.
+    let mut dumper = Dumper::new(format);
+    let mut result = dump_source(&mut source, out, diag, &mut dumper, Summary::Caller);
     let interface = source.interface().to_string();
     let end = source.finish(result.is_err())?;
     let written = if args.json {
-        writeln!(out, "{}", end.end_line(None, None)).and_then(|()| out.flush())
+        let counts = tunnel::json_summary(dumper.stats.frames, &dumper.stats.tally);
+        writeln!(out, "{}", end.end_line(None, None, counts)).and_then(|()| out.flush())
     } else {
         writeln!(diag, "{}", end.text())
     };

@@ -223,13 +223,21 @@ impl LiveEnd {
     /// The JSON object: `interface`, `frames`, `reason`, `capture_loss`
     /// (`received`, `kernel_drops`, `interface_drops`, or `null`).
     pub fn json(&self) -> serde_json::Value {
-        serde_json::to_value(self.line(false, None, None)).unwrap_or_default()
+        serde_json::to_value(self.line(false, None, None, None)).unwrap_or_default()
     }
 
     /// The last JSON line of a live `dump` (`connections` `None`) or
-    /// `analyze`: `{"type": "end", ...}` with [`LiveEnd::json`]'s fields.
-    pub fn end_line(&self, schema_version: Option<u32>, connections: Option<usize>) -> String {
-        serde_json::to_string(&self.line(true, schema_version, connections)).unwrap_or_default()
+    /// `analyze`: `{"type": "end", ...}` with [`LiveEnd::json`]'s fields,
+    /// and last the capture's `summary` (segments by encapsulation, frames
+    /// skipped by reason: `output::tunnel::json_summary`) when there is one.
+    pub fn end_line(
+        &self,
+        schema_version: Option<u32>,
+        connections: Option<usize>,
+        summary: Option<serde_json::Value>,
+    ) -> String {
+        serde_json::to_string(&self.line(true, schema_version, connections, summary))
+            .unwrap_or_default()
     }
 
     fn line(
@@ -237,6 +245,7 @@ impl LiveEnd {
         end: bool,
         schema_version: Option<u32>,
         connections: Option<usize>,
+        summary: Option<serde_json::Value>,
     ) -> EndLine<'_> {
         EndLine {
             schema_version,
@@ -250,6 +259,7 @@ impl LiveEnd {
                 kernel_drops: l.kernel_drops,
                 interface_drops: l.interface_drops,
             }),
+            summary,
         }
     }
 }
@@ -267,6 +277,8 @@ struct EndLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     connections: Option<usize>,
     capture_loss: Option<Loss>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<serde_json::Value>,
 }
 
 /// The kernel's counts in JSON.

@@ -82,18 +82,31 @@ pub fn dump<R: Read, W: Write, D: Write>(
     format: DumpFormat,
 ) -> Result<DumpStats, DumpError> {
     let mut reader = CaptureReader::new(input)?;
-    dump_source(&mut reader, out, diag, format)
+    let mut dumper = Dumper::new(format);
+    dump_source(&mut reader, out, diag, &mut dumper, Summary::Line)?;
+    Ok(dumper.stats)
+}
+
+/// Where [`dump_source`] puts the capture's counts in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Summary {
+    /// A `{"summary":...}` line of its own, last (a file or pipe).
+    Line,
+    /// Left to the caller: a live capture's end line carries it
+    /// (`output::tunnel::json_summary` of the returned stats).
+    Caller,
 }
 
 /// [`dump`] from any [`RecordSource`]: a capture file or pipe, or a live
-/// capture.
+/// capture, through `dumper` (its `stats` hold the counts, even after an
+/// error; `summary`: where the JSON counts go).
 pub fn dump_source<S: RecordSource + ?Sized, W: Write, D: Write>(
     reader: &mut S,
     out: &mut W,
     diag: &mut D,
-    format: DumpFormat,
-) -> Result<DumpStats, DumpError> {
-    let mut dumper = Dumper::new(format);
+    dumper: &mut Dumper,
+    summary: Summary,
+) -> Result<(), DumpError> {
     let result = loop {
         let record = match reader.next_record() {
             Ok(Some(r)) => r,
@@ -108,10 +121,9 @@ pub fn dump_source<S: RecordSource + ?Sized, W: Write, D: Write>(
             out.flush()?;
         }
     };
-    dumper.finish(out, diag, None)?;
+    dumper.finish(out, diag, summary)?;
     out.flush()?;
-    result?;
-    Ok(dumper.stats)
+    Ok(result?)
 }
 
 /// The per-record work of a dump and its end, for any source of records
@@ -121,15 +133,6 @@ pub struct Dumper {
     format: DumpFormat,
     /// The counts so far.
     pub stats: DumpStats,
-}
-
-/// What a live capture lost, for the summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CaptureLoss {
-    /// Packets the kernel dropped (no room in the capture buffer).
-    pub kernel_drops: u64,
-    /// Packets the interface or its driver dropped, where known.
-    pub interface_drops: Option<u64>,
 }
 
 impl Dumper {
@@ -169,48 +172,32 @@ impl Dumper {
         }
     }
 
-    /// Ends the dump: when a segment was carried in a tunnel, a frame could
-    /// not be opened or (`loss`) a live capture lost packets, the counts (a
-    /// `summary:` line on `diag` for text, a `{"summary":...}` line on `out`
-    /// for JSON) and, when frames could not be opened, a one-line warning on
-    /// `diag`. Nothing otherwise.
+    /// Ends the dump: when a segment was carried in a tunnel or a frame
+    /// could not be opened, the counts (a `summary:` line on `diag` for
+    /// text; for JSON a `{"summary":...}` line on `out`, unless `summary`
+    /// leaves them to the caller) and, when frames could not be opened, a
+    /// one-line warning on `diag`. Nothing otherwise.
     pub fn finish<W: Write, D: Write>(
         &self,
         out: &mut W,
         diag: &mut D,
-        loss: Option<CaptureLoss>,
+        summary: Summary,
     ) -> io::Result<()> {
         let tally = &self.stats.tally;
         let frames = self.stats.frames;
-        if !tunnel::summary_due(tally) && loss.is_none() {
+        if !tunnel::summary_due(tally) {
             return Ok(());
         }
         match self.format {
+            DumpFormat::Json if summary == Summary::Caller => {}
             DumpFormat::Json => {
                 out.write_all(b"{\"summary\":")?;
                 tunnel::write_json_summary(out, frames, tally)?;
-                if let Some(l) = loss {
-                    write!(
-                        out,
-                        ",\"capture_loss\":{{\"kernel_drops\":{}",
-                        l.kernel_drops
-                    )?;
-                    match l.interface_drops {
-                        Some(n) => write!(out, ",\"interface_drops\":{n}}}")?,
-                        None => out.write_all(b",\"interface_drops\":null}")?,
-                    }
-                }
                 out.write_all(b"}\n")?;
             }
             DumpFormat::Text => {
                 diag.write_all(b"summary: ")?;
                 tunnel::write_text_summary(diag, frames, tally)?;
-                if let Some(l) = loss {
-                    write!(diag, "; {} dropped by the kernel", l.kernel_drops)?;
-                    if let Some(n) = l.interface_drops {
-                        write!(diag, ", {n} by the interface")?;
-                    }
-                }
                 diag.write_all(b"\n")?;
             }
         }

@@ -478,6 +478,17 @@ pub fn write_text_warning<W: Write + ?Sized>(
     Ok(true)
 }
 
+/// The summary object of [`write_json_summary`] as a value, when one is
+/// due ([`summary_due`]): for the end line of a live capture.
+pub fn json_summary(frames: u64, tally: &Tally) -> Option<serde_json::Value> {
+    if !summary_due(tally) {
+        return None;
+    }
+    let mut v = Vec::new();
+    write_json_summary(&mut v, frames, tally).ok()?;
+    serde_json::from_slice(&v).ok()
+}
+
 /// The counts as one JSON object (no newline):
 /// `{"frames":8,"segments":1,"plain":1,"encapsulations":{"gre":1},
 /// "skipped":[{"reason":"not_tcp","detail":"IP protocol 17","frames":1}],"unopened":0}`.
