@@ -1008,6 +1008,83 @@ fn a_frame_reusing_an_id_the_sender_used_is_injected() {
     );
 }
 
+/// Source address and TCP payload length of an Ethernet + IPv6 record
+/// without extension headers.
+fn v6_src_and_payload(record: &[u8]) -> ([u8; 16], usize) {
+    let ip = &record[16 + 14..];
+    let payload = usize::from(u16::from_be_bytes([ip[4], ip[5]]));
+    let doff = usize::from(ip[40 + 12] >> 4) * 4;
+    (ip[8..24].try_into().unwrap(), payload - doff)
+}
+
+/// `file` with a second copy of its `nth` record (from 0) that `pick`
+/// selects, right after it; `seq_add` is added to the copy's TCP sequence
+/// number (Ethernet + IPv6, no extension headers).
+fn with_copy(file: &[u8], nth: usize, seq_add: u32, pick: impl Fn(&[u8]) -> bool) -> Vec<u8> {
+    let mut out = file[..24].to_vec();
+    let mut seen = 0;
+    for r in pcap_records(file) {
+        out.extend_from_slice(r);
+        if pick(r) {
+            if seen == nth {
+                let mut copy = r.to_vec();
+                let at = 16 + 14 + 40 + 4;
+                let seq = u32::from_be_bytes(copy[at..at + 4].try_into().unwrap());
+                copy[at..at + 4].copy_from_slice(&seq.wrapping_add(seq_add).to_be_bytes());
+                out.extend_from_slice(&copy);
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen > nth, "only {seen} records picked");
+    out
+}
+
+/// The client's data of the IPv6 upload (2001:db8:1::2, with payload).
+fn client6_data(r: &[u8]) -> bool {
+    let (src, len) = v6_src_and_payload(r);
+    src[..6] == [0x20, 0x01, 0x0d, 0xb8, 0, 1] && len > 0
+}
+
+/// Issue 30: a second copy of the client's data segment, seen after the
+/// middlebox only, in IPv6 (no identification to tell who sent it): the
+/// client's data on its own wire carried those bytes, so this is a
+/// retransmission the client-side capture missed, `capture_loss`, not
+/// `packet_injected`. Both file orders.
+#[test]
+fn an_ipv6_copy_of_bytes_the_sender_carried_is_capture_loss() {
+    let inside = std::fs::read(data("clean6-inside.pcap")).unwrap();
+    let outside = std::fs::read(data("clean6-outside.pcap")).unwrap();
+    let doubled = with_copy(&outside, 10, 0, client6_data);
+    for (x, y) in [(&inside, &doubled), (&doubled, &inside)] {
+        let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
+        let k = kinds(&r);
+        assert_eq!(k, set(&[("capture_loss", "client_to_server")]), "{k:?}");
+        assert!(!r.has_tampering());
+    }
+}
+
+/// The counter-case: the same copy with its sequence number moved past all
+/// the data the client sent (its bytes are new): the client's own
+/// sequence shows it never sent them, `packet_injected`.
+#[test]
+fn an_ipv6_segment_with_bytes_the_sender_never_sent_is_injected() {
+    let inside = std::fs::read(data("clean6-inside.pcap")).unwrap();
+    let outside = std::fs::read(data("clean6-outside.pcap")).unwrap();
+    let forged = with_copy(&outside, 10, 50_000_000, client6_data);
+    for (x, y) in [(&inside, &forged), (&forged, &inside)] {
+        let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
+        let k = kinds(&r);
+        assert!(
+            k.contains(&(
+                "packet_injected".to_string(),
+                "client_to_server".to_string()
+            )),
+            "{k:?}"
+        );
+    }
+}
+
 /// `compare X X`: no finding, and every paired connection aligned frame
 /// for frame (each capture's every segment matched).
 fn assert_self_compare_is_clean(file: &[u8], connections: usize) {

@@ -38,11 +38,12 @@
 //! 5. seen after the middlebox only, it is `packet_injected` only when the
 //!    sender's own sequence shows it did not send it: the capture before
 //!    the middlebox saw its IPv4 identification on another frame (where
-//!    the direction kept identifications across the middlebox), or it
-//!    carries bytes that capture neither carried nor saw acknowledged; a
-//!    frame whose identification fills a hole in the sender's sequence
-//!    there (the ones just below and above seen, its own not), and a bare
-//!    ACK without such evidence, is `capture_loss`;
+//!    the direction kept identifications across the middlebox), or,
+//!    without identifications to tell, it carries bytes beyond all the
+//!    sender carried on that wire; a frame whose identification fills a
+//!    hole in the sender's sequence there (the ones just below and above
+//!    seen, its own not), a bare ACK without such evidence, and data whose
+//!    bytes the sender's data there reached, is `capture_loss`;
 //! 6. otherwise `packet_dropped` (seen before the middlebox only).
 //!
 //! Segments without sequence space, and retransmissions of bytes the other

@@ -285,6 +285,13 @@ impl Carried {
         }
     }
 
+    /// True when bytes up to `seq + len` or beyond were carried (the
+    /// highest carried reaches the end of `[seq, seq + len)`).
+    pub fn reaches(&self, seq: u32, len: u32) -> bool {
+        self.unwrap(seq)
+            .is_some_and(|s| self.base.is_some() && s + u64::from(len) <= self.last)
+    }
+
     /// True when `[seq, seq + len)` was carried.
     pub fn covers(&self, seq: u32, len: u32) -> bool {
         let Some(s) = self.unwrap(seq) else {

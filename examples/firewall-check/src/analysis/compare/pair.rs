@@ -748,19 +748,17 @@ impl Pair {
             return;
         }
         // Seen after the middlebox only: injected only when the sender's
-        // own sequence shows it did not send it; a bare ACK whose sender's
-        // sequence shows nothing either way was missed by the other capture.
+        // own sequence shows it did not send it (its identifications, or
+        // bytes beyond all it carried); otherwise the other capture missed
+        // it.
         if !x_before {
-            match self.sender_sent(s, d, &p) {
-                Some(true) => {
-                    self.col.add(hit(loss_key, before, after));
-                    return;
-                }
-                None if p.seq_len() == 0 => {
-                    self.col.add(hit(loss_key, before, after));
-                    return;
-                }
-                _ => {}
+            let missed = match self.sender_sent(s, d, &p) {
+                Some(sent) => sent,
+                None => p.seq_len() == 0 || self.sender_reached(s, d, &p),
+            };
+            if missed {
+                self.col.add(hit(loss_key, before, after));
+                return;
             }
         }
         let kind = if x_before {
@@ -833,6 +831,25 @@ impl Pair {
         } else {
             None
         }
+    }
+
+    /// True when the sender's data on the other capture's wire (before the
+    /// middlebox) reached the end of `p`'s bytes (direction `d`, held by
+    /// capture `s` only): it sent them, whether or not that capture saw
+    /// this copy (a retransmission it missed, in a direction without
+    /// identifications to tell: IPv6). False when `p` carries bytes beyond
+    /// all the sender carried there: a segment it never sent.
+    ///
+    /// Fooled by: a middlebox that injects bytes the sender had already
+    /// sent (a copy of its data, or a retransmission of its own, as a
+    /// TCP-splitting proxy makes): called capture loss where the direction
+    /// keeps no identifications.
+    fn sender_reached(&self, s: usize, d: usize, p: &Packet) -> bool {
+        let Some((os, _)) = self.offsets_from(s, d) else {
+            return false;
+        };
+        let start = p.seq.wrapping_add(os);
+        self.facts[1 - s].carried[d].reaches(start, p.seq_len())
     }
 
     /// True when the bytes of `p` (direction `d`, held by capture `s`
