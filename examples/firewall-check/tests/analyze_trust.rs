@@ -589,6 +589,68 @@ fn window_limited_without_the_time_split_is_a_hint() {
     assert_eq!(code, 0, "{out}");
 }
 
+/// The counter-case of the reading above, as Wireshark's
+/// `grpc_stream_reassembly_sample.pcapng` shows it (a gRPC call over
+/// loopback, frames 140-173): the client writes 32 KB at a time, and after
+/// its first 32 KB the server's window is 48,768 bytes, so the next segment
+/// "fills" it; the call takes 10 ms at 160 Mbit/s against a ceiling of
+/// 181 Gbit/s. A flight at the window's edge now and then is no window
+/// limit: `window_limited` false (it was a medium hint).
+#[test]
+fn a_segment_that_fills_a_loopback_window_once_is_no_window_limit() {
+    let us = 1_000;
+    let ws7 = opts(None, Some(7));
+    let mut pkts = vec![
+        Pkt::new(T0, c(CISN, 0, SYN).win(65495).opts(&ws7).ipv4()),
+        Pkt::new(
+            T0 + 13 * us,
+            s(SISN, CISN + 1, SYN | ACK).win(65483).opts(&ws7).ipv4(),
+        ),
+        Pkt::new(T0 + 26 * us, c(CISN + 1, SISN + 1, ACK).win(512).ipv4()),
+    ];
+    // (time in us, from the client, payload, window field): the client's
+    // data and the server's ACKs of it, as in the sample (shift 7).
+    let steps: [(u64, bool, usize, u16); 12] = [
+        (6_800, true, 32_768, 512),
+        (6_850, false, 0, 381),
+        (6_870, true, 32_768, 512),
+        (6_880, true, 190, 512),
+        (6_920, false, 0, 507),
+        (7_900, true, 32_768, 512),
+        (7_950, true, 18, 512),
+        (8_600, false, 0, 512),
+        (8_750, true, 32_768, 512),
+        (8_760, true, 17, 512),
+        (8_780, false, 0, 1535),
+        (9_800, true, 3_413, 512),
+    ];
+    let (mut cseq, mut t) = (CISN + 1, T0);
+    for (at, client, len, win) in steps {
+        t = T0 + at * us;
+        pkts.push(Pkt::new(
+            t,
+            if client {
+                c(cseq, SISN + 1, ACK).win(win).payload(len).ipv4()
+            } else {
+                s(SISN + 1, cseq, ACK).win(win).ipv4()
+            },
+        ));
+        cseq = cseq.wrapping_add(len as u32);
+    }
+    pkts.push(Pkt::new(
+        t + 100 * us,
+        s(SISN + 1, cseq, ACK).win(4605).ipv4(),
+    ));
+    let v = run(&pkts);
+    let d = &v["connections"][0]["directions"]["client_to_server"];
+    assert_eq!(d["limit"]["kind"], "none", "{d}");
+    assert_eq!(d["window_limited"], false, "{d}");
+    assert!(d["window_limited_confidence"].is_null(), "{d}");
+    let (code, out) = cli("loopback-fill.pcap", &pkts);
+    assert!(!out.contains("window-limited: achieved"), "{out}");
+    assert_eq!(code, 0, "{out}");
+}
+
 /// Linux retransmits its SYN with the same options and a new TSval; a
 /// server without timestamps answers with no echo. That is one offer, not
 /// an ambiguity: scaling on, no `syn_answered`.

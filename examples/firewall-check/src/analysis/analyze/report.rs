@@ -27,8 +27,6 @@ use super::state::{ConnState, SynAnswered};
 use super::verdict::{verdict, Verdict};
 use super::{RttSource, Settings};
 
-/// Fraction (in percent) of data segments sent with a full window that marks a flow window-limited.
-const WINDOW_FULL_PERCENT: u64 = 10;
 /// Fraction (in percent) of the ceiling achieved that marks a flow window-limited.
 const CEILING_PERCENT: u128 = 70;
 /// Above this fraction (in percent) of the ceiling the capture contradicts
@@ -630,13 +628,21 @@ impl Reading<'_> {
 
 /// Whether the receive window capped a direction (`None`: unknown): the
 /// limit is the receive window and the capture shows no more than the
-/// ceiling achieved. With too little data for the time split: a window's
-/// worth in flight on many segments, or achieved close to the ceiling.
+/// ceiling achieved. With too little data for the time split: achieved
+/// close to the ceiling (a window's worth each round trip). A flight that
+/// reached the window's edge now and then is not enough: on loopback an
+/// application writing 32 KB at a time fills a 48 KB window with one
+/// segment, and a segment retransmitted again and again with nothing new
+/// acknowledged fills nothing (Wireshark's gRPC and HTTP/2 samples, nDPI's
+/// KakaoTalk captures: hints at 0.1% of the ceiling, or at 0 bit/s).
 ///
 /// Fooled by (without the time split): a sender whose congestion window,
-/// send buffer or application happens to put exactly the receive window's
-/// worth in flight; so that reading is `medium`
+/// send buffer or application happens to send exactly the receive window's
+/// worth each round trip; so that reading is `medium`
 /// ([`DirectionReport::window_limited_confidence`]), a hint, never exit 3.
+/// And the other way: a window that was small most of the transfer but
+/// advertised large once is read against the large one's ceiling and not
+/// called limiting.
 fn window_limited(
     me: &Side,
     limit: &Limit,
@@ -656,13 +662,11 @@ fn window_limited(
     } else if limit.kind != LimitKind::None {
         Some(limit.kind == LimitKind::ReceiveWindow && within_ceiling)
     } else {
-        let filled =
-            me.data_segments > 0 && me.window_full * 100 >= me.data_segments * WINDOW_FULL_PERCENT;
         let near_ceiling = match (throughput_bps, ceiling_bps) {
             (Some(t), Some(c)) if c > 0 => u128::from(t) * 100 >= u128::from(c) * CEILING_PERCENT,
             _ => false,
         };
-        Some((filled || near_ceiling) && within_ceiling)
+        Some(near_ceiling && within_ceiling)
     }
 }
 

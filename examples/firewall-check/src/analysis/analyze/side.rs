@@ -37,8 +37,6 @@ pub(crate) struct Side {
     pub(crate) last_data: Option<Timestamp>,
     pub(crate) largest_payload: usize,
     pub(crate) data_segments: u64,
-    /// Data segments after which a window's worth was in flight.
-    pub(crate) window_full: u64,
     /// Window fields this side sent on non-SYN segments.
     pub(crate) max_window_field: Option<u16>,
     pub(crate) first_window_field: Option<u16>,
@@ -210,15 +208,13 @@ impl Side {
         });
     }
 
-    /// A data segment this side sent (`end`: one past its last byte),
-    /// `shift` the one this side reads the peer's window fields with:
+    /// A data segment this side sent (`end`: one past its last byte):
     /// counted, and checked against the windows the peer advertised.
     pub(crate) fn data(
         &mut self,
         peer: &mut Side,
         rec: &TcpRecord<'_>,
         timestamps: Option<Timestamps>,
-        shift: Option<u8>,
     ) {
         let end = rec.seq.wrapping_add(rec.seq_len());
         if peer
@@ -242,16 +238,6 @@ impl Side {
             self.retransmitted_bytes += rec.payload_len as u64;
         }
         self.rule_out_shifts(peer, rec.seq, end, timestamps, retransmitted);
-        // In flight after this segment versus the peer's last window.
-        if let (Some(acked), Some(win), Some(shift)) =
-            (peer.highest_ack, peer.last_window_field, shift)
-        {
-            let in_flight = u64::from(top(end, self.snd_nxt).wrapping_sub(acked));
-            let window = u64::from(win) << shift.min(MAX_WINDOW_SCALE);
-            if in_flight <= 1 << 31 && in_flight + self.largest_payload as u64 > window {
-                self.window_full += 1;
-            }
-        }
     }
 
     /// What new data `seq..end` rules out of the shifts the peer's window

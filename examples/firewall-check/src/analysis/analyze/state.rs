@@ -317,7 +317,6 @@ impl ConnState {
             && settings.assumed_shift(Direction::ServerToClient).is_some();
         let log = !(settings.time_series || self.handshake_seen() || given);
         self.feed_limits(rec, dir, timestamps, log);
-        let shift = self.sender_shift(dir, settings.assumed_shift(dir), false);
         // Timestamps: remember ours, match the peer's echo (once the
         // connection carries data: the limit trackers exist then).
         let carries_data = self.lim.is_some();
@@ -343,7 +342,7 @@ impl ConnState {
             me.acknowledged(peer, rec.ack);
         }
         if rec.payload_len > 0 {
-            me.data(peer, rec, timestamps, shift);
+            me.data(peer, rec, timestamps);
         }
         if rec.seq_len() > 0 {
             me.advance(rec.seq, rec.seq.wrapping_add(rec.seq_len()));
