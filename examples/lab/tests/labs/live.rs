@@ -78,96 +78,43 @@ fn sysctl(ns: &Netns, setting: &str) {
     assert!(out.status.success(), "sysctl {setting}: {out:?}");
 }
 
+/// `ip -n NS ARGS` (ARGS split at white space), which must succeed.
+fn ip_in(ns: &Netns, args: &str) {
+    let mut all = vec!["-n", ns.name()];
+    all.extend(args.split_whitespace());
+    ip(&all);
+}
+
 /// The three namespaces, joined and addressed.
 fn topology() -> [Netns; 3] {
     let make = |tag: &str| Netns::create(tag).unwrap_or_else(|e| panic!("{e}"));
     let (c, r, s) = (make("live-c"), make("live-r"), make("live-s"));
     for ns in [&c, &r, &s] {
-        ip(&["-n", ns.name(), "link", "set", "lo", "up"]);
+        ip_in(ns, "link set lo up");
     }
-    ip(&[
-        "-n",
-        c.name(),
-        "link",
-        "add",
-        "c0",
-        "type",
-        "veth",
-        "peer",
-        "name",
-        "r0",
-        "netns",
-        r.name(),
-    ]);
-    ip(&[
-        "-n",
-        s.name(),
-        "link",
-        "add",
-        "s0",
-        "type",
-        "veth",
-        "peer",
-        "name",
-        "r1",
-        "netns",
-        r.name(),
-    ]);
+    let router = r.name();
+    ip_in(
+        &c,
+        &format!("link add c0 type veth peer name r0 netns {router}"),
+    );
+    ip_in(
+        &s,
+        &format!("link add s0 type veth peer name r1 netns {router}"),
+    );
     for (ns, dev) in [(&c, "c0"), (&r, "r0"), (&r, "r1"), (&s, "s0")] {
         // Wire-sized packets in the captures, as a NIC would show them.
         let _ = Command::new("ip")
-            .args([
-                "-n",
-                ns.name(),
-                "link",
-                "set",
-                dev,
-                "gso_max_size",
-                "1500",
-                "gso_max_segs",
-                "1",
-            ])
+            .args(["-n", ns.name(), "link", "set", dev])
+            .args(["gso_max_size", "1500", "gso_max_segs", "1"])
             .output();
-        ip(&["-n", ns.name(), "link", "set", dev, "up"]);
+        ip_in(ns, &format!("link set {dev} up"));
     }
-    ip(&[
-        "-n",
-        c.name(),
-        "addr",
-        "add",
-        &format!("{CLIENT}/24"),
-        "dev",
-        "c0",
-    ]);
-    ip(&["-n", r.name(), "addr", "add", "198.18.71.1/24", "dev", "r0"]);
-    ip(&["-n", r.name(), "addr", "add", "198.18.72.1/24", "dev", "r1"]);
-    ip(&[
-        "-n",
-        s.name(),
-        "addr",
-        "add",
-        &format!("{SERVER}/24"),
-        "dev",
-        "s0",
-    ]);
-    ip(&[
-        "-n",
-        c.name(),
-        "route",
-        "add",
-        "198.18.0.0/15",
-        "via",
-        "198.18.71.1",
-    ]);
-    ip(&[
-        "-n",
-        s.name(),
-        "route",
-        "add",
-        "198.18.0.0/15",
-        "via",
-        "198.18.72.1",
-    ]);
+    ip_in(&c, &format!("addr add {CLIENT}/24 dev c0"));
+    ip_in(&r, "addr add 198.18.71.1/24 dev r0");
+    ip_in(&r, "addr add 198.18.72.1/24 dev r1");
+    ip_in(&s, &format!("addr add {SERVER}/24 dev s0"));
+    ip_in(&c, "route add 198.18.0.0/15 via 198.18.71.1");
+    ip_in(&s, "route add 198.18.0.0/15 via 198.18.72.1");
     sysctl(&r, "net.ipv4.ip_forward=1");
     [c, r, s]
 }
