@@ -560,12 +560,26 @@ proptest::proptest! {
     }
 }
 
+/// The two captures of these packets (raw IPv4, linktype 101, nanosecond
+/// times), each in time order.
+fn in_time_order(
+    mut a: Vec<dump_support::Pkt>,
+    mut b: Vec<dump_support::Pkt>,
+) -> (Vec<u8>, Vec<u8>) {
+    a.sort_by_key(|p| p.ts_ns);
+    b.sort_by_key(|p| p.ts_ns);
+    (
+        dump_support::pcap(101, true, &a),
+        dump_support::pcap(101, true, &b),
+    )
+}
+
 /// Two captures built packet by packet (raw IPv4, linktype 101): the
 /// client side sees each packet at its time, the server side `transit_ns`
 /// later for client packets and earlier for server packets; `late` lists
 /// (index, extra delay on the client side).
 fn synthetic(pkts: &[(u64, bool, dump_support::Seg)], late: &[(usize, u64)]) -> (Vec<u8>, Vec<u8>) {
-    use dump_support::{pcap, Pkt};
+    use dump_support::Pkt;
     let t0 = 1_700_000_000_000_000_000u64;
     let transit = 10_000;
     let mut a = Vec::new();
@@ -580,9 +594,7 @@ fn synthetic(pkts: &[(u64, bool, dump_support::Seg)], late: &[(usize, u64)]) -> 
         a.push(Pkt::new(ta, seg.ipv4()));
         b.push(Pkt::new(tb, seg.ipv4()));
     }
-    a.sort_by_key(|p| p.ts_ns);
-    b.sort_by_key(|p| p.ts_ns);
-    (pcap(101, true, &a), pcap(101, true, &b))
+    in_time_order(a, b)
 }
 
 #[test]
@@ -644,7 +656,7 @@ fn a_spurious_retransmission_acknowledged_before_it_arrives_is_not_a_drop() {
 /// Two captures of `n` short connections one after the other (8 segments
 /// each), the server side a little later.
 fn many_connections(n: u32) -> (Vec<u8>, Vec<u8>) {
-    use dump_support::{pcap, Pkt, Seg, ACK, FIN, SYN};
+    use dump_support::{Pkt, Seg, ACK, FIN, SYN};
     let t0 = 1_700_000_000_000_000_000u64;
     let mut a = Vec::new();
     let mut b = Vec::new();
@@ -675,9 +687,7 @@ fn many_connections(n: u32) -> (Vec<u8>, Vec<u8>) {
             b.push(Pkt::new(tb, seg.ipv4()));
         }
     }
-    a.sort_by_key(|p| p.ts_ns);
-    b.sort_by_key(|p| p.ts_ns);
-    (pcap(101, true, &a), pcap(101, true, &b))
+    in_time_order(a, b)
 }
 
 #[test]
@@ -851,7 +861,7 @@ fn mid_stream_upload_aligns_the_bare_acks_through_the_acknowledgment_numbers() {
 
 #[test]
 fn a_drop_whose_retransmission_crosses_in_the_same_microsecond_is_the_original() {
-    use dump_support::{pcap, Pkt, Seg, ACK, SYN};
+    use dump_support::{Pkt, Seg, ACK, SYN};
     // The lab's drop4 case, made exact: the middlebox drops the client's
     // third data segment; the retransmission (same bytes, same TSval-less
     // header, a new IP ID) is stamped with the same time in both captures,
@@ -907,9 +917,7 @@ fn a_drop_whose_retransmission_crosses_in_the_same_microsecond_is_the_original()
             far.push(Pkt::new(t0 + t + transit, ip));
         }
     }
-    a.sort_by_key(|p| p.ts_ns);
-    b.sort_by_key(|p| p.ts_ns);
-    let (a, b) = (pcap(101, true, &a), pcap(101, true, &b));
+    let (a, b) = in_time_order(a, b);
     for (x, y) in [(&a, &b), (&b, &a)] {
         let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
         assert_eq!(kinds(&r), set(&[("packet_dropped", "client_to_server")]));
