@@ -138,18 +138,15 @@ def split_impl(row):
         parts.append(("value", row["value"]))
     group_parts = [("group", p) for p in row["group"].split("/") if p]
     ordered = parts + group_parts
+    # The first part naming an anchor; failing that, the first naming ours.
     pick = None
-    for i, (_, p) in enumerate(ordered):
-        low = p.lower()
-        if any(t in low for t in ANCHOR_TOKENS):
-            pick = (i, False)
-            break
-    if pick is None:
+    for tokens, ours in ((ANCHOR_TOKENS, False), (OURS_TOKENS, True)):
         for i, (_, p) in enumerate(ordered):
-            low = p.lower()
-            if any(t in low for t in OURS_TOKENS):
-                pick = (i, True)
+            if any(t in p.lower() for t in tokens):
+                pick = (i, ours)
                 break
+        if pick is not None:
+            break
     if pick is None:
         return row["full_id"], None, None
     i, ours = pick

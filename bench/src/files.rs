@@ -12,6 +12,7 @@
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use serde::Serialize;
 
@@ -21,6 +22,28 @@ use crate::Counts;
 
 /// Buffer of each output file.
 const BUFFER: usize = 1 << 20;
+
+/// A binary's `--format`: one file or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Formats {
+    /// Classic pcap.
+    Pcap,
+    /// pcapng.
+    Pcapng,
+    /// One of each, the same records.
+    Both,
+}
+
+impl Formats {
+    /// The files' formats, in the order they are written.
+    pub fn formats(self) -> Vec<Format> {
+        match self {
+            Formats::Pcap => vec![Format::Pcap],
+            Formats::Pcapng => vec![Format::Pcapng],
+            Formats::Both => vec![Format::Pcap, Format::Pcapng],
+        }
+    }
+}
 
 /// A capture's JSON sidecar (module docs).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -137,6 +160,22 @@ pub fn write(
         sidecars.push(sidecar);
     }
     Ok(sidecars)
+}
+
+/// A binary's end: [`write`], and on an error `TOOL: error` on standard
+/// error and a failure status.
+pub fn main(
+    tool: &str,
+    out: &Output,
+    generate: impl FnOnce(&mut [CaptureSink<BufWriter<File>>]) -> Result<Counts, GenError>,
+) -> ExitCode {
+    match write(out, generate) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{tool}: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// The sidecar as JSON, one-space indent.

@@ -49,6 +49,7 @@ pub mod files;
 pub mod frame;
 pub mod long_flow;
 pub mod many_conns;
+pub mod record;
 pub mod sink;
 
 pub use error::GenError;

@@ -58,8 +58,9 @@ use tcp_options::{Flags, SackBlock};
 use crate::conn::{Connection, Layout};
 use crate::error::GenError;
 use crate::frame::{self, Segment, MAX_FRAME_LEN};
+use crate::record::{Pool, Recorder};
 use crate::sink::CaptureSink;
-use crate::{Counts, START_US};
+use crate::Counts;
 
 /// Probability that a data segment is full-sized.
 pub const FULL_SIZED: f64 = 0.7;
@@ -349,45 +350,29 @@ pub fn generate<W: Write>(
     sinks: &mut [CaptureSink<W>],
 ) -> Result<Counts, GenError> {
     let mut rng = crate::rng(params.seed);
-    let mut slots: Vec<Flow> = Vec::with_capacity(params.open);
-    let mut next_index = 0u64;
-    for _ in 0..params.open {
-        slots.push(Flow::new(&mut rng, next_index));
-        next_index += 1;
-    }
-    let mut counts = Counts::default();
-    let mut t_us = START_US;
+    let mut pool = Pool::new(&mut rng, params.open, Flow::new);
+    let mut rec = Recorder::new(sinks, GAP_US);
     let mut buf = [0u8; MAX_FRAME_LEN];
     loop {
         let done = match params.limit {
-            Limit::Segments(n) => counts.segments >= n,
-            Limit::Bytes(n) => sinks.first().is_none_or(|s| s.bytes() >= n),
+            Limit::Segments(n) => rec.counts().segments >= n,
+            Limit::Bytes(n) => rec.first_sink_bytes().is_none_or(|b| b >= n),
         };
-        if done || slots.is_empty() {
+        if done || pool.is_empty() {
             break;
         }
-        let i = rng.random_range(0..slots.len());
-        let flow = &mut slots[i];
-        let Some(len) = flow.step(&mut rng, t_us, &mut buf)? else {
-            slots[i] = Flow::new(&mut rng, next_index);
-            next_index += 1;
+        let i = pool.pick(&mut rng);
+        let flow = pool.get_mut(i);
+        let Some(len) = flow.step(&mut rng, rec.t_us(), &mut buf)? else {
+            pool.replace(i, &mut rng);
             continue;
         };
         if !flow.started {
             flow.started = true;
-            counts.connections += 1;
+            rec.count_connection();
         }
         let ipv6 = flow.c.is_ipv6();
-        t_us += rng.random_range(GAP_US);
-        for s in sinks.iter_mut() {
-            s.write(t_us, &buf[..len])?;
-        }
-        counts.segments += 1;
-        if ipv6 {
-            counts.ipv6_segments += 1;
-        } else {
-            counts.ipv4_segments += 1;
-        }
+        rec.record(&mut rng, &buf[..len], ipv6)?;
     }
-    Ok(counts)
+    Ok(rec.finish())
 }

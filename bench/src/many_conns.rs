@@ -38,8 +38,9 @@ use tcp_options::Flags;
 use crate::conn::{Connection, Layout, OptionBlock};
 use crate::error::GenError;
 use crate::frame::{self, Segment, MAX_FRAME_LEN};
+use crate::record::{Pool, Recorder};
 use crate::sink::CaptureSink;
-use crate::{Counts, START_US};
+use crate::Counts;
 
 /// Share of refused connections.
 pub const REFUSED: f64 = 0.5;
@@ -159,37 +160,21 @@ pub fn generate<W: Write>(
     sinks: &mut [CaptureSink<W>],
 ) -> Result<Counts, GenError> {
     let mut rng = crate::rng(params.seed);
-    let mut slots: Vec<Scan> = Vec::with_capacity(params.open);
-    let mut next_index = 0u64;
-    for _ in 0..params.open {
-        slots.push(Scan::new(&mut rng, next_index));
-        next_index += 1;
-    }
-    let mut counts = Counts::default();
-    let mut t_us = START_US;
+    let mut pool = Pool::new(&mut rng, params.open, Scan::new);
+    let mut rec = Recorder::new(sinks, GAP_US);
     let mut buf = [0u8; MAX_FRAME_LEN];
-    while counts.segments < params.segments && !slots.is_empty() {
-        let i = rng.random_range(0..slots.len());
-        let scan = &mut slots[i];
+    while rec.counts().segments < params.segments && !pool.is_empty() {
+        let i = pool.pick(&mut rng);
+        let scan = pool.get_mut(i);
         if scan.sent == 0 {
-            counts.connections += 1;
+            rec.count_connection();
         }
         let len = scan.next(&mut buf)?;
         let ipv6 = scan.c.is_ipv6();
-        t_us += rng.random_range(GAP_US);
-        for s in sinks.iter_mut() {
-            s.write(t_us, &buf[..len])?;
-        }
-        counts.segments += 1;
-        if ipv6 {
-            counts.ipv6_segments += 1;
-        } else {
-            counts.ipv4_segments += 1;
-        }
+        rec.record(&mut rng, &buf[..len], ipv6)?;
         if scan.done() {
-            slots[i] = Scan::new(&mut rng, next_index);
-            next_index += 1;
+            pool.replace(i, &mut rng);
         }
     }
-    Ok(counts)
+    Ok(rec.finish())
 }

@@ -320,7 +320,11 @@ fn parse_errors_say_what_and_where() {
         let shown = err.to_string();
         assert!(shown.contains(text), "{shown:?} lacks {text:?}");
     }
-    // Checksums, from parse_verified only.
+}
+
+#[test]
+fn checksum_errors_come_from_parse_verified_only() {
+    let good = with_tcp_checksum(LINUX_SYN_V4, 36, 0x9062);
     let mut bad = good;
     bad[11] ^= 0xff;
     let e = PacketRepr::parse_verified(&bad).unwrap_err();
@@ -342,9 +346,12 @@ fn parse_errors_say_what_and_where() {
             .to_string(),
         "TCP checksum 0x8f57 at offset 36, correct is 0x9062"
     );
+}
 
-    // IPv6: an extension header running past the payload, and a chain
-    // that ends in another protocol.
+/// IPv6: an extension header running past the payload, and a chain
+/// that ends in another protocol.
+#[test]
+fn ipv6_parse_errors_say_what_and_where() {
     let v6 = with_tcp_checksum(LINUX_SYN_V6, 56, 0x9a56);
     let mut p = v6;
     p[6] = 60; // destination options where TCP is: length byte 0x42, 536 bytes

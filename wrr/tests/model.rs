@@ -241,151 +241,193 @@ impl Model {
     }
 }
 
+/// The scheduler under test, its model, and how many times each packet id
+/// came out (dequeued, dropped or handed back).
+struct Run {
+    s: Scheduler<Pkt, N, CAP>,
+    m: Model,
+    out: Vec<u8>,
+    next_id: u32,
+}
+
 /// Runs `ops` against the scheduler and the model, checking every step.
 fn run(config: Config<N>, ops: &[Op]) -> Result<(), TestCaseError> {
-    let mut s: Scheduler<Pkt, N, CAP> = Scheduler::new(config).unwrap();
-    let mut m = Model::new(config);
-    // How many times each packet id came out (dequeued, dropped or handed back).
-    let mut out: Vec<u8> = Vec::new();
-    let mut next_id = 0u32;
+    let mut r = Run {
+        s: Scheduler::new(config).unwrap(),
+        m: Model::new(config),
+        out: Vec::new(),
+        next_id: 0,
+    };
     for op in ops {
         match *op {
-            Op::Enqueue(q, len) => {
-                let p = Pkt { id: next_id, len };
-                next_id += 1;
-                out.push(0);
-                let expected = m.refusal(q, len);
-                match s.enqueue(q, p.clone()) {
-                    Ok(()) => {
-                        prop_assert_eq!(expected, None);
-                        m.accept(q, p);
-                    }
-                    Err(r) => {
-                        prop_assert_eq!(Some(r.reason), expected);
-                        prop_assert_eq!(r.queue, q);
-                        prop_assert_eq!(&r.packet, &p);
-                        out[p.id as usize] += 1;
-                        let st = if q < N {
-                            &mut m.stats[q]
-                        } else {
-                            &mut m.unknown
-                        };
-                        st.dropped_packets += 1;
-                        st.dropped_bytes += u64::from(len);
-                    }
-                }
+            Op::Enqueue(q, len) => r.enqueue(q, len)?,
+            Op::DequeueIf(false) => r.dequeue_refused()?,
+            Op::Dequeue | Op::DequeueIf(true) => r.dequeue(matches!(*op, Op::Dequeue))?,
+            Op::DropHead(q) => r.drop_head(q)?,
+            Op::SetClass(q, class) => r.set_class(q, class)?,
+            Op::SetLimit(q, limit) => r.set_limit(q, limit)?,
+            Op::ClearStats => r.clear_stats(),
+        }
+        r.check_state()?;
+    }
+    r.drain()
+}
+
+impl Run {
+    fn enqueue(&mut self, q: usize, len: u16) -> Result<(), TestCaseError> {
+        let (s, m) = (&mut self.s, &mut self.m);
+        let p = Pkt {
+            id: self.next_id,
+            len,
+        };
+        self.next_id += 1;
+        self.out.push(0);
+        let expected = m.refusal(q, len);
+        match s.enqueue(q, p.clone()) {
+            Ok(()) => {
+                prop_assert_eq!(expected, None);
+                m.accept(q, p);
             }
-            Op::DequeueIf(false) => {
-                // Refused by the predicate: nothing changes.
-                let before = s.peek().map(|(q, p)| (q, p.clone()));
-                let len = s.len();
-                let mut seen = None;
-                let got = s.dequeue_if(|p| {
-                    seen = Some(p.clone());
-                    false
-                });
-                prop_assert_eq!(got, None);
-                prop_assert_eq!(seen, before.clone().map(|(_, p)| p));
-                prop_assert_eq!(s.peek().map(|(q, p)| (q, p.clone())), before);
-                prop_assert_eq!(s.len(), len);
-            }
-            Op::Dequeue | Op::DequeueIf(true) => {
-                let phase = s.phase();
-                prop_assert_eq!(phase, m.phase);
-                // peek() names exactly the packet the dequeue sends.
-                let peeked = s.peek().map(|(q, p)| (q, p.clone()));
-                let sent = if matches!(*op, Op::Dequeue) {
-                    s.dequeue_indexed()
+            Err(r) => {
+                prop_assert_eq!(Some(r.reason), expected);
+                prop_assert_eq!(r.queue, q);
+                prop_assert_eq!(&r.packet, &p);
+                self.out[p.id as usize] += 1;
+                let st = if q < N {
+                    &mut m.stats[q]
                 } else {
-                    s.dequeue_if(|_| true)
+                    &mut m.unknown
                 };
-                prop_assert_eq!(&sent, &peeked, "peek() and dequeue disagree");
-                match sent {
-                    None => prop_assert!(
-                        m.queues.iter().all(VecDeque::is_empty),
-                        "idle while packets are queued"
-                    ),
-                    Some((q, p)) => {
-                        prop_assert_eq!(
-                            Some(&p),
-                            m.queues[q].front(),
-                            "not FIFO within queue {}",
-                            q
-                        );
-                        if phase == Phase::Fifo {
-                            prop_assert_eq!(p.id, m.arrivals[0], "not in arrival order");
-                        } else {
-                            let c = m.class_of(q);
-                            if m.nonempty(|c| c == Class::Priority) {
-                                prop_assert_eq!(c, Class::Priority);
-                            } else if m.nonempty(|c| matches!(c, Class::Weighted(_))) {
-                                let weighted = matches!(c, Class::Weighted(_));
-                                prop_assert!(weighted, "served {:?} before the weighted tier", c);
-                            } else {
-                                let scavenger = matches!(c, Class::Scavenger(_));
-                                prop_assert!(scavenger, "served {:?}", c);
-                            }
-                        }
-                        m.leave(q, true);
-                        out[p.id as usize] += 1;
-                    }
-                }
-            }
-            Op::DropHead(q) => {
-                let got = s.drop_head(q);
-                if q >= N || m.queues[q].is_empty() {
-                    prop_assert_eq!(got, None);
-                } else {
-                    let p = got.unwrap();
-                    prop_assert_eq!(&m.leave(q, false), &p);
-                    out[p.id as usize] += 1;
-                }
-            }
-            Op::SetClass(q, class) => {
-                let r = s.set_class(q, class);
-                if q >= N {
-                    prop_assert_eq!(
-                        r,
-                        Err(ConfigError::NoSuchQueue {
-                            queue: q,
-                            queues: N
-                        })
-                    );
-                } else if class == Class::Priority
-                    && (0..N).any(|o| o != q && m.class_of(o) == Class::Priority)
-                {
-                    let second = matches!(r, Err(ConfigError::SecondPriority { .. }));
-                    prop_assert!(second, "expected SecondPriority, got {:?}", r);
-                } else {
-                    prop_assert_eq!(r, Ok(()));
-                    m.config.queues[q].class = class;
-                    m.settle();
-                }
-            }
-            Op::SetLimit(q, limit) => {
-                let r = s.set_limit(q, limit);
-                if q >= N {
-                    prop_assert!(r.is_err());
-                } else {
-                    prop_assert_eq!(r, Ok(()));
-                    m.config.queues[q].limit = limit;
-                }
-            }
-            Op::ClearStats => {
-                s.clear_stats();
-                m.unknown = QueueStats::default();
-                for st in &mut m.stats {
-                    *st = QueueStats {
-                        backlog_packets: st.backlog_packets,
-                        backlog_bytes: st.backlog_bytes,
-                        peak_backlog_packets: st.backlog_packets,
-                        peak_backlog_bytes: st.backlog_bytes,
-                        ..QueueStats::default()
-                    };
-                }
+                st.dropped_packets += 1;
+                st.dropped_bytes += u64::from(len);
             }
         }
-        // State after every operation.
+        Ok(())
+    }
+
+    /// Refused by the predicate: nothing changes.
+    fn dequeue_refused(&mut self) -> Result<(), TestCaseError> {
+        let s = &mut self.s;
+        let before = s.peek().map(|(q, p)| (q, p.clone()));
+        let len = s.len();
+        let mut seen = None;
+        let got = s.dequeue_if(|p| {
+            seen = Some(p.clone());
+            false
+        });
+        prop_assert_eq!(got, None);
+        prop_assert_eq!(seen, before.clone().map(|(_, p)| p));
+        prop_assert_eq!(s.peek().map(|(q, p)| (q, p.clone())), before);
+        prop_assert_eq!(s.len(), len);
+        Ok(())
+    }
+
+    /// `dequeue_indexed` (`plain`) or `dequeue_if` answering yes.
+    fn dequeue(&mut self, plain: bool) -> Result<(), TestCaseError> {
+        let (s, m) = (&mut self.s, &mut self.m);
+        let phase = s.phase();
+        prop_assert_eq!(phase, m.phase);
+        // peek() names exactly the packet the dequeue sends.
+        let peeked = s.peek().map(|(q, p)| (q, p.clone()));
+        let sent = if plain {
+            s.dequeue_indexed()
+        } else {
+            s.dequeue_if(|_| true)
+        };
+        prop_assert_eq!(&sent, &peeked, "peek() and dequeue disagree");
+        match sent {
+            None => prop_assert!(
+                m.queues.iter().all(VecDeque::is_empty),
+                "idle while packets are queued"
+            ),
+            Some((q, p)) => {
+                prop_assert_eq!(Some(&p), m.queues[q].front(), "not FIFO within queue {}", q);
+                if phase == Phase::Fifo {
+                    prop_assert_eq!(p.id, m.arrivals[0], "not in arrival order");
+                } else {
+                    let c = m.class_of(q);
+                    if m.nonempty(|c| c == Class::Priority) {
+                        prop_assert_eq!(c, Class::Priority);
+                    } else if m.nonempty(|c| matches!(c, Class::Weighted(_))) {
+                        let weighted = matches!(c, Class::Weighted(_));
+                        prop_assert!(weighted, "served {:?} before the weighted tier", c);
+                    } else {
+                        let scavenger = matches!(c, Class::Scavenger(_));
+                        prop_assert!(scavenger, "served {:?}", c);
+                    }
+                }
+                m.leave(q, true);
+                self.out[p.id as usize] += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn drop_head(&mut self, q: usize) -> Result<(), TestCaseError> {
+        let got = self.s.drop_head(q);
+        if q >= N || self.m.queues[q].is_empty() {
+            prop_assert_eq!(got, None);
+        } else {
+            let p = got.unwrap();
+            prop_assert_eq!(&self.m.leave(q, false), &p);
+            self.out[p.id as usize] += 1;
+        }
+        Ok(())
+    }
+
+    fn set_class(&mut self, q: usize, class: Class) -> Result<(), TestCaseError> {
+        let m = &mut self.m;
+        let r = self.s.set_class(q, class);
+        if q >= N {
+            prop_assert_eq!(
+                r,
+                Err(ConfigError::NoSuchQueue {
+                    queue: q,
+                    queues: N
+                })
+            );
+        } else if class == Class::Priority
+            && (0..N).any(|o| o != q && m.class_of(o) == Class::Priority)
+        {
+            let second = matches!(r, Err(ConfigError::SecondPriority { .. }));
+            prop_assert!(second, "expected SecondPriority, got {:?}", r);
+        } else {
+            prop_assert_eq!(r, Ok(()));
+            m.config.queues[q].class = class;
+            m.settle();
+        }
+        Ok(())
+    }
+
+    fn set_limit(&mut self, q: usize, limit: Limit) -> Result<(), TestCaseError> {
+        let r = self.s.set_limit(q, limit);
+        if q >= N {
+            prop_assert!(r.is_err());
+        } else {
+            prop_assert_eq!(r, Ok(()));
+            self.m.config.queues[q].limit = limit;
+        }
+        Ok(())
+    }
+
+    fn clear_stats(&mut self) {
+        let m = &mut self.m;
+        self.s.clear_stats();
+        m.unknown = QueueStats::default();
+        for st in &mut m.stats {
+            *st = QueueStats {
+                backlog_packets: st.backlog_packets,
+                backlog_bytes: st.backlog_bytes,
+                peak_backlog_packets: st.backlog_packets,
+                peak_backlog_bytes: st.backlog_bytes,
+                ..QueueStats::default()
+            };
+        }
+    }
+
+    /// State after every operation.
+    fn check_state(&self) -> Result<(), TestCaseError> {
+        let (s, m) = (&self.s, &self.m);
         prop_assert_eq!(s.phase(), m.phase);
         prop_assert_eq!(s.config(), &m.config);
         prop_assert_eq!(s.len(), m.queues.iter().map(VecDeque::len).sum::<usize>());
@@ -412,18 +454,22 @@ fn run(config: Config<N>, ops: &[Op]) -> Result<(), TestCaseError> {
             t.peak_backlog_bytes += st.peak_backlog_bytes;
         }
         prop_assert_eq!(s.totals(), t);
+        Ok(())
     }
-    // Drain: weight-0 leftovers (after a reconfiguration) still come out.
-    while let Some((q, p)) = s.dequeue_indexed() {
-        prop_assert_eq!(&m.leave(q, true), &p);
-        out[p.id as usize] += 1;
+
+    /// Drain: weight-0 leftovers (after a reconfiguration) still come out;
+    /// then conservation: every offered packet came back exactly once.
+    fn drain(mut self) -> Result<(), TestCaseError> {
+        while let Some((q, p)) = self.s.dequeue_indexed() {
+            prop_assert_eq!(&self.m.leave(q, true), &p);
+            self.out[p.id as usize] += 1;
+        }
+        prop_assert!(self.m.queues.iter().all(VecDeque::is_empty));
+        for (id, n) in self.out.iter().enumerate() {
+            prop_assert_eq!(*n, 1, "packet {} came out {} times", id, n);
+        }
+        Ok(())
     }
-    prop_assert!(m.queues.iter().all(VecDeque::is_empty));
-    // Conservation: every offered packet came back exactly once.
-    for (id, n) in out.iter().enumerate() {
-        prop_assert_eq!(*n, 1, "packet {} came out {} times", id, n);
-    }
-    Ok(())
 }
 
 proptest! {

@@ -4,21 +4,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
-use tcp_perf_bench::files::{self, parse_size, Output};
+use clap::Parser;
+use tcp_perf_bench::files::{self, parse_size, Formats, Output};
 use tcp_perf_bench::long_flow::{self, Limit, Params};
-use tcp_perf_bench::sink::Format;
-
-/// `--format`: one file or both.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Formats {
-    /// Classic pcap.
-    Pcap,
-    /// pcapng.
-    Pcapng,
-    /// One of each, the same records.
-    Both,
-}
 
 /// Write a large, deterministic capture of many interleaved TCP
 /// connections (IPv4 and IPv6 over Ethernet; handshakes with options in
@@ -61,11 +49,6 @@ fn main() -> ExitCode {
         None => format!("capture-{}", args.segments),
         Some(bytes) => format!("capture-{bytes}B"),
     });
-    let formats = match args.format {
-        Formats::Pcap => vec![Format::Pcap],
-        Formats::Pcapng => vec![Format::Pcapng],
-        Formats::Both => vec![Format::Pcap, Format::Pcapng],
-    };
     let open = usize::try_from(args.open).unwrap_or(usize::MAX);
     let params = Params {
         limit: args
@@ -77,17 +60,13 @@ fn main() -> ExitCode {
     let out = Output {
         dir: args.out,
         name,
-        formats,
+        formats: args.format.formats(),
         snaplen: args.snaplen,
         shape: None,
         max_open: open,
         seed: args.seed,
     };
-    match files::write(&out, |sinks| long_flow::generate(&params, sinks)) {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("gen-capture: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    files::main("gen-capture", &out, |sinks| {
+        long_flow::generate(&params, sinks)
+    })
 }

@@ -4,21 +4,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
-use tcp_perf_bench::files::{self, Output};
+use clap::Parser;
+use tcp_perf_bench::files::{self, Formats, Output};
 use tcp_perf_bench::many_conns::{self, Params};
-use tcp_perf_bench::sink::Format;
-
-/// `--format`: one file or both.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Formats {
-    /// Classic pcap.
-    Pcap,
-    /// pcapng.
-    Pcapng,
-    /// One of each, the same records.
-    Both,
-}
 
 /// What the sidecar's `shape` says.
 const SHAPE: &str = "many connections (SYN scan: refused, half-open, unanswered 2:1:1)";
@@ -60,11 +48,6 @@ fn main() -> ExitCode {
         .name
         .clone()
         .unwrap_or_else(|| format!("many-{}", args.segments));
-    let formats = match args.format {
-        Formats::Pcap => vec![Format::Pcap],
-        Formats::Pcapng => vec![Format::Pcapng],
-        Formats::Both => vec![Format::Pcap, Format::Pcapng],
-    };
     let open = usize::try_from(args.open).unwrap_or(usize::MAX);
     let params = Params {
         segments: args.segments,
@@ -74,17 +57,13 @@ fn main() -> ExitCode {
     let out = Output {
         dir: args.out,
         name,
-        formats,
+        formats: args.format.formats(),
         snaplen: args.snaplen,
         shape: Some(SHAPE.to_owned()),
         max_open: open,
         seed: args.seed,
     };
-    match files::write(&out, |sinks| many_conns::generate(&params, sinks)) {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("gen-many-conns: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    files::main("gen-many-conns", &out, |sinks| {
+        many_conns::generate(&params, sinks)
+    })
 }

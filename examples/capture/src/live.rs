@@ -82,17 +82,6 @@ enum Ending {
     Now,
 }
 
-/// Now, as a capture timestamp.
-fn wall_clock() -> Timestamp {
-    let since = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    Timestamp {
-        secs: i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
-        nanos: since.subsec_nanos(),
-    }
-}
-
 /// Why a live capture ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EndReason {
@@ -231,7 +220,7 @@ impl LiveCapture {
             return Ending::No;
         };
         self.ended = Some(reason);
-        self.draining = Some((Instant::now() + DRAIN, wall_clock()));
+        self.draining = Some((Instant::now() + DRAIN, Timestamp::now()));
         Ending::Draining
     }
 

@@ -15,6 +15,19 @@ pub struct Timestamp {
 }
 
 impl Timestamp {
+    /// Now, by the system clock (the epoch if the clock is before it;
+    /// the largest second if past it): the time of live events that no
+    /// record carries.
+    pub fn now() -> Self {
+        let since = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        Timestamp {
+            secs: i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
+            nanos: since.subsec_nanos(),
+        }
+    }
+
     /// A timestamp from seconds and a fraction counted in `units_per_sec` units.
     ///
     /// Returns `None` when `units_per_sec` is zero or `frac` is not below it.

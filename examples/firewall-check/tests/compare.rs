@@ -9,7 +9,7 @@ use std::process::Command;
 use firewall_check::analysis::compare::{
     compare_paths, compare_readers, CaptureWarning, MatchedOn, Options, Report, RttSource, SidesBy,
 };
-use firewall_check::finding::{CaptureSide, Compared, FieldValue, Finding, Kind};
+use firewall_check::finding::{CaptureSide, Compared, FieldValue, Finding};
 use firewall_check::output::compare::render_text;
 use firewall_check::output::impact::impact_text;
 
@@ -45,6 +45,14 @@ fn json(f: &Finding) -> serde_json::Value {
 /// A finding's impact in words.
 fn summary(f: &Finding) -> String {
     impact_text(&f.impact)
+}
+
+/// The first finding of `kind` (in direction `dir`, when given).
+fn finding<'a>(r: &'a Report, kind: &str, dir: Option<&str>) -> &'a Finding {
+    r.findings
+        .iter()
+        .find(|f| f.kind == kind && dir.is_none_or(|d| f.direction.as_str() == d))
+        .unwrap()
 }
 
 fn set(items: &[(&str, &str)]) -> BTreeSet<(String, String)> {
@@ -148,11 +156,7 @@ fn nat_with_port_translation_and_timestamp_strip() {
             ("timestamps_stripped", "client_to_server"),
         ])
     );
-    let nat = r
-        .findings
-        .iter()
-        .find(|f| f.kind == Kind::Nat && f.direction.as_str() == "client_to_server")
-        .unwrap();
+    let nat = finding(&r, "nat", Some("client_to_server"));
     let nat_json = json(nat);
     assert_eq!(
         nat_json["before"],
@@ -205,23 +209,14 @@ fn syn_proxy_is_named_and_its_translations_reported() {
     assert!(!k
         .iter()
         .any(|(kind, _)| kind == "packet_dropped" || kind == "packet_injected"));
-    let ws = r
-        .findings
-        .iter()
-        .find(|f| f.kind == "wscale_changed")
-        .unwrap();
+    let ws = finding(&r, "wscale_changed", None);
     assert_eq!(
         (&ev(ws).before, &ev(ws).after),
         (&FieldValue::Shift(10), &FieldValue::Shift(7))
     );
     assert_eq!(json(ws)["before"], serde_json::json!({"shift": 10}));
     assert_eq!(json(ws)["after"], serde_json::json!({"shift": 7}));
-    let hp = json(
-        r.findings
-            .iter()
-            .find(|f| f.kind == "handshake_proxied")
-            .unwrap(),
-    );
+    let hp = json(finding(&r, "handshake_proxied", None));
     assert!(hp["cause"].as_str().unwrap().contains("SYN"), "{hp}");
     assert_eq!(hp["before"]["from"], "server", "{hp}");
     assert_eq!(hp["after"]["from"], "middlebox", "{hp}");
@@ -402,11 +397,7 @@ fn dropped_packets_are_found() {
             ("packet_dropped", "client_to_server")
         ])
     );
-    let f = r
-        .findings
-        .iter()
-        .find(|f| f.kind == "packet_dropped")
-        .unwrap();
+    let f = finding(&r, "packet_dropped", None);
     assert_eq!(ev(f).count, 3);
     assert_eq!(ev(f).frames.client_side.len(), 3);
     assert!(ev(f).frames.server_side.is_empty());
@@ -462,11 +453,7 @@ fn frames_missing_from_a_capture_whose_bytes_were_acknowledged_are_capture_loss(
                 ]),
                 "{dir}"
             );
-            let f = r
-                .findings
-                .iter()
-                .find(|f| f.kind == "capture_loss")
-                .unwrap();
+            let f = finding(&r, "capture_loss", None);
             assert_eq!(ev(f).missing_from, Some(missing));
             assert_eq!(ev(f).count, if dir == "client_to_server" { 2 } else { 5 });
             assert_eq!(ev(f).outside_span, Some(0));
@@ -573,12 +560,26 @@ proptest::proptest! {
     }
 }
 
+/// The two captures of these packets (raw IPv4, linktype 101, nanosecond
+/// times), each in time order.
+fn in_time_order(
+    mut a: Vec<dump_support::Pkt>,
+    mut b: Vec<dump_support::Pkt>,
+) -> (Vec<u8>, Vec<u8>) {
+    a.sort_by_key(|p| p.ts_ns);
+    b.sort_by_key(|p| p.ts_ns);
+    (
+        dump_support::pcap(101, true, &a),
+        dump_support::pcap(101, true, &b),
+    )
+}
+
 /// Two captures built packet by packet (raw IPv4, linktype 101): the
 /// client side sees each packet at its time, the server side `transit_ns`
 /// later for client packets and earlier for server packets; `late` lists
 /// (index, extra delay on the client side).
 fn synthetic(pkts: &[(u64, bool, dump_support::Seg)], late: &[(usize, u64)]) -> (Vec<u8>, Vec<u8>) {
-    use dump_support::{pcap, Pkt};
+    use dump_support::Pkt;
     let t0 = 1_700_000_000_000_000_000u64;
     let transit = 10_000;
     let mut a = Vec::new();
@@ -593,9 +594,7 @@ fn synthetic(pkts: &[(u64, bool, dump_support::Seg)], late: &[(usize, u64)]) -> 
         a.push(Pkt::new(ta, seg.ipv4()));
         b.push(Pkt::new(tb, seg.ipv4()));
     }
-    a.sort_by_key(|p| p.ts_ns);
-    b.sort_by_key(|p| p.ts_ns);
-    (pcap(101, true, &a), pcap(101, true, &b))
+    in_time_order(a, b)
 }
 
 #[test]
@@ -657,7 +656,7 @@ fn a_spurious_retransmission_acknowledged_before_it_arrives_is_not_a_drop() {
 /// Two captures of `n` short connections one after the other (8 segments
 /// each), the server side a little later.
 fn many_connections(n: u32) -> (Vec<u8>, Vec<u8>) {
-    use dump_support::{pcap, Pkt, Seg, ACK, FIN, SYN};
+    use dump_support::{Pkt, Seg, ACK, FIN, SYN};
     let t0 = 1_700_000_000_000_000_000u64;
     let mut a = Vec::new();
     let mut b = Vec::new();
@@ -688,9 +687,7 @@ fn many_connections(n: u32) -> (Vec<u8>, Vec<u8>) {
             b.push(Pkt::new(tb, seg.ipv4()));
         }
     }
-    a.sort_by_key(|p| p.ts_ns);
-    b.sort_by_key(|p| p.ts_ns);
-    (pcap(101, true, &a), pcap(101, true, &b))
+    in_time_order(a, b)
 }
 
 #[test]
@@ -856,11 +853,7 @@ fn mid_stream_upload_aligns_the_bare_acks_through_the_acknowledgment_numbers() {
                 ("ack_rewritten", "client_to_server")
             ])
         );
-        let f = r
-            .findings
-            .iter()
-            .find(|f| f.kind == "seq_rewritten")
-            .unwrap();
+        let f = finding(&r, "seq_rewritten", None);
         assert_eq!(ev(f).count, 20);
         assert!(r.notes.is_empty(), "{:?}", r.notes);
     }
@@ -868,7 +861,7 @@ fn mid_stream_upload_aligns_the_bare_acks_through_the_acknowledgment_numbers() {
 
 #[test]
 fn a_drop_whose_retransmission_crosses_in_the_same_microsecond_is_the_original() {
-    use dump_support::{pcap, Pkt, Seg, ACK, SYN};
+    use dump_support::{Pkt, Seg, ACK, SYN};
     // The lab's drop4 case, made exact: the middlebox drops the client's
     // third data segment; the retransmission (same bytes, same TSval-less
     // header, a new IP ID) is stamped with the same time in both captures,
@@ -924,9 +917,7 @@ fn a_drop_whose_retransmission_crosses_in_the_same_microsecond_is_the_original()
             far.push(Pkt::new(t0 + t + transit, ip));
         }
     }
-    a.sort_by_key(|p| p.ts_ns);
-    b.sort_by_key(|p| p.ts_ns);
-    let (a, b) = (pcap(101, true, &a), pcap(101, true, &b));
+    let (a, b) = in_time_order(a, b);
     for (x, y) in [(&a, &b), (&b, &a)] {
         let r = compare_readers(&x[..], "x", &y[..], "y", &Options::default()).unwrap();
         assert_eq!(kinds(&r), set(&[("packet_dropped", "client_to_server")]));
@@ -968,11 +959,7 @@ fn pure_acks_missing_from_the_client_capture_are_capture_loss() {
             ]),
             "{k:?}"
         );
-        let acks = r
-            .findings
-            .iter()
-            .find(|f| f.kind == "capture_loss" && f.direction.as_str() == "client_to_server")
-            .unwrap();
+        let acks = finding(&r, "capture_loss", Some("client_to_server"));
         assert_eq!(ev(acks).count, 6);
         assert_eq!(ev(acks).missing_from, Some(CaptureSide::ClientSide));
         assert!(!r.has_tampering());

@@ -74,16 +74,14 @@ fn dump_json(path: &str) -> Vec<Value> {
         .collect()
 }
 
-fn tshark_fields(path: &str, fields: &[&str]) -> Vec<Vec<String>> {
+/// tshark's fields of the frames of `path` (after `options`, such as a
+/// display filter), every occurrence of each field joined by commas, one
+/// row per frame.
+fn tshark_fields(path: &str, options: &[&str], fields: &[&str]) -> Vec<Vec<String>> {
     let mut cmd = Command::new("tshark");
-    cmd.args([
-        "-r",
-        path,
-        "-o",
-        "tcp.relative_sequence_numbers:FALSE",
-        "-T",
-        "fields",
-    ]);
+    cmd.args(["-r", path, "-o", "tcp.relative_sequence_numbers:FALSE"]);
+    cmd.args(options);
+    cmd.args(["-T", "fields"]);
     for f in fields {
         cmd.args(["-e", f]);
     }
@@ -107,12 +105,14 @@ fn tshark_fields(path: &str, fields: &[&str]) -> Vec<Vec<String>> {
         .collect()
 }
 
-fn nums(s: &str) -> Vec<u64> {
-    s.split(',')
-        .filter(|x| !x.is_empty())
-        .map(|x| x.parse().expect("number"))
-        .collect()
-}
+/// The option fields compared, as (option kind, dump field, tshark column
+/// in `option_lists_agree_with_tshark`).
+const OPTION_FIELDS: [(u64, &str, usize); 4] = [
+    (2, "mss", 2),
+    (3, "shift", 3),
+    (8, "tsval", 4),
+    (8, "tsecr", 5),
+];
 
 #[test]
 fn option_lists_agree_with_tshark() {
@@ -130,6 +130,7 @@ fn option_lists_agree_with_tshark() {
     let ours = dump_json(path);
     let theirs = tshark_fields(
         path,
+        &[],
         &[
             "frame.number",
             "tcp.option_kind",
@@ -168,10 +169,13 @@ fn option_lists_agree_with_tshark() {
                 .filter_map(|x| x[field].as_u64())
                 .collect()
         };
-        assert_eq!(pick(2, "mss"), nums(&t[2]), "frame {frame}: mss");
-        assert_eq!(pick(3, "shift"), nums(&t[3]), "frame {frame}: shift");
-        assert_eq!(pick(8, "tsval"), nums(&t[4]), "frame {frame}: tsval");
-        assert_eq!(pick(8, "tsecr"), nums(&t[5]), "frame {frame}: tsecr");
+        for (kind, field, column) in OPTION_FIELDS {
+            assert_eq!(
+                pick(kind, field),
+                nums(&t[column]),
+                "frame {frame}: {field}"
+            );
+        }
         let blocks: Vec<(u64, u64)> = opts
             .iter()
             .filter(|x| x["kind"] == 5)
@@ -208,7 +212,7 @@ fn malformed_blocks_are_flagged_by_both() {
     let path = temp_file("tshark-bad.pcap", &pcap(1, false, &pkts));
     let path = path.to_str().unwrap();
     let ours = dump_json(path);
-    let theirs = tshark_fields(path, &["frame.number", "_ws.expert.message"]);
+    let theirs = tshark_fields(path, &[], &["frame.number", "_ws.expert.message"]);
     assert_eq!(ours.len(), malformed.len());
     for (o, t) in ours.iter().zip(&theirs) {
         let frame = o["frame"].as_u64().unwrap();
@@ -250,36 +254,6 @@ const ENCAP_CAPTURES: [(&str, &[&str]); 19] = [
     ("mpls-in-gre6", &[]),
     ("gtp-in-vxlan-qinq", &[]),
 ];
-
-/// tshark's fields of the TCP segments of `path`, every occurrence of each
-/// field joined by commas, one row per frame with TCP.
-fn tshark_tcp_rows(path: &str, extra: &[&str], fields: &[&str]) -> Vec<Vec<String>> {
-    let mut cmd = Command::new("tshark");
-    cmd.args(["-r", path, "-o", "tcp.relative_sequence_numbers:FALSE"]);
-    cmd.args(extra);
-    cmd.args(["-Y", "tcp", "-T", "fields"]);
-    for f in fields {
-        cmd.args(["-e", f]);
-    }
-    cmd.args([
-        "-E",
-        "separator=|",
-        "-E",
-        "occurrence=a",
-        "-E",
-        "aggregator=,",
-    ]);
-    let out = cmd.output().expect("run tshark");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| l.split('|').map(str::to_string).collect())
-        .collect()
-}
 
 /// A number as tshark prints it: decimal or 0x-prefixed hex.
 fn tshark_num(s: &str) -> u64 {
@@ -379,7 +353,7 @@ fn encapsulated_segments_agree_with_tshark_frame_by_frame() {
             .into_iter()
             .filter(|v| v.get("summary").is_none())
             .collect();
-        let theirs = tshark_tcp_rows(path, extra, &base);
+        let theirs = tshark_fields(path, &[extra, &["-Y", "tcp"]].concat(), &base);
         assert!(!ours.is_empty(), "{name}: no segment");
         assert_eq!(ours.len(), theirs.len(), "{name}: segments, dump vs tshark");
         for (o, t) in ours.iter().zip(&theirs) {
@@ -415,7 +389,7 @@ fn encapsulated_segments_agree_with_tshark_frame_by_frame() {
                 "{at}: flags"
             );
             for (i, (kind, field, tfield)) in ID_FIELDS.iter().enumerate() {
-                let want = nums_any(&t[first_id + i]);
+                let want = nums(&t[first_id + i]);
                 assert_eq!(layer_ids(o, kind, field), want, "{at}: {tfield}");
             }
         }
@@ -423,7 +397,7 @@ fn encapsulated_segments_agree_with_tshark_frame_by_frame() {
 }
 
 /// Comma-joined decimal or hex numbers.
-fn nums_any(s: &str) -> Vec<u64> {
+fn nums(s: &str) -> Vec<u64> {
     s.split(',')
         .filter(|x| !x.is_empty())
         .map(tshark_num)

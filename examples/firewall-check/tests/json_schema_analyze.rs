@@ -4,22 +4,17 @@
 //! and every field the schema allows is described in the doc.
 
 mod dump_support;
+mod schema_support;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use dump_support::*;
 use firewall_check::analysis::analyze::{analyze, AnalyzeFormat, Settings};
+use schema_support::{root, section, undocumented};
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn schema() -> Value {
-    let text = std::fs::read_to_string(root().join("docs/json-schema/analyze.json"))
-        .expect("docs/json-schema/analyze.json");
-    serde_json::from_str(&text).expect("the schema is JSON")
+    schema_support::schema("analyze.json")
 }
 
 fn analyze_json(bytes: &[u8], settings: &Settings) -> Value {
@@ -29,12 +24,7 @@ fn analyze_json(bytes: &[u8], settings: &Settings) -> Value {
 }
 
 fn assert_valid(doc: &Value, what: &str) {
-    let validator = jsonschema::validator_for(&schema()).expect("a valid JSON Schema");
-    let errors: Vec<String> = validator
-        .iter_errors(doc)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "{what}: {errors:#?}");
+    schema_support::assert_valid(&schema(), doc, what);
 }
 
 #[test]
@@ -148,40 +138,12 @@ fn generated_corner_cases_validate() {
 }
 
 /// Property names anywhere in a schema.
-fn property_names(v: &Value, out: &mut BTreeSet<String>) {
-    match v {
-        Value::Object(m) => {
-            if let Some(Value::Object(props)) = m.get("properties") {
-                out.extend(props.keys().cloned());
-            }
-            for x in m.values() {
-                property_names(x, out);
-            }
-        }
-        Value::Array(a) => a.iter().for_each(|x| property_names(x, out)),
-        _ => {}
-    }
-}
-
 #[test]
 fn every_schema_field_is_documented() {
     let doc = std::fs::read_to_string(root().join("docs/json.md")).expect("docs/json.md");
-    let section = doc
-        .split("## `firewall-check analyze --json`")
-        .nth(1)
+    let section = section(&doc, "## `firewall-check analyze --json`")
         .expect("docs/json.md has the analyze section");
-    let section = section.split("\n## ").next().unwrap_or(section);
-    let mut names = BTreeSet::new();
-    property_names(&schema(), &mut names);
-    let missing: Vec<&String> = names
-        .iter()
-        .filter(|n| {
-            // `name`, or a dotted path that starts or ends with it.
-            !section.contains(&format!("`{n}`"))
-                && !section.contains(&format!(".{n}`"))
-                && !section.contains(&format!("`{n}."))
-        })
-        .collect();
+    let missing = undocumented(&schema(), section, false);
     assert!(
         missing.is_empty(),
         "undocumented in docs/json.md: {missing:?}"

@@ -5,31 +5,14 @@
 //! field the schemas allow is described in the doc; and the schemas are
 //! closed, so a field the tool writes but the doc does not describe fails.
 
+mod schema_support;
+
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::process::Command;
 
 use firewall_check::analysis::compare::{compare_readers, Options};
+use schema_support::{assert_valid, root, schema, section, undocumented};
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn schema(name: &str) -> Value {
-    let text = std::fs::read_to_string(root().join("docs/json-schema").join(name))
-        .unwrap_or_else(|e| panic!("docs/json-schema/{name}: {e}"));
-    serde_json::from_str(&text).expect("the schema is JSON")
-}
-
-fn assert_valid(schema: &Value, doc: &Value, what: &str) {
-    let validator = jsonschema::validator_for(schema).expect("a valid JSON Schema");
-    let errors: Vec<String> = validator
-        .iter_errors(doc)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "{what}: {errors:#?}");
-}
 
 fn data(name: &str) -> Vec<u8> {
     std::fs::read(root().join("examples/data").join(name)).unwrap()
@@ -252,39 +235,10 @@ fn a_live_dump_puts_its_counts_in_the_end_line() {
 }
 
 /// Property names anywhere in a schema.
-fn property_names(v: &Value, out: &mut BTreeSet<String>) {
-    match v {
-        Value::Object(m) => {
-            if let Some(Value::Object(props)) = m.get("properties") {
-                out.extend(props.keys().cloned());
-            }
-            for x in m.values() {
-                property_names(x, out);
-            }
-        }
-        Value::Array(a) => a.iter().for_each(|x| property_names(x, out)),
-        _ => {}
-    }
-}
-
 fn assert_documented(schema_name: &str, heading: &str) {
     let doc = std::fs::read_to_string(root().join("docs/json.md")).expect("docs/json.md");
-    let section = doc
-        .split(heading)
-        .nth(1)
-        .unwrap_or_else(|| panic!("docs/json.md has no {heading}"));
-    let section = section.split("\n## ").next().unwrap_or(section);
-    let mut names = BTreeSet::new();
-    property_names(&schema(schema_name), &mut names);
-    let missing: Vec<&String> = names
-        .iter()
-        .filter(|n| {
-            !section.contains(&format!("`{n}`"))
-                && !section.contains(&format!(".{n}`"))
-                && !section.contains(&format!("`{n}."))
-                && !section.contains(&format!("\"{n}\""))
-        })
-        .collect();
+    let section = section(&doc, heading).unwrap_or_else(|| panic!("docs/json.md has no {heading}"));
+    let missing = undocumented(&schema(schema_name), section, true);
     assert!(
         missing.is_empty(),
         "undocumented in docs/json.md ({heading}): {missing:?}"

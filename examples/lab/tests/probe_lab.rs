@@ -906,6 +906,31 @@ fn check_row(r: &CaseRun, row: &Row) {
     (row.more)(r);
 }
 
+/// Every case over IPv4 and over IPv6, the two labs at once, with or
+/// without the reflector (its control connection over the probes' family:
+/// it sends only to the control connection's peer); `text`: the IPv4 cases
+/// whose text report is read too. The runs over IPv4 and over IPv6.
+fn run_all_cases(
+    reflect: bool,
+    text: &'static [&'static str],
+    [tag4, tag6]: [&str; 2],
+) -> (Vec<CaseRun>, Vec<CaseRun>) {
+    let v4 = Lab {
+        reflect,
+        text,
+        args: FAST_PACE,
+        ..Lab::default()
+    };
+    let v6 = Lab {
+        v6: true,
+        reflect,
+        args: FAST_PACE,
+        ..Lab::default()
+    };
+    let (c4, c6) = (cases(false), cases(true));
+    Lab::run_two((&v4, tag4, &c4), (&v6, tag6, &c6))
+}
+
 /// Every case over IPv4 and over IPv6 (ip6tables rules, ICMPv6 quotes,
 /// flow labels), without the reflector, the two labs at once; the clean
 /// line's text report too.
@@ -915,48 +940,22 @@ fn probe_lab_cases() {
     if !available() {
         return;
     }
-    let v4 = Lab {
-        text: &["clean"],
-        args: FAST_PACE,
-        ..Lab::default()
-    };
-    let v6 = Lab {
-        v6: true,
-        args: FAST_PACE,
-        ..Lab::default()
-    };
-    let (c4, c6) = (cases(false), cases(true));
-    let (r4, r6) = Lab::run_two((&v4, "v4", &c4), (&v6, "v6", &c6));
+    let (r4, r6) = run_all_cases(false, &["clean"], ["v4", "v6"]);
     assert_eq!((r4.len(), r6.len()), (26, 24));
     check_rows(&r4, PLAIN);
     check_rows(&r6, PLAIN);
 }
 
-/// Every case over IPv4 and IPv6 with the reflector (its control
-/// connection over the probes' family: it sends only to the control
-/// connection's peer), the two labs at once; the campus case's text report
-/// too (findings both ways, located, with their costs); then `--max-ttl`
-/// and `--tests`.
+/// Every case over IPv4 and IPv6 with the reflector, the two labs at once;
+/// the campus case's text report too (findings both ways, located, with
+/// their costs); then `--max-ttl` and `--tests`.
 #[test]
 #[ignore = "network lab (root): cargo test -p lab -- --ignored"]
 fn probe_lab_with_reflector() {
     if !available() {
         return;
     }
-    let v4 = Lab {
-        reflect: true,
-        text: &["campus"],
-        args: FAST_PACE,
-        ..Lab::default()
-    };
-    let v6 = Lab {
-        v6: true,
-        reflect: true,
-        args: FAST_PACE,
-        ..Lab::default()
-    };
-    let (c4, c6) = (cases(false), cases(true));
-    let (r4, r6) = Lab::run_two((&v4, "v4r", &c4), (&v6, "v6r", &c6));
+    let (r4, r6) = run_all_cases(true, &["campus"], ["v4r", "v6r"]);
     check_rows(&r4, REFLECTED);
     check_rows(&r6, REFLECTED);
     check_max_ttl_and_tests();
@@ -1073,6 +1072,30 @@ impl Drop for Netns {
     }
 }
 
+/// A namespace of its own (`TAG` and the process id) with a veth pair
+/// (the dummy driver may be missing), `d0` holding `addr` (a lab address
+/// with its prefix) and nobody behind `d1`.
+fn veth_netns(tag: &str, addr: &str) -> Netns {
+    let ns = Netns(format!("{tag}{}", std::process::id()));
+    let ip = |args: &[&str]| {
+        let ok = Command::new("ip")
+            .args(args)
+            .status()
+            .expect("run ip")
+            .success();
+        assert!(ok, "ip {args:?}");
+    };
+    ip(&["netns", "add", &ns.0]);
+    ip(&["-n", &ns.0, "link", "set", "lo", "up"]);
+    ip(&[
+        "-n", &ns.0, "link", "add", "d0", "type", "veth", "peer", "name", "d1",
+    ]);
+    ip(&["-n", &ns.0, "addr", "add", addr, "dev", "d0"]);
+    ip(&["-n", &ns.0, "link", "set", "d0", "up"]);
+    ip(&["-n", &ns.0, "link", "set", "d1", "up"]);
+    ns
+}
+
 fn nft_tables(ns: &str) -> String {
     let out = Command::new("ip")
         .args(["netns", "exec", ns, "nft", "list", "tables"])
@@ -1090,24 +1113,8 @@ fn ctrl_c_removes_the_rst_suppression() {
     if !available() {
         return;
     }
-    let ns = Netns(format!("fcpint{}", std::process::id()));
-    let ip = |args: &[&str]| {
-        let ok = Command::new("ip")
-            .args(args)
-            .status()
-            .expect("run ip")
-            .success();
-        assert!(ok, "ip {args:?}");
-    };
-    ip(&["netns", "add", &ns.0]);
-    ip(&["-n", &ns.0, "link", "set", "lo", "up"]);
-    // A veth pair with nobody behind its other end.
-    ip(&[
-        "-n", &ns.0, "link", "add", "d0", "type", "veth", "peer", "name", "d1",
-    ]);
-    ip(&["-n", &ns.0, "addr", "add", "198.18.99.2/24", "dev", "d0"]);
-    ip(&["-n", &ns.0, "link", "set", "d0", "up"]);
-    ip(&["-n", &ns.0, "link", "set", "d1", "up"]);
+    // Nobody behind the veth pair's other end.
+    let ns = veth_netns("fcpint", "198.18.99.2/24");
     let mut child = Command::new("ip")
         .args(["netns", "exec", &ns.0])
         .arg(env!("CARGO_BIN_EXE_lab-firewall-check"))
@@ -1164,24 +1171,7 @@ fn reflector_refuses_controls_without_the_key() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--reflector-key"), "{err}");
 
-    let ns = Netns(format!("fcpkey{}", std::process::id()));
-    let ip = |args: &[&str]| {
-        let ok = Command::new("ip")
-            .args(args)
-            .status()
-            .expect("run ip")
-            .success();
-        assert!(ok, "ip {args:?}");
-    };
-    ip(&["netns", "add", &ns.0]);
-    ip(&["-n", &ns.0, "link", "set", "lo", "up"]);
-    // A veth pair (the dummy driver may be missing) with a lab address.
-    ip(&[
-        "-n", &ns.0, "link", "add", "d0", "type", "veth", "peer", "name", "d1",
-    ]);
-    ip(&["-n", &ns.0, "addr", "add", "198.18.98.1/24", "dev", "d0"]);
-    ip(&["-n", &ns.0, "link", "set", "d0", "up"]);
-    ip(&["-n", &ns.0, "link", "set", "d1", "up"]);
+    let ns = veth_netns("fcpkey", "198.18.98.1/24");
     let log = std::env::temp_dir().join(format!("reflect-key-{}.log", std::process::id()));
     let mut reflect = Command::new("ip")
         .args(["netns", "exec", &ns.0, bin, "reflect"])

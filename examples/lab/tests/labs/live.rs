@@ -24,7 +24,7 @@
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -78,96 +78,43 @@ fn sysctl(ns: &Netns, setting: &str) {
     assert!(out.status.success(), "sysctl {setting}: {out:?}");
 }
 
+/// `ip -n NS ARGS` (ARGS split at white space), which must succeed.
+fn ip_in(ns: &Netns, args: &str) {
+    let mut all = vec!["-n", ns.name()];
+    all.extend(args.split_whitespace());
+    ip(&all);
+}
+
 /// The three namespaces, joined and addressed.
 fn topology() -> [Netns; 3] {
     let make = |tag: &str| Netns::create(tag).unwrap_or_else(|e| panic!("{e}"));
     let (c, r, s) = (make("live-c"), make("live-r"), make("live-s"));
     for ns in [&c, &r, &s] {
-        ip(&["-n", ns.name(), "link", "set", "lo", "up"]);
+        ip_in(ns, "link set lo up");
     }
-    ip(&[
-        "-n",
-        c.name(),
-        "link",
-        "add",
-        "c0",
-        "type",
-        "veth",
-        "peer",
-        "name",
-        "r0",
-        "netns",
-        r.name(),
-    ]);
-    ip(&[
-        "-n",
-        s.name(),
-        "link",
-        "add",
-        "s0",
-        "type",
-        "veth",
-        "peer",
-        "name",
-        "r1",
-        "netns",
-        r.name(),
-    ]);
+    let router = r.name();
+    ip_in(
+        &c,
+        &format!("link add c0 type veth peer name r0 netns {router}"),
+    );
+    ip_in(
+        &s,
+        &format!("link add s0 type veth peer name r1 netns {router}"),
+    );
     for (ns, dev) in [(&c, "c0"), (&r, "r0"), (&r, "r1"), (&s, "s0")] {
         // Wire-sized packets in the captures, as a NIC would show them.
         let _ = Command::new("ip")
-            .args([
-                "-n",
-                ns.name(),
-                "link",
-                "set",
-                dev,
-                "gso_max_size",
-                "1500",
-                "gso_max_segs",
-                "1",
-            ])
+            .args(["-n", ns.name(), "link", "set", dev])
+            .args(["gso_max_size", "1500", "gso_max_segs", "1"])
             .output();
-        ip(&["-n", ns.name(), "link", "set", dev, "up"]);
+        ip_in(ns, &format!("link set {dev} up"));
     }
-    ip(&[
-        "-n",
-        c.name(),
-        "addr",
-        "add",
-        &format!("{CLIENT}/24"),
-        "dev",
-        "c0",
-    ]);
-    ip(&["-n", r.name(), "addr", "add", "198.18.71.1/24", "dev", "r0"]);
-    ip(&["-n", r.name(), "addr", "add", "198.18.72.1/24", "dev", "r1"]);
-    ip(&[
-        "-n",
-        s.name(),
-        "addr",
-        "add",
-        &format!("{SERVER}/24"),
-        "dev",
-        "s0",
-    ]);
-    ip(&[
-        "-n",
-        c.name(),
-        "route",
-        "add",
-        "198.18.0.0/15",
-        "via",
-        "198.18.71.1",
-    ]);
-    ip(&[
-        "-n",
-        s.name(),
-        "route",
-        "add",
-        "198.18.0.0/15",
-        "via",
-        "198.18.72.1",
-    ]);
+    ip_in(&c, &format!("addr add {CLIENT}/24 dev c0"));
+    ip_in(&r, "addr add 198.18.71.1/24 dev r0");
+    ip_in(&r, "addr add 198.18.72.1/24 dev r1");
+    ip_in(&s, &format!("addr add {SERVER}/24 dev s0"));
+    ip_in(&c, "route add 198.18.0.0/15 via 198.18.71.1");
+    ip_in(&s, "route add 198.18.0.0/15 via 198.18.72.1");
     sysctl(&r, "net.ipv4.ip_forward=1");
     [c, r, s]
 }
@@ -303,10 +250,34 @@ fn client_sent(line: &Value) -> u64 {
 
 fn run_case(ctx: &Ctx, c: &Case) {
     let tool = ctx.tools().bins().firewall_check;
-    let dir = ctx.dir();
     let [cns, rns, sns] = topology();
-    // The command line's mistakes: status 2 with libpcap's reason; an
-    // interface that does not exist: status 1.
+    check_usage_errors(&cns, tool);
+    let mut server = start_server(&sns);
+    let caps = start_captures(ctx.dir(), tool, c, &cns, &rns);
+    let mut transfers = run_transfers(&cns, c, caps.started);
+    let Captures {
+        analyze,
+        dump,
+        compare,
+        analyze_w,
+        dump_w,
+        ..
+    } = caps;
+    let (conns, drops) = check_analyze_live(analyze, transfers.second_started);
+    let _ = transfers.held.child.kill();
+    let _ = transfers.held.child.wait();
+    check_analyze_file(ctx, &analyze_w, &conns);
+    check_dump(ctx, dump, &dump_w, drops);
+    check_compare(compare);
+
+    let _ = server.child.kill();
+    let _ = server.child.wait();
+    drop((cns, rns, sns));
+}
+
+/// The command line's mistakes: status 2 with libpcap's reason; an
+/// interface that does not exist: status 1.
+fn check_usage_errors(cns: &Netns, tool: &str) {
     for (args, code, says) in [
         (
             &["dump", "-i", "c0", "-f", "tcp port"][..],
@@ -324,7 +295,11 @@ fn run_case(ctx: &Ctx, c: &Case) {
         assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
-    let mut server = spawn({
+}
+
+/// The server in its namespace, once it says it is ready.
+fn start_server(sns: &Netns) -> Running {
+    let server = spawn({
         let mut cmd = sns.exec(python());
         cmd.args(["-c", SERVER_PY, SERVER, &PORT.to_string()]);
         cmd
@@ -334,7 +309,23 @@ fn run_case(ctx: &Ctx, c: &Case) {
         matches!(&ready, Ok((_, l)) if l == "ready"),
         "server: {ready:?}"
     );
+    server
+}
 
+/// The three live captures, each capturing, and their `-w` files.
+struct Captures {
+    analyze: Running,
+    dump: Running,
+    compare: Running,
+    analyze_w: PathBuf,
+    dump_w: PathBuf,
+    /// When all three were capturing.
+    started: Instant,
+}
+
+/// Starts `analyze -i` and `dump -i` on the client's interface and
+/// `compare -i -i` on the router's two, and waits until all capture.
+fn start_captures(dir: &Path, tool: &str, c: &Case, cns: &Netns, rns: &Netns) -> Captures {
     let duration = format!("{}s", c.duration_s);
     let filter = format!("tcp port {PORT}");
     let analyze_w = dir.join("analyze-live.pcap");
@@ -355,15 +346,34 @@ fn run_case(ctx: &Ctx, c: &Case) {
         "-w",
         analyze_w.to_str().expect("path"),
     ];
-    let mut analyze = live(&cns, &analyze_args, false);
+    let mut analyze = live(cns, &analyze_args, false);
     let dump_args = ["dump", "-i", "c0", "-w", dump_w.to_str().expect("path")];
-    let mut dump = live(&cns, &dump_args, true);
-    let mut compare = live(&rns, &["compare", "-i", "r0", "-i", "r1"], true);
+    let mut dump = live(cns, &dump_args, true);
+    let mut compare = live(rns, &["compare", "-i", "r0", "-i", "r1"], true);
     analyze.wait_listening(1, "analyze -i");
     dump.wait_listening(1, "dump -i");
     compare.wait_listening(2, "compare -i -i");
-    let started = Instant::now();
+    Captures {
+        analyze,
+        dump,
+        compare,
+        analyze_w,
+        dump_w,
+        started: Instant::now(),
+    }
+}
 
+/// The transfers done: the connection still held open, and when the
+/// second transfer began.
+struct Transfers {
+    held: Running,
+    second_started: Instant,
+}
+
+/// The first transfer, the connection held open, a pause, the second
+/// transfer; all within the captures' duration.
+fn run_transfers(cns: &Netns, c: &Case, started: Instant) -> Transfers {
+    let duration = format!("{}s", c.duration_s);
     let client = |bytes: u64, how: &str| {
         let mut cmd = cns.exec(python());
         cmd.args([
@@ -378,7 +388,7 @@ fn run_case(ctx: &Ctx, c: &Case) {
     };
     let out = client(FIRST, "close").output().expect("client");
     assert!(out.status.success(), "first transfer: {out:?}");
-    let mut held = spawn(client(KEPT_OPEN, "hold"));
+    let held = spawn(client(KEPT_OPEN, "hold"));
     let sent = held.out.recv_timeout(Duration::from_secs(10));
     assert!(
         matches!(&sent, Ok((_, l)) if l == "sent"),
@@ -394,9 +404,19 @@ fn run_case(ctx: &Ctx, c: &Case) {
         "the transfers took {:?}, past the captures' {duration}",
         started.elapsed()
     );
+    Transfers {
+        held,
+        second_started,
+    }
+}
 
-    // analyze -i --json: JSON lines as connections close, then at Ctrl-C
-    // the open one and the end.
+/// analyze -i --json: JSON lines as connections close, then at Ctrl-C
+/// the open one and the end. The connection lines with their arrival
+/// times, and the kernel's drop count.
+fn check_analyze_live(
+    mut analyze: Running,
+    second_started: Instant,
+) -> (Vec<(Instant, Value)>, u64) {
     assert!(
         analyze.child.try_wait().expect("wait").is_none(),
         "analyze -i ended before Ctrl-C"
@@ -419,7 +439,14 @@ fn run_case(ctx: &Ctx, c: &Case) {
         .partition(|(_, l)| l["type"] == "connection");
     assert_eq!(conns.len(), 3, "three connections: {lines:?}");
     assert_eq!(rest.len(), 1, "one end line: {lines:?}");
-    let end = &rest[0].1;
+    let drops = check_analyze_end(&lines, &rest[0].1);
+    check_analyze_connections(&conns, second_started, drops);
+    (conns, drops)
+}
+
+/// analyze -i's `end` line: last, ended by Ctrl-C, with the kernel's
+/// counts; its drop count.
+fn check_analyze_end(lines: &[(Instant, Value)], end: &Value) -> u64 {
     assert_eq!(
         lines.last().map(|l| &l.1),
         Some(end),
@@ -439,18 +466,24 @@ fn run_case(ctx: &Ctx, c: &Case) {
         "the kernel received at least what was read: {end}"
     );
     lab::note!("analyze -i: {frames} frames, {drops} dropped by the kernel");
+    drops
+}
+
+/// analyze -i's three connection lines: each when it should come, open
+/// or closed, with the bytes the client sent.
+fn check_analyze_connections(conns: &[(Instant, Value)], second_started: Instant, drops: u64) {
     // In order of first appearance: the first transfer, the connection
     // held open, the second transfer.
-    let (first_at, first) = by_id(&conns, 1);
+    let (first_at, first) = by_id(conns, 1);
     assert_eq!(first["open"], false, "{first}");
     assert!(
         *first_at < second_started,
         "the first transfer's report came {:?} after the second transfer started: not as it closed",
         first_at.duration_since(second_started)
     );
-    let (_, second) = by_id(&conns, 3);
+    let (_, second) = by_id(conns, 3);
     assert_eq!(second["open"], false, "{second}");
-    let (held_at, open) = by_id(&conns, 2);
+    let (held_at, open) = by_id(conns, 2);
     assert_eq!(open["open"], true, "{open}");
     if drops == 0 {
         assert_eq!(
@@ -465,15 +498,15 @@ fn run_case(ctx: &Ctx, c: &Case) {
         *held_at > second_started,
         "the open connection is reported at the end"
     );
-    for (_, l) in &conns {
+    for (_, l) in conns {
         assert_eq!(l["schema_version"], 2);
         assert_eq!(l["connection"]["server"], format!("{SERVER}:{PORT}"));
         assert_eq!(l["connection"]["handshake_seen"], true, "{l}");
     }
-    let _ = held.child.kill();
-    let _ = held.child.wait();
+}
 
-    // The -w file read again: the same reports.
+/// The -w file read again: the same reports.
+fn check_analyze_file(ctx: &Ctx, analyze_w: &Path, conns: &[(Instant, Value)]) {
     let again = ctx.tools().firewall_check([
         OsStr::new("analyze"),
         OsStr::new("--json"),
@@ -488,8 +521,10 @@ fn run_case(ctx: &Ctx, c: &Case) {
         &live_reports,
         "analyze of the -w file differs from what analyze -i reported"
     );
+}
 
-    // dump -i --json: what dump prints of its -w file, then the end line.
+/// dump -i --json: what dump prints of its -w file, then the end line.
+fn check_dump(ctx: &Ctx, dump: Running, dump_w: &Path, drops: u64) {
     let (status, lines, err) = dump.finish("dump -i");
     assert_eq!(status, Some(0), "dump -i: {err}");
     let mut lines: Vec<String> = lines.into_iter().map(|(_, l)| l).collect();
@@ -523,8 +558,10 @@ fn run_case(ctx: &Ctx, c: &Case) {
             .count();
         assert_eq!(syns, 3, "the three SYNs");
     }
+}
 
-    // compare -i -i across the router: the three connections, nothing changed.
+/// compare -i -i across the router: the three connections, nothing changed.
+fn check_compare(compare: Running) {
     let (status, lines, err) = compare.finish("compare -i -i");
     let text: String = lines.iter().map(|(_, l)| format!("{l}\n")).collect();
     let doc = json(&text);
@@ -543,8 +580,4 @@ fn run_case(ctx: &Ctx, c: &Case) {
         assert!(e["capture_loss"]["kernel_drops"].is_u64(), "{e}");
     }
     assert_eq!(doc["captures"][0]["path"], "r0");
-
-    let _ = server.child.kill();
-    let _ = server.child.wait();
-    drop((cns, rns, sns));
 }

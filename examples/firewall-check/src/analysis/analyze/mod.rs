@@ -269,7 +269,7 @@ pub(crate) fn each_connection<S: RecordSource + ?Sized, C>(
         };
         if settings.live && looked.elapsed() >= LIVE_TICK {
             looked = std::time::Instant::now();
-            tracker.expire_by_time(wall_clock(), LIVE_LINGER);
+            tracker.expire_by_time(Timestamp::now(), LIVE_LINGER);
             if tracker.has_finished() {
                 tracker.drain_boxed(|c| {
                     logged = logged.saturating_sub(c.state.log_len());
@@ -309,17 +309,6 @@ pub(crate) fn each_connection<S: RecordSource + ?Sized, C>(
         finished(&c, ctx);
     }
     Ok(result)
-}
-
-/// Now, as a capture timestamp.
-fn wall_clock() -> Timestamp {
-    let since = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    Timestamp {
-        secs: i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
-        nanos: since.subsec_nanos(),
-    }
 }
 
 /// What a first pass over a capture learns for `series` ([`learn`]).

@@ -335,12 +335,12 @@ impl PairCmp<'_> {
     /// DF as notes.
     fn ip_layer(&mut self) {
         let (p, q) = (self.p, self.q);
-        if p.tos >> 2 != q.tos >> 2 {
-            let (b, a) = (FieldValue::Dscp(p.tos >> 2), FieldValue::Dscp(q.tos >> 2));
+        if p.ip.dscp() != q.ip.dscp() {
+            let (b, a) = (FieldValue::Dscp(p.ip.dscp()), FieldValue::Dscp(q.ip.dscp()));
             self.add(Kind::DscpChanged, None, b, a);
         }
-        if p.tos & 3 != q.tos & 3 {
-            let (b, a) = (FieldValue::Ecn(p.tos & 3), FieldValue::Ecn(q.tos & 3));
+        if p.ip.ecn() != q.ip.ecn() {
+            let (b, a) = (FieldValue::Ecn(p.ip.ecn()), FieldValue::Ecn(q.ip.ecn()));
             self.add(Kind::EcnChanged, None, b, a);
         }
         let ecn_flags = Flags::ECE | Flags::CWR;
@@ -356,31 +356,31 @@ impl PairCmp<'_> {
             return;
         }
         let d = self.cx.dir;
-        if let (Some(before), Some(after)) = (p.ident, q.ident) {
+        if let (Some(before), Some(after)) = (p.ident(), q.ident()) {
             if before != after {
                 self.col.note(d, NoteDetail::IpId { before, after });
             }
         }
-        if p.df != q.df {
-            self.col.note(d, NoteDetail::Df { set: q.df });
+        if p.ip.df != q.ip.df {
+            self.col.note(d, NoteDetail::Df { set: q.ip.df });
         }
     }
 
     /// Addresses and ports: a `nat` finding with the rewritten ends.
     fn addresses(&mut self) {
         let (p, q) = (self.p, self.q);
-        let src_changed = p.src != q.src || p.sport != q.sport;
-        let dst_changed = p.dst != q.dst || p.dport != q.dport;
+        let src_changed = p.ip.src != q.ip.src || p.sport != q.sport;
+        let dst_changed = p.ip.dst != q.ip.dst || p.dport != q.dport;
         if !(src_changed || dst_changed) {
             return;
         }
         let (ps, pd) = (
-            SocketAddr::new(p.src, p.sport),
-            SocketAddr::new(p.dst, p.dport),
+            SocketAddr::new(p.ip.src, p.sport),
+            SocketAddr::new(p.ip.dst, p.dport),
         );
         let (qs, qd) = (
-            SocketAddr::new(q.src, q.sport),
-            SocketAddr::new(q.dst, q.dport),
+            SocketAddr::new(q.ip.src, q.sport),
+            SocketAddr::new(q.ip.dst, q.dport),
         );
         let (fc, fs) = self.frames;
         let acc = self.col.add(Hit {
@@ -507,7 +507,7 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
     };
     let handshake = p.has(Flags::SYN) || q.has(Flags::SYN);
     let own_fields = cx.proxied
-        && (handshake || (p.payload_len == 0 && (p.ident == Some(0)) != (q.ident == Some(0))));
+        && (handshake || (p.payload_len == 0 && (p.ident() == Some(0)) != (q.ident() == Some(0))));
     let mut c = PairCmp {
         col,
         cx,

@@ -82,7 +82,7 @@ pub fn keys_of(p: &Packet, d: Direction, counts: &mut Evidence, out: &mut Vec<(K
             p.seq,
         ));
     }
-    if let Some(id) = p.ident {
+    if let Some(id) = p.ident() {
         if id != 0 && counts.idents[k] < IDENTS {
             counts.idents[k] += 1;
             out.push((Key::Ident(d, id, p.payload_len), p.seq));

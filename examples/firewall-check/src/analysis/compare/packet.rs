@@ -1,5 +1,7 @@
 //! The owned copy of one segment that `compare` keeps while it aligns the
-//! two captures, built from the shared [`TcpRecord`].
+//! two captures, built from the shared [`TcpRecord`]. Its IP layer is the
+//! capture crate's own [`IpInfo`], kept whole: addresses, TOS byte, TTL,
+//! identification and DF have that one home.
 //!
 //! Options are kept twice, each for its question:
 //!
@@ -11,12 +13,10 @@
 //!   option of the wrong length stepped over, a shift above 14 clamped), to
 //!   say what an endpoint negotiated.
 
-use std::net::IpAddr;
-
 use tcp_options::{Flags, LinuxRepr, ParseContext, RawOptions};
 
 use crate::decode::{TcpRecord, Truncation};
-use capture::IpVersion;
+use capture::{IpInfo, IpVersion};
 
 /// Payload bytes kept per packet to recognise the same segment on both sides.
 pub const PAYLOAD_HEAD: usize = 24;
@@ -55,20 +55,8 @@ pub struct Packet {
     /// times go back). The comparison merges the two captures and waits
     /// for a counterpart by this clock, which never goes back.
     pub at: Option<i128>,
-    /// IPv6 rather than IPv4.
-    pub v6: bool,
-    /// Source address.
-    pub src: IpAddr,
-    /// Destination address.
-    pub dst: IpAddr,
-    /// TOS byte / traffic class.
-    pub tos: u8,
-    /// TTL / hop limit.
-    pub ttl: u8,
-    /// IPv4 identification.
-    pub ident: Option<u32>,
-    /// IPv4 Don't Fragment.
-    pub df: bool,
+    /// The IP layer, as the capture crate decoded it.
+    pub ip: IpInfo,
     /// TCP source port.
     pub sport: u16,
     /// TCP destination port.
@@ -118,17 +106,7 @@ impl Packet {
             frame: rec.frame,
             ts_ns,
             at: ts_ns,
-            v6: rec.ip.version == IpVersion::V6,
-            src: rec.ip.src,
-            dst: rec.ip.dst,
-            tos: rec.ip.tos,
-            ttl: rec.ip.ttl,
-            ident: if rec.ip.version == IpVersion::V4 {
-                rec.ip.ident
-            } else {
-                None
-            },
-            df: rec.ip.df,
+            ip: rec.ip,
             sport: rec.src_port,
             dport: rec.dst_port,
             seq: rec.seq,
@@ -148,6 +126,18 @@ impl Packet {
         }
     }
 
+    /// IPv6 rather than IPv4.
+    pub fn v6(&self) -> bool {
+        self.ip.version == IpVersion::V6
+    }
+    /// The IPv4 identification (`None` over IPv6, whose fragment
+    /// identification is not the sender's per-packet counter).
+    pub fn ident(&self) -> Option<u32> {
+        match self.ip.version {
+            IpVersion::V4 => self.ip.ident,
+            IpVersion::V6 => None,
+        }
+    }
     /// True if all of `f` are set.
     pub fn has(&self, f: Flags) -> bool {
         self.flags.contains(f)
@@ -196,8 +186,7 @@ impl Packet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use capture::{IpInfo, IpVersion};
-    use std::net::Ipv4Addr;
+    use std::net::{IpAddr, Ipv4Addr};
 
     fn rec(options: &[u8], flags: Flags) -> TcpRecord<'_> {
         TcpRecord {

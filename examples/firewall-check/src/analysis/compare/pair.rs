@@ -128,7 +128,7 @@ struct Ids {
 
 impl Ids {
     fn learn(&mut self, a: &Packet, b: &Packet) {
-        if let (Some(x), Some(y)) = (a.ident.filter(|i| *i != 0), b.ident.filter(|i| *i != 0)) {
+        if let (Some(x), Some(y)) = (a.ident().filter(|i| *i != 0), b.ident().filter(|i| *i != 0)) {
             if x == y {
                 self.ident_kept += 1;
             } else {
@@ -150,7 +150,7 @@ impl Ids {
     /// cannot be `p`'s copy).
     fn agreement(&self, p: &Packet, x: &Packet) -> Option<u8> {
         let ident_differs =
-            matches!((p.ident, x.ident), (Some(a), Some(b)) if a != 0 && b != 0 && a != b);
+            matches!((p.ident(), x.ident()), (Some(a), Some(b)) if a != 0 && b != 0 && a != b);
         let ts_differs =
             matches!((p.timestamps(), x.timestamps()), (Some(a), Some(b)) if a.0 != b.0);
         let always = |kept: u32, changed: u32| kept > 0 && changed == 0;
@@ -161,7 +161,7 @@ impl Ids {
         }
         let ts =
             p.timestamps().is_some() && p.timestamps().map(|t| t.0) == x.timestamps().map(|t| t.0);
-        let id = p.ident.is_some() && p.ident == x.ident;
+        let id = p.ident().is_some() && p.ident() == x.ident();
         Some(u8::from(ts) + u8::from(id))
     }
 }
@@ -243,10 +243,10 @@ impl Pair {
             self.clock[s] = Some(t);
         }
         let f = &mut self.facts[s];
-        f.v6 = p.v6;
+        f.v6 = p.v6();
         f.dir_packets[d] += 1;
         if let Some(id) = p
-            .ident
+            .ident()
             .and_then(|i| u16::try_from(i).ok())
             .filter(|i| *i != 0)
         {
@@ -317,7 +317,7 @@ impl Pair {
             let same =
                 |q: &&Packet| q.payload_len == p.payload_len && q.payload_head == p.payload_head;
             let strong = |q: &&Packet| {
-                (p.ident.is_none_or(|i| i == 0) || q.ident == p.ident)
+                (p.ident().is_none_or(|i| i == 0) || q.ident() == p.ident())
                     && (p.timestamps().is_none()
                         || q.timestamps().map(|t| t.0) == p.timestamps().map(|t| t.0))
             };
@@ -328,7 +328,7 @@ impl Pair {
                 let seq = it.next()?.seq;
                 it.all(|q| q.seq == seq).then_some(seq)
             };
-            let has_ids = p.ident.is_some_and(|i| i != 0) || p.timestamps().is_some();
+            let has_ids = p.ident().is_some_and(|i| i != 0) || p.timestamps().is_some();
             if has_ids {
                 unique(Box::new(self.q[d][o].iter().filter(same).filter(strong)))
             } else {
@@ -471,7 +471,7 @@ impl Pair {
                     self.off[S2C].is_some_and(|o| o != 0)
                         && (c.window != s.window
                             || s.timestamps().is_some_and(|t| t.1 != 0)
-                            || c.ident.is_some() && s.ident == Some(0) && c.ident != Some(0))
+                            || c.ident().is_some() && s.ident() == Some(0) && c.ident() != Some(0))
                 }
                 _ => false,
             }
@@ -498,7 +498,7 @@ impl Pair {
             let data: Vec<&&(usize, Packet, Packet)> =
                 pairs.iter().filter(|x| x.1.payload_len > 0).collect();
             let diff = if let Some(x) = data.first() {
-                i32::from(x.1.ttl) - i32::from(x.2.ttl)
+                i32::from(x.1.ip.ttl) - i32::from(x.2.ip.ttl)
             } else {
                 let med = |v: Vec<u8>| -> Option<u8> {
                     let mut v = v;
@@ -506,8 +506,8 @@ impl Pair {
                     v.get(v.len() / 2).copied()
                 };
                 match (
-                    med(pairs.iter().map(|x| x.1.ttl).collect()),
-                    med(pairs.iter().map(|x| x.2.ttl).collect()),
+                    med(pairs.iter().map(|x| x.1.ip.ttl).collect()),
+                    med(pairs.iter().map(|x| x.2.ip.ttl).collect()),
                 ) {
                     (Some(a), Some(b)) => i32::from(a) - i32::from(b),
                     _ => 0,
@@ -576,8 +576,8 @@ impl Pair {
             self.data_aligned[d] = true;
         }
         if !(cx.proxied && proxy_built) {
-            let h = i16::from(p.ttl) - i16::from(q.ttl);
-            let e = self.hops[d].entry(h).or_insert((0, p.ttl, q.ttl));
+            let h = i16::from(p.ip.ttl) - i16::from(q.ip.ttl);
+            let e = self.hops[d].entry(h).or_insert((0, p.ip.ttl, q.ip.ttl));
             e.0 += 1;
         }
     }
@@ -819,7 +819,7 @@ impl Pair {
             return None;
         }
         let id = p
-            .ident
+            .ident()
             .and_then(|i| u16::try_from(i).ok())
             .filter(|i| *i != 0)?;
         let ids = &self.facts[1 - s].recent_ids[d];
