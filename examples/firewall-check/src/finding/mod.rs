@@ -12,7 +12,7 @@ pub mod kind;
 pub mod value;
 
 pub use confidence::Confidence;
-pub use evidence::{CaptureSide, Cause, Compared, Evidence, Frames};
+pub use evidence::{CaptureSide, Cause, Compared, Evidence, Frames, TunnelAction, TunnelPoint};
 pub use impact::{Cost, Impact};
 pub use kind::{endpoint_json, nat_ends, nat_ends_text, Kind};
 pub use value::{Address, FieldValue, Party};
