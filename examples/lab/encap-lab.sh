@@ -14,7 +14,7 @@
 # the client's interface (inside.pcap) and encapsulated on r1's underlay
 # interface (underlay.pcap): the two sides of r1, the encapsulation point.
 #
-# Only 198.18.0.0/15 is used, the namespaces have no other interface and no
+# Only 198.18.0.0/15 and 2001:db8::/32 are used, the namespaces have no other interface and no
 # default route, so no packet can leave them. Namespace names are unique per
 # run ($LAB_NETNS-c, -r1, -r2, -s) and deleted on exit, whatever happens.
 # Offloads (GRO, TSO, GSO) are off on every interface, so the captures show
@@ -33,6 +33,8 @@
 #                    packets to ECT(1) (RFC 6040 Figure 4 gives ECT(1) inside)
 #   vxlan-bleach4    as inherit; r1 clears the outer ECN field after
 #                    encapsulating (what RFC 6040's compatibility mode gives)
+#   vxlan-inherit6   as vxlan-inherit4, the transfer over IPv6 (2001:db8:31::2
+#                    to 2001:db8:33::2) in the same IPv4 tunnel
 #   vxlan-ce-lost4   as vxlan-ce4, and r1 sets the inner ECN field of the
 #                    decapsulated CE packets back to ECT(0) (iptables TOS on
 #                    packets from vx0): a tunnel egress that ignores the
@@ -42,7 +44,7 @@ set -euo pipefail
 
 LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
 PY="${LAB_PYTHON:-python3}"
-CASES="vxlan-inherit4 vxlan-fixed4 vxlan-ce4 vxlan-ect1-4 vxlan-bleach4 vxlan-ce-lost4"
+CASES="vxlan-inherit4 vxlan-fixed4 vxlan-ce4 vxlan-ect1-4 vxlan-bleach4 vxlan-ce-lost4 vxlan-inherit6"
 
 die() { echo "encap-lab: $*" >&2; exit 1; }
 skip() { echo "encap-lab: cannot run here: $*" >&2; exit 77; }
@@ -50,7 +52,7 @@ skip() { echo "encap-lab: cannot run here: $*" >&2; exit 77; }
 check_env() {
   [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, netfilter)"
   local t
-  for t in ip iptables tcpdump ethtool python3; do
+  for t in ip iptables ip6tables tcpdump ethtool python3; do
     command -v "$t" >/dev/null 2>&1 || skip "missing tool: $t"
   done
 }
@@ -105,6 +107,10 @@ in_() { local ns="$1"; shift; ip netns exec "$ns" "$@"; }
 for ns in "${NSS[@]}"; do
   ip netns add "$ns"
   ip -n "$ns" link set lo up
+  # No duplicate address detection or router advertisements: addresses are
+  # usable at once (set before the interfaces exist, so they inherit it).
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_ra=0 net.ipv6.conf.default.accept_ra=0
 done
 ip -n "$C" link add c0 type veth peer name a0 netns "$R1"
 ip -n "$R1" link add u1 type veth peer name u2 netns "$R2"
@@ -115,6 +121,10 @@ ip -n "$R1" addr add 198.18.32.1/24 dev u1
 ip -n "$R2" addr add 198.18.32.2/24 dev u2
 ip -n "$R2" addr add 198.18.33.1/24 dev b0
 ip -n "$S" addr add 198.18.33.2/24 dev s0
+ip -n "$C" addr add 2001:db8:31::2/64 dev c0 nodad
+ip -n "$R1" addr add 2001:db8:31::1/64 dev a0 nodad
+ip -n "$R2" addr add 2001:db8:33::1/64 dev b0 nodad
+ip -n "$S" addr add 2001:db8:33::2/64 dev s0 nodad
 
 # The tunnel: VXLAN VNI 42 between the underlay addresses, its outer DS
 # field by the case.
@@ -128,6 +138,8 @@ ip -n "$R2" link add vx0 type vxlan id 42 local 198.18.32.2 remote 198.18.32.1 d
   dstport 4789 ttl 64 ${TOS[@]+"${TOS[@]}"}
 ip -n "$R1" addr add 198.18.34.1/24 dev vx0
 ip -n "$R2" addr add 198.18.34.2/24 dev vx0
+ip -n "$R1" addr add 2001:db8:34::1/64 dev vx0 nodad
+ip -n "$R2" addr add 2001:db8:34::2/64 dev vx0 nodad
 
 for dev in "$C:c0" "$R1:a0" "$R1:u1" "$R1:vx0" "$R2:u2" "$R2:vx0" "$R2:b0" "$S:s0"; do
   ns="${dev%%:*}"; d="${dev#*:}"
@@ -147,17 +159,26 @@ neigh "$C" c0 198.18.31.1 "$R1" a0;   neigh "$R1" a0 198.18.31.2 "$C" c0
 neigh "$R1" u1 198.18.32.2 "$R2" u2;  neigh "$R2" u2 198.18.32.1 "$R1" u1
 neigh "$R1" vx0 198.18.34.2 "$R2" vx0; neigh "$R2" vx0 198.18.34.1 "$R1" vx0
 neigh "$R2" b0 198.18.33.2 "$S" s0;   neigh "$S" s0 198.18.33.1 "$R2" b0
+neigh "$C" c0 2001:db8:31::1 "$R1" a0;   neigh "$R1" a0 2001:db8:31::2 "$C" c0
+neigh "$R1" vx0 2001:db8:34::2 "$R2" vx0; neigh "$R2" vx0 2001:db8:34::1 "$R1" vx0
+neigh "$R2" b0 2001:db8:33::2 "$S" s0;   neigh "$S" s0 2001:db8:33::1 "$R2" b0
 
 # Routes only for the lab's own prefixes, the far LAN through the tunnel.
 ip -n "$C" route add 198.18.0.0/15 via 198.18.31.1
 ip -n "$S" route add 198.18.0.0/15 via 198.18.33.1
 ip -n "$R1" route add 198.18.33.0/24 via 198.18.34.2 dev vx0
 ip -n "$R2" route add 198.18.31.0/24 via 198.18.34.1 dev vx0
+ip -n "$C" -6 route add 2001:db8::/32 via 2001:db8:31::1
+ip -n "$S" -6 route add 2001:db8::/32 via 2001:db8:33::1
+ip -n "$R1" -6 route add 2001:db8:33::/64 via 2001:db8:34::2 dev vx0
+ip -n "$R2" -6 route add 2001:db8:31::/64 via 2001:db8:34::1 dev vx0
 for r in "$R1" "$R2"; do
-  in_ "$r" sysctl -qw net.ipv4.ip_forward=1
+  in_ "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
   # MSS clamping for the tunnel's overhead, on SYNs into the tunnel.
-  in_ "$r" iptables -t mangle -A FORWARD -o vx0 -p tcp --tcp-flags SYN,RST SYN \
-    -j TCPMSS --clamp-mss-to-pmtu
+  for t in iptables ip6tables; do
+    in_ "$r" "$t" -t mangle -A FORWARD -o vx0 -p tcp --tcp-flags SYN,RST SYN \
+      -j TCPMSS --clamp-mss-to-pmtu
+  done
 done
 in_ "$C" sysctl -qw net.ipv4.tcp_ecn=1
 in_ "$S" sysctl -qw net.ipv4.tcp_ecn=1
@@ -196,15 +217,17 @@ start_capture "$C" c0 inside.pcap tcp
 start_capture "$R1" u1 underlay.pcap "udp port 4789"
 
 # --- transfer ---------------------------------------------------------------
+FAM=4; DST=198.18.33.2
+case "$CASE" in *6) FAM=6; DST=2001:db8:33::2 ;; esac
 rm -f "$OUT/server.ready"
-in_ "$S" "$PY" "$LAB_DIR/xfer.py" server 5201 4 "$OUT/server.ready" "$BYTES" \
+in_ "$S" "$PY" "$LAB_DIR/xfer.py" server 5201 "$FAM" "$OUT/server.ready" "$BYTES" \
   --info "$OUT/server.tcpinfo.json" --cc cubic >"$OUT/server.log" 2>&1 &
 SRV_PID=$!
 PIDS+=($SRV_PID)
 for _ in $(seq 200); do [ -e "$OUT/server.ready" ] && break; sleep 0.05; done
 [ -e "$OUT/server.ready" ] || die "server did not start: $(cat "$OUT/server.log")"
 rm -f "$OUT/server.ready"
-in_ "$C" "$PY" "$LAB_DIR/xfer.py" client 198.18.33.2 5201 4 "$BYTES" --tos 0x88 \
+in_ "$C" "$PY" "$LAB_DIR/xfer.py" client "$DST" 5201 "$FAM" "$BYTES" --tos 0x88 \
   --info "$OUT/client.tcpinfo.json" --cc cubic >"$OUT/client.log" 2>&1 \
   || die "client failed: $(cat "$OUT/client.log")"
 wait "$SRV_PID" || die "server failed: $(cat "$OUT/server.log")"

@@ -143,6 +143,7 @@ pub const ENCAP_LAB: &[Req] = &[
     Req::Root,
     Req::Tool("ip"),
     Req::Tool("iptables"),
+    Req::Tool("ip6tables"),
     Req::Tool("tcpdump"),
     Req::Tool("ethtool"),
     Req::Tool("python3"),

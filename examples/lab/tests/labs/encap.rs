@@ -25,6 +25,9 @@
 //! decapsulation a CE (and an ECT(1)) on the outer header carried to an
 //! ECT(0) inner header, as RFC 6040 Figure 4 gives (`IP_ECN_decapsulate`).
 //!
+//! The same for an IPv6 transfer in the IPv4 tunnel (the traffic class
+//! copied with `tos inherit`, the MSS 1440 clamped to 1390).
+//!
 //! Shared rows: they check what the boxes did, not how fast.
 
 use std::collections::BTreeMap;
@@ -104,6 +107,14 @@ lab::rows! {
             ("tunnel_ecn_not_copied", C2S),
         ],
         checks: &[mss_clamped_by_the_overhead, ecn_not_copied],
+        ..BASE
+    },
+    /// `tos inherit` for an IPv6 transfer: the traffic class copied, the
+    /// MSS 1440 clamped to 1390, still by the 50-byte overhead.
+    vxlan_inherit6 => Case {
+        case: "vxlan-inherit6",
+        findings: INHERIT,
+        checks: &[mss6_clamped_by_the_overhead, outer_ecn_copied, dscp_copied],
         ..BASE
     },
     /// The decapsulated CE set back to ECT(0): the congestion mark lost.
@@ -198,6 +209,15 @@ fn mss_clamped_by_the_overhead(run: &Run) {
     assert_eq!(t["encapsulation"], "vxlan", "{f}");
     assert_eq!(t["overhead_bytes"], 50, "{f}");
     assert_eq!(t["mss_matches_overhead"], true, "{f}");
+}
+
+/// The IPv6 SYN's MSS 1440 became 1390 in the tunnel (MTU 1450 less 60).
+fn mss6_clamped_by_the_overhead(run: &Run) {
+    let f = finding(&run.compare, "tunnel_mss_clamped", C2S);
+    assert_eq!(f["before"]["mss_bytes"], 1440, "{f}");
+    assert_eq!(f["after"]["mss_bytes"], 1390, "{f}");
+    assert_eq!(f["tunnel"]["overhead_bytes"], 50, "{f}");
+    assert_eq!(f["tunnel"]["mss_matches_overhead"], true, "{f}");
 }
 
 /// Every ECN-capable client packet's outer header carries its ECN field
