@@ -278,6 +278,18 @@ fn dscp_copied_or_not_copied_to_the_outer_header() {
     let doc = serde_json::to_value(&r).unwrap();
     assert_eq!(doc["findings"][0]["confidence"], "medium");
     assert_eq!(doc["findings"][0]["tunnel"]["encapsulation"], "gre");
+    // The schema holds a tunnel kind to its two fields, and other kinds
+    // to neither.
+    let validator = jsonschema::validator_for(&schema()).unwrap();
+    let mut bad = doc.clone();
+    bad["findings"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("confidence");
+    assert!(!validator.is_valid(&bad));
+    let mut bad = doc.clone();
+    bad["findings"][0]["kind"] = "dscp_changed".into();
+    assert!(!validator.is_valid(&bad));
     // Inner 0 under outer 0 shows nothing.
     assert!(compare(&connection(), true).findings.is_empty());
 }
