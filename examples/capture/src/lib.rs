@@ -52,7 +52,7 @@ pub mod tally;
 pub mod timestamp;
 pub mod writer;
 
-pub use encap::{EncapKind, Skip, Tunnels};
+pub use encap::{EncapKind, OuterIp, Skip, Tunnels};
 pub use error::{BlockLengthProblem, CaptureError, DecodeError};
 pub use reader::{CaptureFormat, CaptureReader, Record};
 pub use segment::{decode_segment, decode_tcp, IpInfo, IpVersion, TcpSegment};

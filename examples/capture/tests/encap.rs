@@ -239,3 +239,47 @@ fn nesting_is_bounded() {
         Some(Skip::TooDeep)
     );
 }
+
+#[test]
+fn the_outer_ip_header_is_the_innermost_layer_carried_in_ip() {
+    // GRE: the outer IPv4 (20) or IPv6 (40) header and GRE's 4 bytes, 4
+    // more each for a checksum, a key, a sequence number (gre.pcap has
+    // each). VXLAN over IPv4: IPv4 (20) + UDP (8) + VXLAN (8) + Ethernet (14).
+    for (file, kind) in [
+        ("gre.pcap", EncapKind::Gre),
+        ("vxlan.pcap", EncapKind::Vxlan),
+    ] {
+        let mut seen = std::collections::BTreeSet::new();
+        for (lt, frame, orig) in records(&corpus("encap").join(file)) {
+            let seg = decode_segment(lt, &frame, orig).expect("a segment");
+            let inner_at = seg.tcp_offset - seg.ip.header_len;
+            let o = seg.tunnels.outer_ip(inner_at).expect("an outer IP header");
+            assert_eq!(o.kind, kind, "{file}");
+            let ip = if o.v6 { 40 } else { 20 };
+            let allowed: &[usize] = if kind == EncapKind::Vxlan {
+                &[30]
+            } else {
+                &[4, 8, 12]
+            };
+            assert!(allowed.contains(&(o.overhead - ip)), "{file}: {o:?}");
+            seen.insert(o.overhead);
+            // The TOS byte and TTL are those of the outer header.
+            let at = inner_at - o.overhead;
+            assert_eq!(frame[at] >> 4, if o.v6 { 6 } else { 4 });
+            if !o.v6 {
+                assert_eq!((o.tos, o.ttl), (frame[at + 1], frame[at + 8]), "{file}");
+            }
+        }
+        assert!(!seen.is_empty());
+    }
+    // Nested IP in IP: the innermost outer header, 20 bytes before the inner.
+    let mut pkt = nested_ipip(2);
+    pkt[20 + 1] = 0x8a; // the second header's TOS: AF41, ECT(0)
+    let seg = decode_segment(LINKTYPE_RAW, &pkt, pkt.len() as u32).unwrap();
+    let o = seg.tunnels.outer_ip(40).expect("outer");
+    assert_eq!((o.kind, o.tos, o.overhead), (EncapKind::IpInIp, 0x8a, 20));
+    // A plain segment has none.
+    let plain = nested_ipip(0);
+    let seg = decode_segment(LINKTYPE_RAW, &plain, plain.len() as u32).unwrap();
+    assert_eq!(seg.tunnels.outer_ip(0), None);
+}

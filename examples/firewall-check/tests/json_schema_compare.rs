@@ -48,6 +48,8 @@ fn compare_output_validates() {
         ("synproxy-inside.pcap", "synproxy-outside.pcap"),
         ("clean6-inside.pcap", "clean6-outside.pcap"),
         ("campus-inside.pcap", "nat-outside.pcap"),
+        // Across a VXLAN tunnel's encapsulation point: the tunnel kinds.
+        ("encap/vxlan-inside.pcap", "encap/vxlan-underlay.pcap"),
     ];
     let mut kinds = BTreeSet::new();
     for (a, b) in pairs {

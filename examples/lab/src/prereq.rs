@@ -44,6 +44,9 @@ pub enum Unmet {
     /// `tc qdisc add ... tbf` failed.
     #[error("the tbf qdisc (tc qdisc add ... tbf failed: kernel sch_tbf)")]
     Tbf,
+    /// `ip link add ... type vxlan` failed.
+    #[error("VXLAN devices (ip link add ... type vxlan failed in a scratch namespace: kernel vxlan module)")]
+    Vxlan,
     /// `/dev/net/tun` does not open.
     #[error("TUN devices (/dev/net/tun: {0}; kernel tun module)")]
     Tun(#[source] Arc<io::Error>),
@@ -88,6 +91,8 @@ pub enum Req {
     Nft,
     /// The `tbf` qdisc (`tc qdisc add ... tbf`).
     Tbf,
+    /// VXLAN devices (`ip link add ... type vxlan`).
+    Vxlan,
     /// TUN devices (`/dev/net/tun` opens read-write).
     Tun,
     /// A TCP congestion control a socket can ask for (`TCP_CONGESTION`;
@@ -104,6 +109,7 @@ impl core::fmt::Display for Req {
             Req::Iptables => f.write_str("iptables targets"),
             Req::Nft => f.write_str("nftables"),
             Req::Tbf => f.write_str("tc tbf"),
+            Req::Vxlan => f.write_str("VXLAN devices"),
             Req::Tun => f.write_str("TUN devices"),
             Req::Congestion(cc) => write!(f, "congestion control {cc}"),
         }
@@ -130,6 +136,20 @@ pub const NETFILTER_LAB: &[Req] = &[
     Req::Tool("tcpdump"),
     Req::Netns,
     Req::Iptables,
+];
+
+/// What the encapsulation lab (`encap-lab.sh`) needs.
+pub const ENCAP_LAB: &[Req] = &[
+    Req::Root,
+    Req::Tool("ip"),
+    Req::Tool("iptables"),
+    Req::Tool("ip6tables"),
+    Req::Tool("tcpdump"),
+    Req::Tool("ethtool"),
+    Req::Tool("python3"),
+    Req::Netns,
+    Req::Iptables,
+    Req::Vxlan,
 ];
 
 /// What the QBSS lab (`qbss-lab.sh`) needs.
@@ -161,6 +181,7 @@ pub fn for_script(script: &str) -> &'static [Req] {
     match script {
         "lab.sh" => LAB_SH,
         "netfilter-lab.sh" => NETFILTER_LAB,
+        "encap-lab.sh" => ENCAP_LAB,
         "qbss-lab.sh" => QBSS_LAB,
         "probe-lab.sh" => PROBE_LAB,
         _ => &[Req::Root, Req::Tool("ip"), Req::Netns],
@@ -228,7 +249,13 @@ pub fn check(reqs: &[Req]) -> Result<(), Missing> {
 fn needs_root(r: Req) -> bool {
     matches!(
         r,
-        Req::Netns | Req::Iptables | Req::Nft | Req::Tbf | Req::Tun | Req::Congestion(_)
+        Req::Netns
+            | Req::Iptables
+            | Req::Nft
+            | Req::Tbf
+            | Req::Vxlan
+            | Req::Tun
+            | Req::Congestion(_)
     )
 }
 
@@ -305,6 +332,30 @@ fn check_one(r: Req, scratch_ns: &mut Scratch) -> Result<(), Unmet> {
             );
             let _ = in_ns(&ns, "tc", &["qdisc", "del", "dev", "lo", "root"]);
             ok.then_some(()).ok_or(Unmet::Tbf)
+        }
+        Req::Vxlan => {
+            let ns = scratch(scratch_ns)?;
+            let ok = in_ns(
+                &ns,
+                "ip",
+                &[
+                    "link",
+                    "add",
+                    "labvx",
+                    "type",
+                    "vxlan",
+                    "id",
+                    "1",
+                    "local",
+                    "198.18.32.1",
+                    "remote",
+                    "198.18.32.2",
+                    "dstport",
+                    "4789",
+                ],
+            );
+            let _ = in_ns(&ns, "ip", &["link", "del", "labvx"]);
+            ok.then_some(()).ok_or(Unmet::Vxlan)
         }
         Req::Tun => std::fs::OpenOptions::new()
             .read(true)

@@ -91,6 +91,24 @@ impl Ctx {
         }
     }
 
+    /// Runs `encap-lab.sh CASE DIR ARGS...` (deadline 120 s) in a fresh
+    /// directory: its captures are `inside.pcap` (bare, the client's link)
+    /// and `underlay.pcap` (encapsulated, the first router's underlay).
+    pub fn encap_lab(&self, case: &str, args: &[&str]) -> CaseRun {
+        let dir = self.fresh_dir(case);
+        Script::new("encap-lab.sh")
+            .arg(case)
+            .arg(&dir)
+            .args(args)
+            .run(&dir);
+        CaseRun {
+            dir,
+            case: case.to_string(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            tools: *self.tools(),
+        }
+    }
+
     /// Runs `qbss-lab.sh PRESET DIR --scale F` (deadline 150 s) with the
     /// lab's `qbss-model` and `qbss-router`.
     pub fn qbss_lab(&self, preset: &str, scale: f64) -> QbssRun {

@@ -53,7 +53,7 @@ pub mod vxlan;
 
 pub use skip::{NotIp, Skip, SkipReason, Unsupported};
 pub(crate) use tunnels::{Count, Recorder};
-pub use tunnels::{KeyPart, Layer, OwnedTunnels, Tunnel, TunnelKey, Tunnels, MAX_LAYERS};
+pub use tunnels::{KeyPart, Layer, OuterIp, OwnedTunnels, Tunnel, TunnelKey, Tunnels, MAX_LAYERS};
 
 /// The kinds of layer a segment can be carried in, one per format.
 ///

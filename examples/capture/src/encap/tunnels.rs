@@ -195,6 +195,41 @@ impl<'a> Tunnels<'a> {
         key
     }
 
+    /// The IP header that encapsulates the inner IP packet: that of the
+    /// innermost layer carried in IP (the one the nearest encapsulating box
+    /// wrote, e.g. the GRE or VXLAN packet's outer header), with its DS
+    /// field and TTL and how many bytes it and the headers after it add in
+    /// front of the inner IP header, which starts at `inner_ip_at` in the
+    /// frame (the tunnel's overhead). `None` for a segment on a plain link
+    /// or in link-level layers only (MPLS, PPPoE, ...).
+    pub fn outer_ip(&self, inner_ip_at: usize) -> Option<OuterIp> {
+        if self.len == 0 {
+            return None;
+        }
+        let keep = self.raw();
+        let last = (0..keep.len)
+            .rev()
+            .map(|i| keep.layers[i])
+            .find(|l| l.outer.is_some())?;
+        let at = last.outer?;
+        let first = *self.frame.get(at)?;
+        let (tos, ttl) = match first >> 4 {
+            4 => (*self.frame.get(at + 1)?, *self.frame.get(at + 8)?),
+            6 => {
+                let b1 = *self.frame.get(at + 1)?;
+                ((first << 4) | (b1 >> 4), *self.frame.get(at + 7)?)
+            }
+            _ => return None,
+        };
+        Some(OuterIp {
+            kind: last.kind,
+            v6: first >> 4 == 6,
+            tos,
+            ttl,
+            overhead: inner_ip_at.checked_sub(at)?,
+        })
+    }
+
     /// An owned copy of the layers, for keeping past the frame (a
     /// connection's report names the tunnel its segments came in): the
     /// first `keep` bytes of the frame, which must reach past the inner IP
@@ -212,6 +247,23 @@ impl<'a> Tunnels<'a> {
             frame: self.frame[..end].into(),
         }
     }
+}
+
+/// The outer IP header of a tunnel, as [`Tunnels::outer_ip`] finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OuterIp {
+    /// The layer that header carries (GRE, VXLAN, IP in IP, ...).
+    pub kind: EncapKind,
+    /// IPv6 rather than IPv4.
+    pub v6: bool,
+    /// Its TOS byte / traffic class: DSCP and ECN field.
+    pub tos: u8,
+    /// Its TTL / hop limit.
+    pub ttl: u8,
+    /// Bytes from its first byte to the inner IP header's: the outer IP
+    /// header and every header after it (for GRE over IPv4 without key 24,
+    /// for VXLAN over IPv4 50: UDP, VXLAN and the inner Ethernet header).
+    pub overhead: usize,
 }
 
 /// The layers of one segment, owned ([`Tunnels::to_owned_prefix`]): the

@@ -92,4 +92,50 @@ pub struct Compared {
     pub frames: Frames,
     /// Whose doing the change most likely is.
     pub cause: Cause,
+    /// For the `tunnel_*` kinds: the encapsulation point the packets
+    /// crossed between the two captures.
+    pub tunnel: Option<TunnelPoint>,
+}
+
+/// What the box between the two captures did to the packets of a finding
+/// with the tunnel: put them into it or took them out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TunnelAction {
+    /// Bare (or in another tunnel) before the box, encapsulated after it.
+    Encapsulation,
+    /// Encapsulated before the box, bare (or in another tunnel) after it.
+    Decapsulation,
+}
+
+impl TunnelAction {
+    /// `encapsulation` or `decapsulation`, the names in JSON and text.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TunnelAction::Encapsulation => "encapsulation",
+            TunnelAction::Decapsulation => "decapsulation",
+        }
+    }
+}
+
+/// The encapsulation point a `tunnel_*` finding's packets crossed, as the
+/// first affected packet showed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TunnelPoint {
+    /// Into the tunnel or out of it.
+    pub action: TunnelAction,
+    /// The tunnel (the layer the outer IP header carries).
+    pub encapsulation: capture::EncapKind,
+    /// Bytes the tunnel adds in front of the inner IP header: the outer IP
+    /// header and the headers after it.
+    pub overhead: u16,
+    /// `tunnel_mss_clamped`: the MSS fell by exactly [`Self::overhead`]
+    /// (a clamp to the tunnel's MTU from a full-sized MSS).
+    pub mss_matches_overhead: Option<bool>,
+    /// The ECN kinds: the ECN field of the outer header (at encapsulation
+    /// as the box wrote it, at decapsulation as it arrived).
+    pub outer_ecn: Option<u8>,
+    /// The ECN kinds: what RFC 6040 gives (normal mode at encapsulation,
+    /// Figure 4 at decapsulation); `None` inside for a packet RFC 6040
+    /// drops (inner Not-ECT under an outer CE).
+    pub rfc6040: Option<Option<u8>>,
 }

@@ -244,4 +244,7 @@ pub enum Cost {
     },
     /// A kind only active probing finds: its title.
     ProbeOnly(Kind),
+    /// What a tunnel kind other than the MSS's and a DSCP not copied
+    /// costs (those have their figures): the kind.
+    Tunnel(Kind),
 }

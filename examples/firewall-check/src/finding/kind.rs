@@ -50,6 +50,23 @@ pub enum Kind {
     DscpChanged,
     /// The ECN field or the ECE/CWR flags were rewritten.
     EcnChanged,
+    /// The MSS was lowered where the packets entered or left a tunnel
+    /// (the captures are on the two sides of an encapsulation point).
+    TunnelMssClamped,
+    /// The encapsulating box copied the inner DSCP to the outer header.
+    TunnelDscpCopied,
+    /// The encapsulating box did not copy the inner DSCP to the outer
+    /// header (the outer DSCP is another, usually fixed, value).
+    TunnelDscpNotCopied,
+    /// The encapsulating box did not copy an ECN-capable inner ECN field
+    /// to the outer header: outer Not-ECT, RFC 6040's compatibility mode.
+    TunnelEcnNotCopied,
+    /// The ECN field at encapsulation or decapsulation is neither what RFC
+    /// 6040's normal mode nor its compatibility mode gives.
+    TunnelEcnNonstandard,
+    /// A CE mark on the outer header was not carried to the inner header
+    /// at decapsulation (RFC 6040 Figure 4): the congestion signal is lost.
+    TunnelCeNotPropagated,
     /// Packets crossed the middlebox's entry side and not its exit side.
     PacketDropped,
     /// Packets appeared on the exit side that the sender never sent.
@@ -70,7 +87,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in report order.
-    pub const ALL: [Kind; 24] = [
+    pub const ALL: [Kind; 30] = [
         Kind::HandshakeProxied,
         Kind::Nat,
         Kind::WscaleStripped,
@@ -89,6 +106,12 @@ impl Kind {
         Kind::WindowRewritten,
         Kind::DscpChanged,
         Kind::EcnChanged,
+        Kind::TunnelMssClamped,
+        Kind::TunnelDscpCopied,
+        Kind::TunnelDscpNotCopied,
+        Kind::TunnelEcnNotCopied,
+        Kind::TunnelEcnNonstandard,
+        Kind::TunnelCeNotPropagated,
         Kind::PacketDropped,
         Kind::PacketInjected,
         Kind::CaptureLoss,
@@ -98,10 +121,10 @@ impl Kind {
     ];
 
     /// The kinds `compare` can report (all but the probing-only ones).
-    pub const COMPARE: [Kind; 21] = {
-        let mut out = [Kind::CaptureLoss; 21];
+    pub const COMPARE: [Kind; 27] = {
+        let mut out = [Kind::CaptureLoss; 27];
         let mut i = 0;
-        while i < 21 {
+        while i < 27 {
             out[i] = Kind::ALL[i];
             i += 1;
         }
@@ -129,6 +152,12 @@ impl Kind {
             Kind::WindowRewritten => "window_rewritten",
             Kind::DscpChanged => "dscp_changed",
             Kind::EcnChanged => "ecn_changed",
+            Kind::TunnelMssClamped => "tunnel_mss_clamped",
+            Kind::TunnelDscpCopied => "tunnel_dscp_copied",
+            Kind::TunnelDscpNotCopied => "tunnel_dscp_not_copied",
+            Kind::TunnelEcnNotCopied => "tunnel_ecn_not_copied",
+            Kind::TunnelEcnNonstandard => "tunnel_ecn_nonstandard",
+            Kind::TunnelCeNotPropagated => "tunnel_ce_not_propagated",
             Kind::PacketDropped => "packet_dropped",
             Kind::PacketInjected => "packet_injected",
             Kind::CaptureLoss => "capture_loss",
@@ -164,6 +193,16 @@ impl Kind {
             Kind::WindowRewritten => "window field rewritten",
             Kind::DscpChanged => "DSCP rewritten",
             Kind::EcnChanged => "ECN rewritten",
+            Kind::TunnelMssClamped => "MSS lowered at a tunnel's edge",
+            Kind::TunnelDscpCopied => "DSCP copied to the tunnel's outer header",
+            Kind::TunnelDscpNotCopied => "DSCP not copied to the tunnel's outer header",
+            Kind::TunnelEcnNotCopied => {
+                "ECN not copied to the tunnel's outer header (RFC 6040 compatibility mode)"
+            }
+            Kind::TunnelEcnNonstandard => "tunnel ECN handling outside RFC 6040",
+            Kind::TunnelCeNotPropagated => {
+                "CE mark on the tunnel's outer header lost at decapsulation"
+            }
             Kind::PacketDropped => "packets missing after the middlebox",
             Kind::PacketInjected => "packets the sender never sent",
             Kind::CaptureLoss => "frames missing from one capture (not from the wire)",
@@ -205,6 +244,24 @@ impl Kind {
             Kind::EcnChanged => {
                 "ECN bleaching by a router or firewall that clears or rewrites the ECN bits"
             }
+            Kind::TunnelMssClamped => {
+                "MSS clamping for the tunnel's overhead at its ingress or egress (Linux iptables TCPMSS --clamp-mss-to-pmtu on the tunnel, Cisco \"ip tcp adjust-mss\" on a tunnel interface, Juniper \"tcp-mss\" on GRE/IPsec); standard, so that segments fit the tunnel's MTU unfragmented"
+            }
+            Kind::TunnelDscpCopied => {
+                "the tunnel copies the inner DS field to the outer header (Linux ip tunnel \"tos inherit\", Cisco GRE's default), so that the underlay queues the packets by their own class"
+            }
+            Kind::TunnelDscpNotCopied => {
+                "the tunnel writes a fixed outer DSCP (Linux ip tunnel \"tos 0\", the default for Linux GRE, IPIP and VXLAN; \"tos N\"), so the underlay queues every packet of the tunnel alike; or a router on the underlay between the tunnel's ingress and the capture re-marked the outer header"
+            }
+            Kind::TunnelEcnNotCopied => {
+                "a tunnel ingress in RFC 6040 compatibility mode (or RFC 3168's limited functionality, or an RFC 2003 tunnel that sets the outer ECN field to Not-ECT): congestion inside the tunnel is signalled by drops, not marks; or a router on the underlay cleared the outer ECN field"
+            }
+            Kind::TunnelEcnNonstandard => {
+                "a tunnel endpoint that handles ECN neither per RFC 6040's normal nor its compatibility mode (an ECN-capable outer header for a Not-ECT inner one, or an inner ECN field rebuilt otherwise than Figure 4 of RFC 6040 gives)"
+            }
+            Kind::TunnelCeNotPropagated => {
+                "a tunnel egress that ignores the outer ECN field at decapsulation (RFC 2003/2784 era code, a VPN or tunnel offload that does not implement RFC 6040), or a router on the underlay that cleared the mark after the capture: the sender never learns of the congestion inside the tunnel"
+            }
             Kind::Nat => {
                 "network address and port translation: destination NAT (port forwarding, a load balancer VIP) rewrites the destination of the client's packets, source NAT/PAT (masquerading) their source; the replies are translated back"
             }
@@ -238,8 +295,33 @@ impl Kind {
     /// True when the kind is a change the middlebox made to the traffic
     /// (exit status 3); false for what is about the captures themselves
     /// ([`Kind::CaptureLoss`]).
+    /// The tunnel kinds other than [`Kind::TunnelCeNotPropagated`] name
+    /// what an encapsulating box does by standard or by configuration, not
+    /// a fault: they do not make the exit status 3 either.
     pub const fn is_tampering(self) -> bool {
-        !matches!(self, Kind::CaptureLoss)
+        !matches!(
+            self,
+            Kind::CaptureLoss
+                | Kind::TunnelMssClamped
+                | Kind::TunnelDscpCopied
+                | Kind::TunnelDscpNotCopied
+                | Kind::TunnelEcnNotCopied
+                | Kind::TunnelEcnNonstandard
+        )
+    }
+
+    /// True for the kinds about an encapsulation point (`tunnel_*`): their
+    /// findings carry the tunnel's evidence and their own confidence.
+    pub const fn is_tunnel(self) -> bool {
+        matches!(
+            self,
+            Kind::TunnelMssClamped
+                | Kind::TunnelDscpCopied
+                | Kind::TunnelDscpNotCopied
+                | Kind::TunnelEcnNotCopied
+                | Kind::TunnelEcnNonstandard
+                | Kind::TunnelCeNotPropagated
+        )
     }
 
     /// True for kinds whose before/after values vary from packet to packet
@@ -250,6 +332,12 @@ impl Kind {
             Kind::WindowRewritten
                 | Kind::DscpChanged
                 | Kind::EcnChanged
+                | Kind::TunnelMssClamped
+                | Kind::TunnelDscpCopied
+                | Kind::TunnelDscpNotCopied
+                | Kind::TunnelEcnNotCopied
+                | Kind::TunnelEcnNonstandard
+                | Kind::TunnelCeNotPropagated
                 | Kind::MssClamped
                 | Kind::MssChanged
                 | Kind::WscaleChanged

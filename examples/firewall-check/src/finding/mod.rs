@@ -12,7 +12,7 @@ pub mod kind;
 pub mod value;
 
 pub use confidence::Confidence;
-pub use evidence::{CaptureSide, Cause, Compared, Evidence, Frames};
+pub use evidence::{CaptureSide, Cause, Compared, Evidence, Frames, TunnelAction, TunnelPoint};
 pub use impact::{Cost, Impact};
 pub use kind::{endpoint_json, nat_ends, nat_ends_text, Kind};
 pub use value::{Address, FieldValue, Party};
@@ -22,10 +22,13 @@ use crate::conn::Direction;
 /// One thing found: what, in which direction, how sure, what shows it and
 /// what it costs.
 ///
-/// `compare`'s findings are all [`Confidence::High`]: each rests on the
-/// same packet seen on both sides of the middlebox (or, for packets seen on
-/// one side only, on what the other capture's wire shows of them), so no
-/// other behaviour of a stack or a middlebox gives the same two captures.
+/// `compare`'s findings are [`Confidence::High`]: each rests on the same
+/// packet seen on both sides of the middlebox (or, for packets seen on one
+/// side only, on what the other capture's wire shows of them), so no other
+/// behaviour of a stack or a middlebox gives the same two captures. The
+/// exceptions are tunnel kinds that a router on the underlay, or a fixed
+/// outer DSCP that happens to equal the inner one, could also explain
+/// (medium; see `analysis::compare::report::confidence_of`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
     /// What was found.

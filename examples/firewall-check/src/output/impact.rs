@@ -6,7 +6,7 @@
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::finding::impact::{LossLimit, MisreadWindow, Need, PhbClass};
-use crate::finding::{CaptureSide, Cost, FieldValue, Impact};
+use crate::finding::{CaptureSide, Cost, FieldValue, Impact, Kind};
 use crate::output::finding::value_text;
 use crate::output::format::{duration_text as ms, rate_text as rate, Thousands};
 
@@ -107,6 +107,7 @@ pub fn impact_text(i: &Impact) -> String {
             option_kind.map(|k| k.to_string()).unwrap_or_default()
         ),
         Cost::ProbeOnly(kind) => kind.title().to_string(),
+        Cost::Tunnel(kind) => tunnel_text(*kind).to_string(),
         cost @ (Cost::WscaleChangedUnread
         | Cost::WscaleAdded
         | Cost::MssChangedUnread
@@ -116,6 +117,24 @@ pub fn impact_text(i: &Impact) -> String {
         | Cost::EcnChanged
         | Cost::HandshakeProxied
         | Cost::PacketsInjected) => fixed_text(cost).to_string(),
+    }
+}
+
+/// What a tunnel kind costs, in words.
+fn tunnel_text(kind: Kind) -> &'static str {
+    match kind {
+        Kind::TunnelDscpCopied => {
+            "none: the underlay queues the packets by their own class"
+        }
+        Kind::TunnelEcnNotCopied => {
+            "routers inside the tunnel cannot mark these packets: they signal congestion by dropping them, as for a sender without ECN"
+        }
+        Kind::TunnelCeNotPropagated => {
+            "congestion marks set inside the tunnel never reach the receiver: the sender does not slow down until the queue overflows and drops packets"
+        }
+        _ => {
+            "the ECN signal through the tunnel is not the one RFC 6040 defines: congestion marks may be lost, or packets dropped that a mark would have spared"
+        }
     }
 }
 

@@ -17,12 +17,15 @@
 //! - [`advice`]: the advised buffer applied to the kernel reaches the rate;
 //! - [`netfilter`]: `rewrite` byte for byte against TCPMSS and TCPOPTSTRIP;
 //! - [`qbss`]: `qbss-model` against `qbss-router` and real sockets;
+//! - [`encap`]: `compare` across a real VXLAN tunnel's encapsulation
+//!   point (encap-lab.sh): MSS clamping, DSCP and ECN per RFC 6040;
 //! - `live` (with the crate's `live` feature, which needs libpcap-dev:
 //!   `cargo test -p lab --features live -- --ignored live::`):
 //!   `dump`, `analyze` and `compare -i` capturing real transfers.
 
 mod advice;
 mod common;
+mod encap;
 mod firewall;
 #[cfg(feature = "live")]
 mod live;
@@ -40,6 +43,7 @@ static LABS: lab::Lab = lab::Lab::new(
         advice::ROWS,
         netfilter::ROWS,
         qbss::ROWS,
+        encap::ROWS,
     ],
 );
 
@@ -53,6 +57,7 @@ static LABS: lab::Lab = lab::Lab::new(
         advice::ROWS,
         netfilter::ROWS,
         qbss::ROWS,
+        encap::ROWS,
         live::ROWS,
     ],
 );
@@ -71,6 +76,7 @@ fn rows_are_named_after_their_tests() {
                 "advice",
                 "netfilter",
                 "qbss",
+                "encap",
                 "live"
             ]
             .contains(&suite),
@@ -82,6 +88,21 @@ fn rows_are_named_after_their_tests() {
     names.sort_unstable();
     names.dedup();
     assert_eq!(names.len(), n, "a row name twice");
+}
+
+/// Every case of encap-lab.sh (`--list`, no root needed) is a row.
+#[test]
+fn every_encap_lab_case_has_a_row() {
+    let out = std::process::Command::new("bash")
+        .arg(lab::run::script_path("encap-lab.sh"))
+        .arg("--list")
+        .output()
+        .expect("bash encap-lab.sh --list");
+    assert!(out.status.success(), "{out:?}");
+    let used: Vec<&str> = encap::CASES.iter().map(|c| c.1.case()).collect();
+    for case in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+        assert!(used.contains(&case), "encap-lab.sh case {case} has no row");
+    }
 }
 
 /// Every case of lab.sh (`lab.sh --list`, no root needed) is a row of some

@@ -11,7 +11,11 @@ use tcp_options::Flags;
 
 use super::packet::Packet;
 use crate::conn::tracker::Direction;
-use crate::finding::{Address, CaptureSide, FieldValue, Frames, Kind, Party};
+use crate::finding::{
+    Address, CaptureSide, FieldValue, Frames, Kind, Party, TunnelAction, TunnelPoint,
+};
+use dscp::tunnel::{decapsulate, encapsulate, EncapsulationMode};
+use dscp::Ecn;
 
 /// An IP-level change outside the finding kinds, with the figures of its
 /// first example.
@@ -94,6 +98,9 @@ pub struct Acc {
     pub outside_span: u64,
     /// For [`Kind::Nat`] client to server: replies translated back.
     pub replies_translated: u64,
+    /// For the `tunnel_*` kinds: the encapsulation point, as the first
+    /// affected packet showed it.
+    pub tunnel: Option<TunnelPoint>,
 }
 
 /// Key of a finding inside one connection: direction ([`dir_index`]),
@@ -176,6 +183,7 @@ impl Collector {
                 nat: None,
                 outside_span: 0,
                 replies_translated: 0,
+                tunnel: None,
             }),
         };
         acc.count += 1;
@@ -333,13 +341,13 @@ impl PairCmp<'_> {
 
     /// DSCP, ECN (and the TCP ECN flags), addresses and ports; IP ID and
     /// DF as notes.
-    fn ip_layer(&mut self) {
+    fn ip_layer(&mut self, inner_ecn_judged: bool) {
         let (p, q) = (self.p, self.q);
         if p.ip.dscp() != q.ip.dscp() {
             let (b, a) = (FieldValue::Dscp(p.ip.dscp()), FieldValue::Dscp(q.ip.dscp()));
             self.add(Kind::DscpChanged, None, b, a);
         }
-        if p.ip.ecn() != q.ip.ecn() {
+        if p.ip.ecn() != q.ip.ecn() && !inner_ecn_judged {
             let (b, a) = (FieldValue::Ecn(p.ip.ecn()), FieldValue::Ecn(q.ip.ecn()));
             self.add(Kind::EcnChanged, None, b, a);
         }
@@ -364,6 +372,122 @@ impl PairCmp<'_> {
         if p.ip.df != q.ip.df {
             self.col.note(d, NoteDetail::Df { set: q.ip.df });
         }
+    }
+
+    /// Records a `tunnel_*` finding with its encapsulation point.
+    fn add_tunnel(
+        &mut self,
+        kind: Kind,
+        before: FieldValue,
+        after: FieldValue,
+        point: TunnelPoint,
+    ) {
+        let (fc, fs) = self.frames;
+        let acc = self.col.add(Hit {
+            key: (dir_index(self.cx.dir), kind, None, None),
+            before,
+            after,
+            frame_client_side: fc,
+            frame_server_side: fs,
+        });
+        if acc.tunnel.is_none() {
+            acc.tunnel = Some(point);
+        }
+    }
+
+    /// The encapsulation point between the two captures, when the pair
+    /// crossed one: the DS field the encapsulating box wrote in the outer
+    /// header (DSCP copied or not, ECN per RFC 6040 Figure 3), and the
+    /// inner ECN field the decapsulating box rebuilt (RFC 6040 Figure 4),
+    /// each judged by the `dscp` crate's rules. True when the inner ECN
+    /// field's change (or its absence) was judged here, so that
+    /// `ecn_changed` does not report it again.
+    fn tunnel(&mut self) -> bool {
+        let (p, q) = (self.p, self.q);
+        if !p.crosses_tunnel(q) {
+            return false;
+        }
+        let mut judged = false;
+        // Out of p's tunnel: the box rebuilt the inner ECN field from p's
+        // inner and outer ones.
+        if let Some(o) = p.outer {
+            let (inner, outer, got) = (ecn(p.ip.tos), ecn(o.tos), ecn(q.ip.tos));
+            let expected = decapsulate(inner, outer).ecn();
+            let point = |rfc: Option<Ecn>| TunnelPoint {
+                action: TunnelAction::Decapsulation,
+                encapsulation: o.kind,
+                overhead: u16::try_from(o.overhead).unwrap_or(u16::MAX),
+                mss_matches_overhead: None,
+                outer_ecn: Some(outer.value()),
+                rfc6040: Some(rfc.map(Ecn::value)),
+            };
+            match expected {
+                Some(e) if e == got => judged = true,
+                // A CE mark the inner header does not carry on.
+                Some(Ecn::Ce) => {
+                    judged = true;
+                    self.add_tunnel(
+                        Kind::TunnelCeNotPropagated,
+                        FieldValue::Ecn(inner.value()),
+                        FieldValue::Ecn(got.value()),
+                        point(expected),
+                    );
+                }
+                // A CE the captured outer header does not explain: a
+                // router between the capture and the box may have marked
+                // it; left to `ecn_changed`.
+                Some(_) if got == Ecn::Ce => {}
+                _ => {
+                    judged = true;
+                    self.add_tunnel(
+                        Kind::TunnelEcnNonstandard,
+                        FieldValue::Ecn(inner.value()),
+                        FieldValue::Ecn(got.value()),
+                        point(expected),
+                    );
+                }
+            }
+        }
+        // Into q's tunnel: the box wrote q's outer header from q's inner one.
+        if let Some(o) = q.outer {
+            let (inner, outer) = (ecn(q.ip.tos), ecn(o.tos));
+            let normal = encapsulate(inner, EncapsulationMode::Normal);
+            let compat = encapsulate(inner, EncapsulationMode::Compatibility);
+            let point = |rfc: Option<Ecn>| TunnelPoint {
+                action: TunnelAction::Encapsulation,
+                encapsulation: o.kind,
+                overhead: u16::try_from(o.overhead).unwrap_or(u16::MAX),
+                mss_matches_overhead: None,
+                outer_ecn: rfc.map(|_| outer.value()),
+                rfc6040: rfc.map(|e| Some(e.value())),
+            };
+            let (inner_dscp, outer_dscp) = (q.ip.tos >> 2, o.tos >> 2);
+            let (b, a) = (FieldValue::Dscp(inner_dscp), FieldValue::Dscp(outer_dscp));
+            if inner_dscp != outer_dscp {
+                self.add_tunnel(Kind::TunnelDscpNotCopied, b, a, point(None));
+            } else if inner_dscp != 0 {
+                // An inner DSCP 0 under an outer 0 shows nothing: a fixed
+                // outer DSCP 0 gives the same.
+                self.add_tunnel(Kind::TunnelDscpCopied, b, a, point(None));
+            }
+            // Normal mode, or a CE mark a router inside the tunnel set
+            // (between the box and the capture) on an ECN-capable outer
+            // header: nothing to report.
+            let marked_inside = outer == Ecn::Ce && normal.is_ect();
+            if outer != normal && !marked_inside {
+                let kind = if outer == compat {
+                    Kind::TunnelEcnNotCopied
+                } else {
+                    Kind::TunnelEcnNonstandard
+                };
+                let (b, a) = (
+                    FieldValue::Ecn(inner.value()),
+                    FieldValue::Ecn(outer.value()),
+                );
+                self.add_tunnel(kind, b, a, point(Some(normal)));
+            }
+        }
+        judged
     }
 
     /// Addresses and ports: a `nat` finding with the rewritten ends.
@@ -479,8 +603,32 @@ impl PairCmp<'_> {
         let (bv, av) = (opt_val(p, k), opt_val(q, k));
         match k {
             MSS => {
-                let clamped = matches!((bv.number(), av.number()), (Some(x), Some(y)) if y < x);
-                let kind = if clamped {
+                let lowered = match (bv.number(), av.number()) {
+                    (Some(x), Some(y)) if y < x => Some(x - y),
+                    _ => None,
+                };
+                // Lowered between the two sides of an encapsulation point:
+                // the tunnel's clamp, said with the overhead it matches.
+                if let (Some(by), Some(o)) = (lowered, p.outer.or(q.outer)) {
+                    if p.crosses_tunnel(q) {
+                        let action = if q.outer.is_some() {
+                            TunnelAction::Encapsulation
+                        } else {
+                            TunnelAction::Decapsulation
+                        };
+                        let point = TunnelPoint {
+                            action,
+                            encapsulation: o.kind,
+                            overhead: u16::try_from(o.overhead).unwrap_or(u16::MAX),
+                            mss_matches_overhead: Some(by == o.overhead as u64),
+                            outer_ecn: None,
+                            rfc6040: None,
+                        };
+                        self.add_tunnel(Kind::TunnelMssClamped, bv, av, point);
+                        return;
+                    }
+                }
+                let kind = if lowered.is_some() {
                     Kind::MssClamped
                 } else {
                     Kind::MssChanged
@@ -496,6 +644,11 @@ impl PairCmp<'_> {
             _ => self.add(Kind::OptionChanged, Some(k), bv, av),
         }
     }
+}
+
+/// The ECN field of a TOS byte / traffic class.
+fn ecn(tos: u8) -> Ecn {
+    Ecn::from_low_bits(tos)
 }
 
 /// Compares one matched pair: `p` before the middlebox, `q` after.
@@ -516,7 +669,8 @@ pub fn compare_pair(col: &mut Collector, cx: &DirCtx, p: &Packet, q: &Packet) {
         frames,
         own_fields,
     };
-    c.ip_layer();
+    let inner_ecn_judged = c.tunnel();
+    c.ip_layer(inner_ecn_judged);
     c.sequence_space();
     c.options();
 }

@@ -120,10 +120,12 @@ pub fn impact_of(f: Folded<'_>, ctx: &Ctx, dctx: &Ctx) -> finding::Impact {
             _ => ctx.plain(Cost::WscaleChangedUnread),
         },
         Kind::WscaleAdded => ctx.plain(Cost::WscaleAdded),
-        Kind::MssClamped | Kind::MssChanged => match (&acc.before, &acc.after) {
-            (&FieldValue::Mss(b), &FieldValue::Mss(a)) => mss(b, a, ctx),
-            _ => ctx.plain(Cost::MssChangedUnread),
-        },
+        Kind::MssClamped | Kind::MssChanged | Kind::TunnelMssClamped => {
+            match (&acc.before, &acc.after) {
+                (&FieldValue::Mss(b), &FieldValue::Mss(a)) => mss(b, a, ctx),
+                _ => ctx.plain(Cost::MssChangedUnread),
+            }
+        }
         Kind::SackpermStripped => ctx.plain(Cost::SackpermStripped),
         Kind::TimestampsStripped => ctx.plain(Cost::TimestampsStripped),
         Kind::TimestampsChanged => ctx.plain(Cost::TimestampsChanged),
@@ -144,6 +146,12 @@ pub fn impact_of(f: Folded<'_>, ctx: &Ctx, dctx: &Ctx) -> finding::Impact {
         ),
         Kind::DscpChanged => dscp(&acc.before, &acc.after, ctx),
         Kind::EcnChanged => ctx.plain(Cost::EcnChanged),
+        // The underlay queues the tunnel's packets by the outer DSCP.
+        Kind::TunnelDscpNotCopied => dscp(&acc.before, &acc.after, ctx),
+        Kind::TunnelDscpCopied
+        | Kind::TunnelEcnNotCopied
+        | Kind::TunnelEcnNonstandard
+        | Kind::TunnelCeNotPropagated => ctx.plain(Cost::Tunnel(f.kind)),
         Kind::Nat => ctx.plain(Cost::Nat {
             replies_translated: acc.replies_translated,
         }),

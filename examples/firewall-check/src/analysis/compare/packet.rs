@@ -16,7 +16,7 @@
 use tcp_options::{Flags, LinuxRepr, ParseContext, RawOptions};
 
 use crate::decode::{TcpRecord, Truncation};
-use capture::{IpInfo, IpVersion};
+use capture::{IpInfo, IpVersion, OuterIp};
 
 /// Payload bytes kept per packet to recognise the same segment on both sides.
 pub const PAYLOAD_HEAD: usize = 24;
@@ -80,6 +80,10 @@ pub struct Packet {
     pub payload_len: u32,
     /// The first captured payload bytes (at most [`PAYLOAD_HEAD`]).
     pub payload_head: Vec<u8>,
+    /// The IP header that encapsulates this one, for a segment captured
+    /// inside a tunnel (`None` on a plain link): its TOS byte, the tunnel
+    /// and its overhead.
+    pub outer: Option<OuterIp>,
 }
 
 impl Packet {
@@ -123,6 +127,13 @@ impl Packet {
             },
             payload_len: u32::try_from(rec.payload_len).unwrap_or(u32::MAX),
             payload_head: rec.payload[..rec.payload.len().min(PAYLOAD_HEAD)].to_vec(),
+            outer: if rec.tunnels.is_empty() {
+                None
+            } else {
+                rec.tcp_offset
+                    .checked_sub(rec.ip.header_len)
+                    .and_then(|at| rec.tunnels.outer_ip(at))
+            },
         }
     }
 
@@ -170,6 +181,14 @@ impl Packet {
     pub fn is_syn_ack(&self) -> bool {
         self.has(Flags::SYN | Flags::ACK)
     }
+    /// True when `self` and `other` were seen on two sides of an
+    /// encapsulation point: one in a tunnel and the other bare, or in two
+    /// different tunnels (kind or overhead).
+    pub fn crosses_tunnel(&self, other: &Packet) -> bool {
+        let id = |p: &Packet| p.outer.map(|o| (o.kind, o.overhead, o.v6));
+        id(self) != id(other)
+    }
+
     /// Sequence space the segment occupies: payload plus one for SYN and FIN.
     pub fn seq_len(&self) -> u32 {
         let mut n = self.payload_len;

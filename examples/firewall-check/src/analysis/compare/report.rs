@@ -9,7 +9,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use super::engine::{Done, Engine};
-use super::findings::{dir_from_index, NoteDetail};
+use super::findings::{dir_from_index, Acc, NoteDetail};
 use super::impact::{impact_of, Folded};
 use crate::conn::tracker::CarriedIn;
 use crate::conn::tracker::Direction;
@@ -264,6 +264,29 @@ pub fn build_report(e: Engine, parts: [SummaryParts; 2]) -> Report {
     }
 }
 
+/// How sure a finding is. Every compare finding rests on both captures'
+/// packets, and is [`Confidence::High`], except the tunnel kinds whose
+/// packets another behaviour could give:
+///
+/// - `tunnel_dscp_copied` when every affected packet had one inner DSCP
+///   (a tunnel whose fixed outer DSCP is that value shows the same):
+///   medium; with two or more inner DSCPs each copied, high;
+/// - `tunnel_dscp_not_copied`, `tunnel_ecn_not_copied`,
+///   `tunnel_ecn_nonstandard`: medium, as a router on the underlay
+///   between the box and the capture may have re-marked the outer header
+///   (or, at decapsulation, the outer header may have changed after the
+///   capture).
+pub fn confidence_of(kind: Kind, acc: &Acc) -> Confidence {
+    match kind {
+        Kind::TunnelDscpCopied if acc.distinct >= 2 => Confidence::High,
+        Kind::TunnelDscpCopied
+        | Kind::TunnelDscpNotCopied
+        | Kind::TunnelEcnNotCopied
+        | Kind::TunnelEcnNonstandard => Confidence::Medium,
+        _ => Confidence::High,
+    }
+}
+
 /// The findings of finished pair `d`, connection `id`, in key order.
 fn findings_of(d: &Done, id: usize) -> impl Iterator<Item = Finding> + '_ {
     let proxied_conn = d.col.map.keys().any(|k| k.1 == Kind::HandshakeProxied);
@@ -295,6 +318,7 @@ fn findings_of(d: &Done, id: usize) -> impl Iterator<Item = Finding> + '_ {
                 replies_translated: (kind == Kind::Nat && direction == Direction::ClientToServer)
                     .then_some(acc.replies_translated),
                 frames: acc.frames.clone(),
+                tunnel: acc.tunnel.clone(),
                 cause: if proxied_conn && PROXY_KINDS.contains(&kind) {
                     Cause::SynProxy
                 } else {
@@ -304,8 +328,8 @@ fn findings_of(d: &Done, id: usize) -> impl Iterator<Item = Finding> + '_ {
             Finding {
                 kind,
                 direction,
-                // Every compare finding rests on both captures' packets.
-                confidence: Confidence::High,
+                confidence: confidence_of(kind, acc),
+
                 evidence: Evidence::Compared(evidence),
                 impact,
             }

@@ -11,7 +11,7 @@ use crate::analysis::compare::{
     CaptureSummary, ConnEnds, ConnReport, ConnSide, MatchedOn, Note, NoteDetail, NoteWhat, Report,
     RttSource, SidesBy, SCHEMA_VERSION,
 };
-use crate::finding::{Compared, Finding};
+use crate::finding::{Compared, FieldValue, Finding, TunnelPoint};
 use crate::output::finding::{capture_side_name, cause_text, value_json};
 use crate::output::tunnel;
 
@@ -143,7 +143,8 @@ impl Serialize for Note {
 /// gives: `kind`, `title`, `direction`, `connection`, `count`, `before`,
 /// `after`, then `option_kind`, `missing_from`, `outside_span` and
 /// `replies_translated` where they apply, `distinct_values`, `impact`,
-/// `cause`, `packets`.
+/// `cause`, `packets`; for the `tunnel_*` kinds `confidence` and `tunnel`
+/// last.
 pub fn serialize_finding<S: Serializer>(
     f: &Finding,
     c: &Compared,
@@ -155,7 +156,8 @@ pub fn serialize_finding<S: Serializer>(
         c.outside_span.is_some(),
         c.replies_translated.is_some(),
     ];
-    let n = 11 + optional.iter().filter(|o| **o).count();
+    let tunnel = c.tunnel.as_ref().filter(|_| f.kind.is_tunnel());
+    let n = 11 + optional.iter().filter(|o| **o).count() + 2 * usize::from(tunnel.is_some());
     let mut st = s.serialize_struct("Finding", n)?;
     st.serialize_field("kind", &f.kind)?;
     st.serialize_field("title", f.kind.title())?;
@@ -180,7 +182,35 @@ pub fn serialize_finding<S: Serializer>(
     st.serialize_field("impact", &f.impact)?;
     st.serialize_field("cause", cause_text(f.kind, c.cause))?;
     st.serialize_field("packets", &c.frames)?;
+    if let Some(t) = tunnel {
+        st.serialize_field("confidence", f.confidence.as_str())?;
+        st.serialize_field("tunnel", &tunnel_json(t))?;
+    }
     st.end()
+}
+
+/// The encapsulation point of a `tunnel_*` finding: `action`,
+/// `encapsulation`, `overhead_bytes`, and where they apply
+/// `mss_matches_overhead`, `outer_ecn` and `rfc6040` (an ECN value, `null`
+/// for RFC 6040's drop).
+pub fn tunnel_json(t: &TunnelPoint) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    m.insert("action".into(), t.action.as_str().into());
+    m.insert("encapsulation".into(), t.encapsulation.id().into());
+    m.insert("overhead_bytes".into(), t.overhead.into());
+    if let Some(b) = t.mss_matches_overhead {
+        m.insert("mss_matches_overhead".into(), b.into());
+    }
+    if let Some(e) = t.outer_ecn {
+        m.insert("outer_ecn".into(), value_json(&FieldValue::Ecn(e)));
+    }
+    if let Some(r) = t.rfc6040 {
+        m.insert(
+            "rfc6040".into(),
+            r.map_or(serde_json::Value::Null, |e| value_json(&FieldValue::Ecn(e))),
+        );
+    }
+    serde_json::Value::Object(m)
 }
 
 /// `client -> server`.

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::{ends_text, matched_on_text, note_text, rtt_source_name, sides_by_name};
 use crate::analysis::compare::{CaptureSummary, ConnReport, Note, Report};
 use crate::conn::Direction;
-use crate::finding::{Compared, Finding};
+use crate::finding::{Compared, FieldValue, Finding, TunnelAction, TunnelPoint};
 use crate::output::finding::{cause_text, value_text};
 use crate::output::format::{duration_text, rate_text as rate};
 use crate::output::impact::impact_text;
@@ -202,6 +202,10 @@ fn finding(o: &mut String, f: &Finding, e: &Compared) {
     if let (Some(b), Some(a)) = (f.impact.ceiling_bps_before, f.impact.ceiling_bps_after) {
         let _ = writeln!(o, "      ceiling: {} -> {}", rate(b), rate(a));
     }
+    if let Some(t) = e.tunnel.as_ref().filter(|_| f.kind.is_tunnel()) {
+        wrapped(o, 6, "tunnel: ", &tunnel_point_text(t));
+        let _ = writeln!(o, "      confidence: {}", f.confidence);
+    }
     wrapped(o, 6, "likely cause: ", cause_text(f.kind, e.cause));
     let frames = |v: &[u64]| {
         if v.is_empty() {
@@ -217,6 +221,34 @@ fn finding(o: &mut String, f: &Finding, e: &Compared) {
         frames(&e.frames.client_side),
         frames(&e.frames.server_side)
     );
+}
+
+/// The encapsulation point of a tunnel finding: `encapsulation into GRE
+/// (24 bytes of outer headers); the MSS fell by exactly that`.
+fn tunnel_point_text(t: &TunnelPoint) -> String {
+    let dir = match t.action {
+        TunnelAction::Encapsulation => "into",
+        TunnelAction::Decapsulation => "out of",
+    };
+    let mut s = format!(
+        "{} {dir} {} ({} bytes of outer headers)",
+        t.action.as_str(),
+        tunnel::kind_name(t.encapsulation),
+        t.overhead
+    );
+    match t.mss_matches_overhead {
+        Some(true) => s.push_str("; the MSS fell by exactly that"),
+        Some(false) => s.push_str("; the MSS fell by another amount"),
+        None => {}
+    }
+    if let Some(e) = t.outer_ecn {
+        let _ = write!(s, "; outer ECN {}", value_text(&FieldValue::Ecn(e)));
+    }
+    if let Some(r) = t.rfc6040 {
+        let want = r.map_or("drop".to_string(), |e| value_text(&FieldValue::Ecn(e)));
+        let _ = write!(s, "; RFC 6040 gives {want}");
+    }
+    s
 }
 
 /// One note.
