@@ -12,7 +12,16 @@
 //!   10 ms; the kernel counts no window, no send buffer): the sender. Called
 //!   `network` on the whole transfer from both sides (0.53, 0.56) before
 //!   growth and queueing looked past one round's most in flight.
-//! - the counter-cases, which the two rules must leave alone:
+//! - `pausing-round-cubic-10ms`: the server writes 20 KB, pauses 11 ms
+//!   (CUBIC, 10 ms; taken by hand with `lab.sh pause4 --chunk-bytes 20480
+//!   --pause-ms 11`): every chunk is acknowledged just before the next
+//!   leaves, so the flight tops out at 20,480 bytes, to the byte, round
+//!   after round. Called `receive_window` from both sides (0.96, 0.94),
+//!   "a window field rewritten on the way" (`window_read_inferred_bytes`
+//!   20,480), before the plateau asked for whole segments: a Linux sender
+//!   at the window's edge sends full segments only, a writer's chunk ends
+//!   where its write did.
+//! - the counter-cases, which the rules must leave alone:
 //!   `rcvbuf-cubic-10ms` (SO_RCVBUF 16 KB; the kernel: rwnd 0.98),
 //!   `rewrite-cubic-10ms` (the window field rewritten to 20 KB between the
 //!   client and the server's capture; the kernel: rwnd 0.97; the client's
@@ -61,6 +70,11 @@ fn random_loss_is_the_network_from_either_side() {
 #[test]
 fn a_writer_pausing_between_chunks_is_the_sender_from_either_side() {
     check("pausing-cubic-10ms", "sender", false);
+}
+
+#[test]
+fn a_writer_one_chunk_per_round_is_no_rewritten_window_from_either_side() {
+    check("pausing-round-cubic-10ms", "sender", false);
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! over every combination of
 //!
 //! - congestion control: CUBIC, Reno, BBR (the server's, `--cc`);
-//! - shape: bulk, a writer pausing one RTT between chunks (8, 16, 20, 32,
-//!   48, 64 KB: one size per transfer), a small receive
+//! - shape: bulk, a writer pausing between chunks (8, 16, 20, 32, 48, 64
+//!   KB, pausing one RTT or a little more: one size per transfer), a small
+//!   receive
 //!   buffer, a small send buffer, 1% random loss, a tbf bottleneck, window
 //!   scale stripped from the SYN-ACK, the window field rewritten;
 //! - RTT: 10 and 50 ms (`--delay-ms`, half each way);
@@ -317,19 +318,23 @@ fn transfer(ctx: &Ctx, cc: &str, shape: &Shape, rtt: u32) -> CaseRun {
     }
     let chunk;
     if shape.case == "pause4" {
-        // The writer pauses one RTT between chunks of one size per
-        // transfer, 8 to 64 KB over the matrix (16 and 20 KB at 10 ms: the
-        // writers issue 30 saw called receive-window limited).
-        chunk = match (cc, rtt) {
-            ("cubic", 10) => 16_384,
-            ("reno", 10) => 8_192,
-            ("bbr", 10) => 20_480,
-            ("cubic", _) => 65_536,
-            ("reno", _) => 32_768,
-            _ => 49_152,
-        }
-        .to_string();
-        args.extend(["--pause-ms", &rtt_s, "--chunk-bytes", &chunk]);
+        // One chunk size and pause per transfer, 8 to 64 KB over the
+        // matrix (16 and 20 KB at 10 ms: the writers issue 30 saw called
+        // receive-window limited). A pause of one RTT leaves one chunk or
+        // two in flight by turns; a pause a little longer has each chunk
+        // acknowledged just before the next leaves, the same byte in
+        // flight every round (a window of 20 KB, read from the flight's
+        // plateau, before the plateau asked for whole segments).
+        let (bytes, pause) = match (cc, rtt) {
+            ("cubic", 10) => (16_384, 10),
+            ("reno", 10) => (8_192, 12),
+            ("bbr", 10) => (20_480, 11),
+            ("cubic", _) => (65_536, 55),
+            ("reno", _) => (32_768, 50),
+            _ => (49_152, 60),
+        };
+        chunk = (bytes.to_string(), pause.to_string());
+        args.extend(["--pause-ms", &chunk.1, "--chunk-bytes", &chunk.0]);
     }
     ctx.lab_sh(shape.case, &args)
 }
