@@ -737,7 +737,7 @@ impl LimitTracker {
             && r.other_ns > 0
             && r.acked > 0
             && flight > 0
-            && flight % self.mss.max(1) == 0;
+            && flight.is_multiple_of(self.mss.max(1));
         let (sender_ns, network_ns) = if network {
             (0, r.other_ns)
         } else {
@@ -1362,7 +1362,7 @@ mod tests {
                 let sent = at + i * 20_000;
                 events.push((sent, 0, seq));
                 seq += 1000;
-                if (seq / 1000) % 2 == 0 || i + 1 == u64::from(chunk) {
+                if (seq / 1000).is_multiple_of(2) || i + 1 == u64::from(chunk) {
                     events.push((sent + 10 * MS + c * queue_ms * MS, 1, seq));
                 }
             }
@@ -1423,7 +1423,7 @@ mod tests {
                 seq += len;
                 left -= len;
                 i += 1;
-                if i % 2 == 0 || left == 0 {
+                if i.is_multiple_of(2) || left == 0 {
                     events.push((sent + 10 * MS, 1, seq, 0));
                 }
             }
