@@ -18,7 +18,7 @@
 # prefix) and deleted on exit, whatever happens.
 #
 # usage: lab.sh CASE OUTDIR [--bytes N] [--up-bytes N] [--delay-ms D] [--snaplen S] [--cc cubic|reno|bbr]
-#                           [--client-rmem-max N] [--client-rcvbuf N] [--server-sndbuf N]
+#                           [--client-rmem-max N] [--client-rcvbuf N] [--server-sndbuf N] [--pause-ms D] [--chunk-bytes N]
 #   --client-rmem-max N   the client namespace's net.ipv4.tcp_rmem max (the
 #                         autotuning cap of the download's receiver; per netns)
 #   --client-rcvbuf N     the client socket's SO_RCVBUF (replaces the case's)
@@ -26,6 +26,8 @@
 #                         send-buffer autotuning): one that holds the whole download
 #                         keeps the sender supplied however late a loaded host runs
 #                         the application
+#   --pause-ms D          pause4: the server's pause between chunks (default 10)
+#   --chunk-bytes N       pause4: every chunk N bytes (default: 8 to 64 KB, varying)
 #        lab.sh --list
 #        lab.sh --check          (exit 0 if the lab can run here, 77 if not)
 # exit status: 0 ok, 77 cannot run here (not root, missing tool), other: failure.
@@ -37,7 +39,7 @@ LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
 PY="${LAB_PYTHON:-python3}"
 CASES="clean4 clean6 wscale-syn4 wscale-synack4 wscale-synack6 sack-ts4 ts-data4
 mss4 mss6 dscp-bleach4 dscp-remark4 dscp-bleach6 ecn-bleach4 nat4 nat6 synproxy4 synproxy6 campus
-rcvbuf-small4 window-rewrite4 tbf4 sndbuf-small4 slow-app4 dnat4 dnat6 drop4"
+rcvbuf-small4 window-rewrite4 tbf4 sndbuf-small4 slow-app4 dnat4 dnat6 drop4 loss4 pause4"
 
 die() { echo "lab: $*" >&2; exit 1; }
 skip() { echo "lab: cannot run here: $*" >&2; exit 77; }
@@ -78,6 +80,8 @@ CC_GIVEN=
 CLIENT_RMEM_MAX=
 CLIENT_RCVBUF=
 SERVER_SNDBUF=
+PAUSE_MS=10
+CHUNK_BYTES=
 while [ $# -gt 0 ]; do
   case "$1" in
     --cc) CC="$2"; CC_GIVEN=1; shift 2 ;;
@@ -88,6 +92,8 @@ while [ $# -gt 0 ]; do
     --client-rmem-max) CLIENT_RMEM_MAX="$2"; shift 2 ;;
     --client-rcvbuf) CLIENT_RCVBUF="$2"; shift 2 ;;
     --server-sndbuf) SERVER_SNDBUF="$2"; shift 2 ;;
+    --pause-ms) PAUSE_MS="$2"; shift 2 ;;
+    --chunk-bytes) CHUNK_BYTES="$2"; shift 2 ;;
     *) die "unknown option $1" ;;
   esac
 done
@@ -291,6 +297,24 @@ case "$CASE" in
     # The server application writes 16 KB every 30 ms: the sender itself limits.
     UP_BYTES="${UP_BYTES:-1000}"
     SERVER_ARGS=(--write-delay-ms 30) ;;
+  loss4)
+    # 1% of the download's data segments (server to client: in at mo, IP
+    # length 100 and up) dropped at random (netem is not needed): the
+    # network, loss recovery and the congestion window after it, limits.
+    UP_BYTES="${UP_BYTES:-1000}"
+    ipt -A FORWARD -i mo -p tcp -m length --length 100:65535 -m statistic --mode random --probability 0.01 -j DROP ;;
+  pause4)
+    # The server application writes chunks of --chunk-bytes (default 8 to
+    # 64 KB, the same sizes each run), pausing --pause-ms between them: a
+    # writer that pauses, neither a window nor a buffer.
+    UP_BYTES="${UP_BYTES:-1000}"
+    [[ "$PAUSE_MS" =~ ^[0-9]+$ ]] || die "--pause-ms needs milliseconds"
+    if [ -n "$CHUNK_BYTES" ]; then
+      [[ "$CHUNK_BYTES" =~ ^[0-9]+$ ]] || die "--chunk-bytes needs a byte count"
+      SERVER_ARGS=(--write-delay-ms "$PAUSE_MS" --chunk-min "$CHUNK_BYTES" --chunk-max "$CHUNK_BYTES")
+    else
+      SERVER_ARGS=(--write-delay-ms "$PAUSE_MS" --chunk-min 8192 --chunk-max 65536)
+    fi ;;
 esac
 if [ "$FAM" = 6 ] && [ "$DST" = 198.18.2.2 ]; then DST=2001:db8:2::2; fi
 # The receiver's buffer settings the options ask for (after the case's own).

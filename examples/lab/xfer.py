@@ -13,6 +13,11 @@ Socket options, either side:
     --rcvbuf N / --sndbuf N   SO_RCVBUF / SO_SNDBUF before connecting (the
                               kernel doubles the value and stops autotuning)
     --write-delay-ms D        sleep D ms between 16 KB writes (a slow application)
+    --chunk-min N, --chunk-max N
+                              with --write-delay-ms: each write a chunk of N
+                              bytes drawn between the two (uniformly, seed 30:
+                              every run writes the same chunks), a writer
+                              pausing between chunks of varying size
     --cc NAME                 congestion control (TCP_CONGESTION: cubic, reno, bbr)
     --info FILE               once everything this side sent is acknowledged,
                               write its TCP_INFO chrono counters as JSON: the
@@ -22,6 +27,7 @@ Both sides print the byte counts they moved; a short read is an error.
 Only used inside the lab's network namespaces.
 """
 import json
+import random
 import socket
 import struct
 import sys
@@ -35,11 +41,14 @@ def family_of(arg):
     return socket.AF_INET6 if arg == "6" else socket.AF_INET
 
 
-def send_all(sock, count, delay_ms=0):
-    block = bytes((i * 7 + 3) & 0xFF for i in range(CHUNK))
+def send_all(sock, count, delay_ms=0, chunks=None):
+    size = max(CHUNK, chunks[1] if chunks else 0)
+    block = bytes((i * 7 + 3) & 0xFF for i in range(size))
+    rng = random.Random(30)
     sent = 0
     while sent < count:
-        n = min(CHUNK, count - sent)
+        n = rng.randint(chunks[0], chunks[1]) if chunks else CHUNK
+        n = min(n, count - sent)
         sock.sendall(block[:n])
         sent += n
         if delay_ms and sent < count:
@@ -98,6 +107,17 @@ def apply_buffers(sock, opts):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, opts["sndbuf"])
 
 
+def chunks_of(opts):
+    """(least, most) bytes per write, or None for 16 KB writes."""
+    if "chunk_min" not in opts and "chunk_max" not in opts:
+        return None
+    lo = opts.get("chunk_min", CHUNK)
+    hi = opts.get("chunk_max", lo)
+    if not 0 < lo <= hi:
+        raise ValueError(f"chunk sizes {lo}..{hi}")
+    return (lo, hi)
+
+
 def recv_all(sock):
     total = 0
     while True:
@@ -121,7 +141,7 @@ def server(port, fam, ready_file, send_bytes, opts):
     conn, peer = lsock.accept()
     conn.settimeout(TIMEOUT_S)
     got = recv_all(conn)
-    sent = send_all(conn, send_bytes, opts.get("delay_ms", 0))
+    sent = send_all(conn, send_bytes, opts.get("delay_ms", 0), chunks_of(opts))
     conn.shutdown(socket.SHUT_WR)
     write_info(conn, opts.get("info"))
     recv_all(conn)
@@ -143,7 +163,7 @@ def client(addr, port, fam, send_bytes, tos, bind_port, opts):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", bind_port))
     sock.connect((addr, port))
-    sent = send_all(sock, send_bytes, opts.get("delay_ms", 0))
+    sent = send_all(sock, send_bytes, opts.get("delay_ms", 0), chunks_of(opts))
     sock.shutdown(socket.SHUT_WR)
     write_info(sock, opts.get("info"))
     got = recv_all(sock)
@@ -168,6 +188,10 @@ def parse_opts(rest, client_side):
             opts["sndbuf"] = int(val)
         elif key == "--write-delay-ms":
             opts["delay_ms"] = int(val)
+        elif key == "--chunk-min":
+            opts["chunk_min"] = int(val)
+        elif key == "--chunk-max":
+            opts["chunk_max"] = int(val)
         elif key == "--cc":
             opts["cc"] = val
         elif key == "--info":

@@ -60,3 +60,30 @@ pub fn without_records(path: &Path, tag: &str, drop: impl Fn(usize) -> bool) -> 
 pub fn cut_after_handshake(path: &Path) -> PathBuf {
     without_records(path, "cut", |i| i < 3)
 }
+
+/// The kernel's shares of the sender's busy time (`tcpi_busy_time`):
+/// (receive window, send buffer, neither), from the `TCP_INFO` of `sender`
+/// ("server" for the download, "client" for the upload).
+pub fn kernel_shares(run: &lab::CaseRun, sender: &str) -> (f64, f64, f64) {
+    let i = run.tcpinfo(sender);
+    assert!(i.busy_us > 0, "{i:?}");
+    let (rwnd, snd) = (i.rwnd_share(), i.sndbuf_share());
+    (rwnd, snd, (1.0 - rwnd - snd).max(0.0))
+}
+
+/// The limit the kernel signs, from its shares: `receive_window` where
+/// `tcpi_rwnd_limited` dominates the busy time, `sender` where
+/// `tcpi_sndbuf_limited` does; where neither does, `network`, or `sender`
+/// when the application left the sender idle most of the transfer
+/// (`idle`: the capture's `idle_fraction`; the kernel does not count idle
+/// time at all).
+pub fn kernel_kind((rwnd, snd, neither): (f64, f64, f64), idle: f64) -> &'static str {
+    if rwnd >= snd && rwnd >= neither {
+        "receive_window"
+    } else if snd >= neither || idle > 0.5 {
+        // The send buffer, or an application that left the sender idle.
+        "sender"
+    } else {
+        "network"
+    }
+}

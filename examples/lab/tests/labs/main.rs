@@ -14,6 +14,8 @@
 //!   rules (lab.sh);
 //! - [`transfer`]: bulk transfers held to the sender's `TCP_INFO`: limits,
 //!   inferred shifts, advice, series;
+//! - [`matrix`]: the truth matrix: congestion control x shape x RTT, each
+//!   capture side's `limit` against the sender's `TCP_INFO`;
 //! - [`advice`]: the advised buffer applied to the kernel reaches the rate;
 //! - [`netfilter`]: `rewrite` byte for byte against TCPMSS and TCPOPTSTRIP;
 //! - [`qbss`]: `qbss-model` against `qbss-router` and real sockets;
@@ -29,6 +31,7 @@ mod encap;
 mod firewall;
 #[cfg(feature = "live")]
 mod live;
+mod matrix;
 mod netfilter;
 mod qbss;
 mod transfer;
@@ -40,6 +43,7 @@ static LABS: lab::Lab = lab::Lab::new(
     &[
         firewall::ROWS,
         transfer::ROWS,
+        matrix::ROWS,
         advice::ROWS,
         netfilter::ROWS,
         qbss::ROWS,
@@ -54,6 +58,7 @@ static LABS: lab::Lab = lab::Lab::new(
     &[
         firewall::ROWS,
         transfer::ROWS,
+        matrix::ROWS,
         advice::ROWS,
         netfilter::ROWS,
         qbss::ROWS,
@@ -73,6 +78,7 @@ fn rows_are_named_after_their_tests() {
             [
                 "firewall",
                 "transfer",
+                "matrix",
                 "advice",
                 "netfilter",
                 "qbss",
@@ -118,6 +124,7 @@ fn every_lab_sh_case_has_a_row() {
     let mut used: Vec<&str> = firewall::CASES.iter().map(|c| c.1.case()).collect();
     used.extend(transfer::CASES.iter().map(|c| c.1.case()));
     used.extend(advice::CASES.iter().map(|c| c.1.case()));
+    used.extend(matrix::SHAPES.iter().map(|s| s.case));
     for case in String::from_utf8_lossy(&out.stdout).split_whitespace() {
         assert!(used.contains(&case), "lab.sh case {case} has no row");
     }

@@ -33,7 +33,9 @@ use std::path::Path;
 use lab::{CaseRun, Ctx, Req, Share};
 use serde_json::Value;
 
-use crate::common::{cut_after_handshake, without_records, BOTH, C2S, S2C};
+use crate::common::{
+    cut_after_handshake, kernel_kind, kernel_shares, without_records, BOTH, C2S, S2C,
+};
 
 /// One row: a lab.sh run and the checks of its result.
 pub struct Case {
@@ -196,14 +198,6 @@ fn analyze(run: &CaseRun, capture: &Path) -> Value {
     run.tools().analyze(&[], capture)
 }
 
-/// The kernel's shares of the busy time: (rwnd, sndbuf, neither).
-fn kernel(run: &CaseRun, sender: &str) -> (f64, f64, f64) {
-    let i = run.tcpinfo(sender);
-    assert!(i.busy_us > 0, "{i:?}");
-    let (rwnd, snd) = (i.rwnd_share(), i.sndbuf_share());
-    (rwnd, snd, (1.0 - rwnd - snd).max(0.0))
-}
-
 fn limit_download(run: &CaseRun) {
     for side in BOTH {
         check_limit(run, S2C, "server", &run.capture(side));
@@ -219,7 +213,8 @@ fn limit_upload(run: &CaseRun) {
 /// One capture's `limit` of `direction` against the kernel of `sender`.
 fn check_limit(run: &CaseRun, direction: &str, sender: &str, capture: &Path) {
     let case = &run.case;
-    let (k_rwnd, k_snd, k_neither) = kernel(run, sender);
+    let shares = kernel_shares(run, sender);
+    let (k_rwnd, k_snd, k_neither) = shares;
     let side = capture.file_name().unwrap().to_string_lossy();
     let v = analyze(run, capture);
     let conns = v["connections"].as_array().unwrap();
@@ -236,14 +231,7 @@ fn check_limit(run: &CaseRun, direction: &str, sender: &str, capture: &Path) {
         l["sender_fraction"].as_f64().unwrap_or(-1.0),
         l["network_fraction"].as_f64().unwrap_or(-1.0)
     );
-    let expected = if k_rwnd >= k_snd && k_rwnd >= k_neither {
-        "receive_window"
-    } else if k_snd >= k_neither || l["idle_fraction"].as_f64().unwrap_or(0.0) > 0.5 {
-        // The send buffer, or an application that left the sender idle.
-        "sender"
-    } else {
-        "network"
-    };
+    let expected = kernel_kind(shares, l["idle_fraction"].as_f64().unwrap_or(0.0));
     assert_eq!(kind, expected, "{what}");
     // A window the capture does not show is claimed only where the kernel
     // counted the receive window.
