@@ -923,6 +923,11 @@ pub fn ts_resolution(if_tsresol: u8) -> Option<u64> {
     }
 }
 
+/// The tests' slow reader, shared with the conformance tests.
+#[cfg(test)]
+#[path = "../tests/support/trickle.rs"]
+mod trickle;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -937,20 +942,7 @@ mod tests {
         assert_eq!(ts_resolution(20), None);
     }
 
-    /// A `Read` that hands out at most `chunk` bytes per call.
-    struct Trickle<'a> {
-        data: &'a [u8],
-        chunk: usize,
-    }
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let n = buf.len().min(self.chunk).min(self.data.len());
-            buf[..n].copy_from_slice(&self.data[..n]);
-            self.data = &self.data[n..];
-            Ok(n)
-        }
-    }
+    use super::trickle::Trickle;
 
     /// A pcap file (LINKTYPE_RAW, microseconds) of `count` records whose
     /// lengths cycle through 1..=1500 bytes, each filled with its own index.

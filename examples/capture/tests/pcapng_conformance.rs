@@ -8,7 +8,7 @@
 //! through a pipe.
 
 use std::fs;
-use std::io::{self, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use capture::reader::MIN_BUFFER_CAPACITY;
@@ -62,20 +62,10 @@ fn expected_packets(description: &str) -> u64 {
     total
 }
 
-/// A `Read` that hands out at most `chunk` bytes per call.
-struct Trickle<'a> {
-    data: &'a [u8],
-    chunk: usize,
+mod support {
+    pub mod trickle;
 }
-
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = buf.len().min(self.chunk).min(self.data.len());
-        buf[..n].copy_from_slice(&self.data[..n]);
-        self.data = &self.data[n..];
-        Ok(n)
-    }
-}
+use support::trickle::Trickle;
 
 /// Every record's (frame, origlen, captured bytes), or the reader's error.
 fn records<R: Read>(reader: R) -> Result<Vec<(u64, u32, Vec<u8>)>, CaptureError> {

@@ -11,10 +11,12 @@
 //!   warning on standard error;
 //! - a plain capture's document has neither `summary` nor `tunnels`.
 
+mod dump_support;
+
 use std::path::PathBuf;
 use std::process::Command;
 
-use firewall_check::analysis::analyze::{analyze, AnalyzeFormat, Settings};
+use firewall_check::analysis::analyze::Settings;
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -27,17 +29,9 @@ fn encap(name: &str) -> PathBuf {
         .join(format!("{name}.pcap"))
 }
 
-fn analyze_json(path: &PathBuf) -> Value {
+fn analyze_file(path: &PathBuf) -> Value {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = Vec::new();
-    analyze(
-        &bytes[..],
-        &mut out,
-        AnalyzeFormat::Json,
-        &Settings::default(),
-    )
-    .expect("analyze");
-    serde_json::from_slice(&out).expect("JSON")
+    dump_support::analyze_json(&bytes, &Settings::default())
 }
 
 fn assert_valid(doc: &Value, what: &str) {
@@ -90,7 +84,7 @@ const TUNNEL_CAPTURES: [(&str, &[&str]); 19] = [
 #[test]
 fn tunneled_connections_say_what_carried_them() {
     for (name, want) in TUNNEL_CAPTURES {
-        let doc = analyze_json(&encap(name));
+        let doc = analyze_file(&encap(name));
         assert_valid(&doc, name);
         let conns = doc["connections"].as_array().expect("connections");
         assert!(!conns.is_empty(), "{name}: no connection");
@@ -156,7 +150,7 @@ fn inner_connections_that_differ_only_by_tunnel_are_kept_apart() {
         ("gre", "key", "server", ":22", [1u64, 2]),
         ("vxlan", "vni", "client", ":44000", [17, 18]),
     ] {
-        let doc = analyze_json(&encap(name));
+        let doc = analyze_file(&encap(name));
         let same: Vec<&Value> = doc["connections"]
             .as_array()
             .expect("connections")
@@ -265,7 +259,7 @@ fn tunnels_in_text_name_each_direction() {
 
 #[test]
 fn a_plain_capture_has_no_tunnels_and_no_summary() {
-    let doc = analyze_json(&root().join("examples/data/clean6-inside.pcap"));
+    let doc = analyze_file(&root().join("examples/data/clean6-inside.pcap"));
     assert!(doc.get("summary").is_none());
     let conns = doc["connections"].as_array().expect("connections");
     assert!(!conns.is_empty());
@@ -279,7 +273,7 @@ fn series_numbers_tunneled_connections_as_analyze_does() {
     // connections that differ only by their GRE key).
     let gre = encap("gre");
     let path = gre.to_str().expect("path");
-    let doc = analyze_json(&gre);
+    let doc = analyze_file(&gre);
     let ids: std::collections::BTreeSet<String> = doc["connections"]
         .as_array()
         .expect("connections")

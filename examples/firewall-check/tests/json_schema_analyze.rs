@@ -9,18 +9,12 @@ mod schema_support;
 use std::collections::BTreeSet;
 
 use dump_support::*;
-use firewall_check::analysis::analyze::{analyze, AnalyzeFormat, Settings};
+use firewall_check::analysis::analyze::{AnalyzeFormat, Settings};
 use schema_support::{root, section, undocumented};
 use serde_json::Value;
 
 fn schema() -> Value {
     schema_support::schema("analyze.json")
-}
-
-fn analyze_json(bytes: &[u8], settings: &Settings) -> Value {
-    let mut out = Vec::new();
-    analyze(bytes, &mut out, AnalyzeFormat::Json, settings).expect("analyze");
-    serde_json::from_slice(&out).expect("JSON")
 }
 
 fn assert_valid(doc: &Value, what: &str) {

@@ -349,3 +349,14 @@ pub fn drop_first_records(file: &[u8], n: usize) -> Vec<u8> {
 pub fn drop_records(file: &[u8], dropped: impl Fn(usize) -> bool) -> Vec<u8> {
     capture::writer::without_records(file, dropped).expect("a readable capture")
 }
+
+/// `analyze --json` of a capture in memory, as one JSON document.
+pub fn analyze_json(
+    bytes: &[u8],
+    settings: &firewall_check::analysis::analyze::Settings,
+) -> serde_json::Value {
+    use firewall_check::analysis::analyze::{analyze, AnalyzeFormat};
+    let mut out = Vec::new();
+    analyze(bytes, &mut out, AnalyzeFormat::Json, settings).expect("analyze");
+    serde_json::from_slice(&out).expect("JSON")
+}
