@@ -162,7 +162,7 @@ pub fn write(
     Ok(sidecars)
 }
 
-/// A binary's end: [`write`], and on an error `TOOL: error` on standard
+/// A binary's end: [`write()`], and on an error `TOOL: error` on standard
 /// error and a failure status.
 pub fn main(
     tool: &str,
