@@ -478,15 +478,12 @@ pub fn write_text_warning<W: Write + ?Sized>(
     Ok(true)
 }
 
-/// The summary object of [`write_json_summary`] as a value, when one is
-/// due ([`summary_due`]): for the end line of a live capture.
+/// The summary object ([`SummaryJson`]) as a value, when one is due
+/// ([`summary_due`]): for the end line of a live capture.
 pub fn json_summary(frames: u64, tally: &Tally) -> Option<serde_json::Value> {
-    if !summary_due(tally) {
-        return None;
-    }
-    let mut v = Vec::new();
-    write_json_summary(&mut v, frames, tally).ok()?;
-    serde_json::from_slice(&v).ok()
+    summary_due(tally)
+        .then(|| serde_json::to_value(SummaryJson { frames, tally }).ok())
+        .flatten()
 }
 
 /// The counts as one JSON object (no newline):
