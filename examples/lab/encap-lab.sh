@@ -46,16 +46,11 @@ LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
 PY="${LAB_PYTHON:-python3}"
 CASES="vxlan-inherit4 vxlan-fixed4 vxlan-ce4 vxlan-ect1-4 vxlan-bleach4 vxlan-ce-lost4 vxlan-inherit6"
 
-die() { echo "encap-lab: $*" >&2; exit 1; }
-skip() { echo "encap-lab: cannot run here: $*" >&2; exit 77; }
+LAB_NAME=encap-lab
+# shellcheck source=lab-lib.sh
+. "$LAB_DIR/lab-lib.sh"
 
-check_env() {
-  [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, netfilter)"
-  local t
-  for t in ip iptables ip6tables tcpdump ethtool python3; do
-    command -v "$t" >/dev/null 2>&1 || skip "missing tool: $t"
-  done
-}
+check_env() { require_root "network namespaces, netfilter" ip iptables ip6tables tcpdump ethtool python3; }
 
 case "${1:-}" in
   --list) echo "$CASES" | tr ' ' '\n' | tr -s '\n'; exit 0 ;;
@@ -87,31 +82,11 @@ OUT="$(cd "$OUT" && pwd)"
 
 ID="${LAB_NETNS:-tpe$$r$RANDOM}"
 C="$ID-c"; R1="$ID-r1"; R2="$ID-r2"; S="$ID-s"
-NSS=("$C" "$R1" "$R2" "$S")
-PIDS=()
-cleanup() {
-  local p ns
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  for ns in "${NSS[@]}"; do
-    for p in $(ip netns pids "$ns" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
-  done
-  for ns in "${NSS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 in_() { local ns="$1"; shift; ip netns exec "$ns" "$@"; }
 
 # --- topology ---------------------------------------------------------------
-for ns in "${NSS[@]}"; do
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  # No duplicate address detection or router advertisements: addresses are
-  # usable at once (set before the interfaces exist, so they inherit it).
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_ra=0 net.ipv6.conf.default.accept_ra=0
-done
+new_netns "$C" "$R1" "$R2" "$S"
 ip -n "$C" link add c0 type veth peer name a0 netns "$R1"
 ip -n "$R1" link add u1 type veth peer name u2 netns "$R2"
 ip -n "$R2" link add b0 type veth peer name s0 netns "$S"
@@ -151,10 +126,6 @@ done
 
 # Static neighbours (the handshake is never delayed by ARP), also for the
 # routers' addresses inside the tunnel.
-mac() { ip -n "$1" -o link show dev "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p'; }
-neigh() { # ns dev addr peer-ns peer-dev
-  ip -n "$1" neigh replace "$3" lladdr "$(mac "$4" "$5")" dev "$2" nud permanent
-}
 neigh "$C" c0 198.18.31.1 "$R1" a0;   neigh "$R1" a0 198.18.31.2 "$C" c0
 neigh "$R1" u1 198.18.32.2 "$R2" u2;  neigh "$R2" u2 198.18.32.1 "$R1" u1
 neigh "$R1" vx0 198.18.34.2 "$R2" vx0; neigh "$R2" vx0 198.18.34.1 "$R1" vx0
@@ -203,18 +174,8 @@ case "$CASE" in
 esac
 
 # --- captures ---------------------------------------------------------------
-CAP_PIDS=()
-start_capture() { # ns dev file filter
-  local log="$OUT/$3.tcpdump.log"
-  ip netns exec "$1" tcpdump -i "$2" -n -s 256 -U --immediate-mode -w "$OUT/$3" "$4" >"$log" 2>&1 &
-  PIDS+=($!)
-  CAP_PIDS+=($!)
-  for _ in $(seq 200); do grep -q "listening on" "$log" && return 0; sleep 0.05; done
-  die "tcpdump on $2 did not start: $(cat "$log")"
-}
-rm -f "$OUT/inside.pcap" "$OUT/underlay.pcap"
-start_capture "$C" c0 inside.pcap tcp
-start_capture "$R1" u1 underlay.pcap "udp port 4789"
+start_capture "$C" c0 inside.pcap tcp -s 256 --immediate-mode
+start_capture "$R1" u1 underlay.pcap "udp port 4789" -s 256 --immediate-mode
 
 # --- transfer ---------------------------------------------------------------
 FAM=4; DST=198.18.33.2
@@ -236,7 +197,6 @@ for ns in "$C:client" "$R1:r1" "$R2:r2" "$S:server"; do
   ip netns exec "${ns%%:*}" nstat -az > "$OUT/${ns#*:}.nstat" 2>/dev/null || true
 done
 ip -n "$R1" -s link show vx0 > "$OUT/r1.vx0.txt" 2>&1 || true
-for p in "${CAP_PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
-for p in "${CAP_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+stop_captures
 cat "$OUT/client.log" "$OUT/server.log"
 echo "encap-lab: case $CASE done: $OUT/inside.pcap $OUT/underlay.pcap"

@@ -41,16 +41,11 @@ CASES="clean4 clean6 wscale-syn4 wscale-synack4 wscale-synack6 sack-ts4 ts-data4
 mss4 mss6 dscp-bleach4 dscp-remark4 dscp-bleach6 ecn-bleach4 nat4 nat6 synproxy4 synproxy6 campus
 rcvbuf-small4 window-rewrite4 tbf4 sndbuf-small4 slow-app4 dnat4 dnat6 drop4 loss4 pause4"
 
-die() { echo "lab: $*" >&2; exit 1; }
-skip() { echo "lab: cannot run here: $*" >&2; exit 77; }
+LAB_NAME=lab
+# shellcheck source=lab-lib.sh
+. "$LAB_DIR/lab-lib.sh"
 
-check_env() {
-  [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, netfilter)"
-  local t
-  for t in ip iptables ip6tables tcpdump python3; do
-    command -v "$t" >/dev/null 2>&1 || skip "missing tool: $t"
-  done
-}
+check_env() { require_root "network namespaces, netfilter" ip iptables ip6tables tcpdump python3; }
 
 case "${1:-}" in
   --list) echo "$CASES" | tr ' ' '\n' | tr -s '\n'; exit 0 ;;
@@ -104,34 +99,13 @@ OUT="$(cd "$OUT" && pwd)"
 
 ID="${LAB_NETNS:-tpl$$r$RANDOM}"
 C="$ID-c"; M="$ID-m"; S="$ID-s"
-PIDS=()
-cleanup() {
-  local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  # Anything still running in the namespaces (a delayer whose wrapper was
-  # killed, say) would outlive them and hold their files: stop it too.
-  for ns in "$C" "$M" "$S"; do
-    for p in $(ip netns pids "$ns" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
-  done
-  for ns in "$C" "$M" "$S"; do ip netns del "$ns" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 inC() { ip netns exec "$C" "$@"; }
 inM() { ip netns exec "$M" "$@"; }
 inS() { ip netns exec "$S" "$@"; }
 
 # --- topology ---------------------------------------------------------------
-for ns in "$C" "$M" "$S"; do
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  # No duplicate address detection: addresses are usable at once (set before
-  # the veths exist, so they inherit it).
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_ra=0 net.ipv6.conf.default.accept_ra=0
-done
+new_netns "$C" "$M" "$S"
 ip -n "$C" link add c0 type veth peer name mi netns "$M"
 ip -n "$S" link add s0 type veth peer name mo netns "$M"
 # Segment at the real MTU so each capture shows wire-sized packets, as a
@@ -334,10 +308,6 @@ fi
 UP_BYTES="${UP_BYTES:-$BYTES}"
 
 # Static neighbours, so the captured handshake is never delayed by ARP or ND.
-mac() { ip -n "$1" -o link show dev "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p'; }
-neigh() { # ns dev addr peer-ns peer-dev
-  ip -n "$1" neigh replace "$3" lladdr "$(mac "$4" "$5")" dev "$2" nud permanent
-}
 neigh "$C" c0 198.18.1.1 "$M" mi;    neigh "$C" c0 2001:db8:1::1 "$M" mi
 neigh "$M" mi 198.18.1.2 "$C" c0;    neigh "$M" mi 2001:db8:1::2 "$C" c0
 neigh "$M" mo 198.18.2.2 "$S" s0;    neigh "$M" mo 2001:db8:2::2 "$S" s0
@@ -374,18 +344,9 @@ if [ "$DELAY_MS" != 0 ]; then
 fi
 
 # --- captures ---------------------------------------------------------------
-start_capture() { # ns dev file
-  local log="$OUT/$3.tcpdump.log"
-  ip netns exec "$1" $PRIO tcpdump -i "$2" -n -s "$SNAPLEN" -U --immediate-mode -w "$OUT/$3" tcp >"$log" 2>&1 &
-  PIDS+=($!)
-  CAP_PIDS+=($!)
-  for _ in $(seq 200); do grep -q "listening on" "$log" && return 0; sleep 0.05; done
-  die "tcpdump on $2 did not start: $(cat "$log")"
-}
-CAP_PIDS=()
-rm -f "$OUT/inside.pcap" "$OUT/outside.pcap"
-start_capture "$C" c0 inside.pcap
-start_capture "$S" s0 outside.pcap
+CAPTURE_PRIO="$PRIO"
+start_capture "$C" c0 inside.pcap tcp -s "$SNAPLEN" --immediate-mode
+start_capture "$S" s0 outside.pcap tcp -s "$SNAPLEN" --immediate-mode
 
 # --- transfer ---------------------------------------------------------------
 rm -f "$OUT/server.ready"
@@ -407,7 +368,6 @@ sleep 0.3   # let the last ACK and FIN reach both captures
 for ns in "$C:client" "$M:middlebox" "$S:server"; do
   ip netns exec "${ns%%:*}" nstat -az > "$OUT/${ns#*:}.nstat" 2>/dev/null || true
 done
-for p in "${CAP_PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
-for p in "${CAP_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+stop_captures
 cat "$OUT/client.log" "$OUT/server.log"
 echo "lab: case $CASE done: $OUT/inside.pcap $OUT/outside.pcap"

@@ -25,16 +25,11 @@ LAB_DIR="$(cd "$(dirname "$0")" && pwd)"
 # The sender of the random segments: the lab crate's lab-nfsend binary
 # ($LAB_NFSEND, set by the lab harness; usage: lab-nfsend SRC DST COUNT SEED).
 NFSEND="${LAB_NFSEND:-}"
-die() { echo "netfilter-lab: $*" >&2; exit 1; }
-skip() { echo "netfilter-lab: cannot run here: $*" >&2; exit 77; }
+LAB_NAME=netfilter-lab
+# shellcheck source=lab-lib.sh
+. "$LAB_DIR/lab-lib.sh"
 
-check_env() {
-  [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, netfilter)"
-  local t
-  for t in ip iptables tcpdump; do
-    command -v "$t" >/dev/null 2>&1 || skip "missing tool: $t"
-  done
-}
+check_env() { require_root "network namespaces, netfilter" ip iptables tcpdump; }
 
 if [ "${1:-}" = --check ]; then
   check_env
@@ -65,19 +60,8 @@ OUT="$(cd "$OUT" && pwd)"
 
 ID="${LAB_NETNS:-nfl$$r$RANDOM}"
 A="$ID-a"; R="$ID-r"; B="$ID-b"
-PIDS=()
-cleanup() {
-  local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  for ns in "$A" "$R" "$B"; do ip netns del "$ns" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
+new_netns "$A" "$R" "$B"
 for ns in "$A" "$R" "$B"; do
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
   # IPv4 only: no IPv6 neighbour discovery in the captures.
   ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 done
@@ -100,27 +84,17 @@ ip -n "$A" route add 198.18.0.0/15 via 198.18.21.1
 ip -n "$B" route add 198.18.0.0/15 via 198.18.22.1
 ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1
 # Static neighbours: no packet waits on ARP, no ARP in the captures.
-mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p'; }
-ip -n "$A" neigh replace 198.18.21.1 lladdr "$(mac "$R" ri)" dev a0 nud permanent
-ip -n "$R" neigh replace 198.18.22.2 lladdr "$(mac "$B" b0)" dev ro nud permanent
+neigh "$A" a0 198.18.21.1 "$R" ri
+neigh "$R" ro 198.18.22.2 "$B" b0
 
 ip netns exec "$R" iptables -t mangle -A FORWARD -p tcp --tcp-flags SYN,RST SYN -j TCPMSS "${MSS_ARGS[@]}"
 ip netns exec "$R" iptables -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options "$LIST"
 ip netns exec "$B" iptables -A INPUT -j DROP
 
-ip netns exec "$A" tcpdump -q -n -U -s 0 -B 8192 -i a0 -w "$OUT/inside.pcap" tcp 2>"$OUT/tcpdump-inside.log" &
-PIDS+=($!)
-ip netns exec "$B" tcpdump -q -n -U -s 0 -B 8192 -i b0 -w "$OUT/outside.pcap" tcp 2>"$OUT/tcpdump-outside.log" &
-PIDS+=($!)
-for _ in $(seq 50); do
-  grep -q listening "$OUT/tcpdump-inside.log" && grep -q listening "$OUT/tcpdump-outside.log" && break
-  sleep 0.1
-done
+start_capture "$A" a0 inside.pcap tcp -q -s 0 -B 8192
+start_capture "$B" b0 outside.pcap tcp -q -s 0 -B 8192
 
 ip netns exec "$A" "$NFSEND" 198.18.21.2 198.18.22.2 "$COUNT" "$SEED"
 sleep 1
-for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
-for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-PIDS=()
+stop_captures
 ip netns exec "$R" iptables -t mangle -L FORWARD -v -n -x > "$OUT/counters.txt"
-cat "$OUT/tcpdump-inside.log" "$OUT/tcpdump-outside.log" | grep -E "dropped|captured" >&2 || true

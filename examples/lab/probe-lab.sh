@@ -47,8 +47,9 @@
 # Ctrl-C).
 set -euo pipefail
 
-die() { echo "probe-lab: $*" >&2; exit 1; }
-skip() { echo "probe-lab: cannot run here: $*" >&2; exit 77; }
+LAB_NAME=probe-lab
+# shellcheck source=lab-lib.sh
+. "$(cd "$(dirname "$0")" && pwd)/lab-lib.sh"
 
 # closed_port: no rule, the probe aimed at a port nothing listens on (5202).
 # nat, dnat_pre and snat_post: NAT both ways, before routing only (DNAT) and
@@ -89,13 +90,7 @@ synproxy_fwd|sysctl net.ipv4.tcp_syncookies=1@sysctl net.netfilter.nf_conntrack_
 synproxy_nft|sysctl net.ipv4.tcp_syncookies=1@sysctl net.netfilter.nf_conntrack_tcp_loose=0@nft add table ip campus@nft add chain ip campus raw_pre { type filter hook prerouting priority raw ; }@nft add rule ip campus raw_pre iifname r2p tcp dport 5201 tcp flags & (fin | syn | rst | ack) == syn notrack@nft add chain ip campus sp { type filter hook forward priority filter ; }@nft add rule ip campus sp iifname r2p tcp dport 5201 ct state invalid,untracked synproxy mss 1460 wscale 7 timestamp sack-perm@nft add rule ip campus sp ct state invalid drop
 "
 
-check_env() {
-  [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, netfilter, raw sockets)"
-  local t
-  for t in ip iptables nft python3; do
-    command -v "$t" >/dev/null 2>&1 || skip "missing tool: $t"
-  done
-}
+check_env() { require_root "network namespaces, netfilter, raw sockets" ip iptables nft python3; }
 
 case "${1:-}" in
   --check)
@@ -129,16 +124,6 @@ OUT="$(cd "$OUT" && pwd)"
 
 ID="fcp$$r$RANDOM"
 C="$ID-c"; R1="$ID-r1"; R2="$ID-r2"; R3="$ID-r3"; S="$ID-s"
-NS=("$C" "$R1" "$R2" "$R3" "$S")
-PIDS=()
-cleanup() {
-  local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  for ns in "${NS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 FAMILY="${PROBE_LAB_FAMILY:-4}"
 case "$FAMILY" in
@@ -150,12 +135,7 @@ case "$FAMILY" in
      SNAT='[2001:db8:43::1]' ;;
   *) die "PROBE_LAB_FAMILY must be 4 or 6" ;;
 esac
-for ns in "${NS[@]}"; do
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  # No duplicate address detection: the addresses work at once.
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-done
+new_netns "$C" "$R1" "$R2" "$R3" "$S"
 # link N joins LEFT (198.18.4N.1 on the right side of LEFT... see the map above).
 link() { # left-ns left-if left-addr right-ns right-if right-addr (IPv4; IPv6 mirrors it)
   local n6l n6r

@@ -73,23 +73,15 @@ fi
 
 id="${LAB_NETNS:-qbss$$$RANDOM}"
 S=$id-s R=$id-r D=$id-d
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  for ns in "$S" "$R" "$D"; do ip netns del "$ns" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+LAB_NAME=qbss-lab
+# shellcheck source=lab-lib.sh
+. "$here/lab-lib.sh"
 # When each step of the set-up ended (Unix time), in setup.log: the epoch
 # below must come after all of them.
 stamp() { echo "$(date +%s.%N) $*" >> "$outdir/setup.log"; }
 : > "$outdir/setup.log"
 setup_start=$(date +%s.%N)
-for ns in "$S" "$R" "$D"; do
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-done
+new_netns "$S" "$R" "$D"
 for ns in "$S" "$D"; do
   ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 done
@@ -103,12 +95,12 @@ ip netns exec "$D" ${RT[@]+"${RT[@]}"} "$PY" "$here/qbss-traffic.py" recv "$outd
   "@$outdir/epoch" 198.18.0.2 "$port_base" "$outdir/recv.json" \
   "$outdir/recv.started" "$outdir/recv.ready" 2> "$outdir/recv.err" &
 recv_pid=$!
-pids+=("$recv_pid")
+PIDS+=("$recv_pid")
 ip netns exec "$S" ${RT[@]+"${RT[@]}"} "$PY" "$here/qbss-traffic.py" send "$outdir/model.json" \
   "@$outdir/epoch" 198.18.0.2 "$port_base" "$outdir/send.json" \
   "$outdir/send.started" 2> "$outdir/send.err" &
 send_pid=$!
-pids+=("$send_pid")
+PIDS+=("$send_pid")
 for _ in $(seq 600); do
   [ -e "$outdir/recv.started" ] && [ -e "$outdir/send.started" ] && break
   kill -0 "$recv_pid" 2>/dev/null && kill -0 "$send_pid" 2>/dev/null \
@@ -130,7 +122,7 @@ ip netns exec "$R" ${RT[@]+"${RT[@]}"} "$router" --scenario "$outdir/scenario.to
   --scale "$scale" --epoch "$epoch" --port-base "$port_base" \
   --stats-json "$outdir/router.json" > "$outdir/router.txt" 2>&1 &
 router_pid=$!
-pids+=("$router_pid")
+PIDS+=("$router_pid")
 for _ in $(seq 250); do
   ip -n "$R" link show qR >/dev/null 2>&1 && ip -n "$R" link show qL >/dev/null 2>&1 && break
   kill -0 "$router_pid" 2>/dev/null || { cat "$outdir/router.txt" >&2; exit 1; }
@@ -158,7 +150,7 @@ awk -v e="$epoch" -v now="$(date +%s.%N)" 'BEGIN { exit !(now < e) }' \
 wait "$send_pid" || { echo "qbss-lab: the sender failed:" >&2; cat "$outdir/send.err" >&2; exit 1; }
 wait "$recv_pid" || { echo "qbss-lab: the receiver failed:" >&2; cat "$outdir/recv.err" >&2; exit 1; }
 wait "$router_pid" || { echo "qbss-lab: the router failed:" >&2; tail -5 "$outdir/router.txt" >&2; exit 1; }
-pids=()
+PIDS=()
 "$PY" "$here/qbss-traffic.py" merge "$outdir/model.json" "$outdir/recv.json" \
   "$outdir/send.json" "$outdir/router.json" "$scale" "$outdir/measured.json"
 echo "qbss-lab: $outdir/measured.json"
