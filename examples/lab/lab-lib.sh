@@ -141,8 +141,8 @@ drain_capture() {
 # kernel passed it, and fail if one still had not. tcpdump interrupted
 # leaves what is still in its ring buffer unwritten, and a capture starved
 # of CPU falls behind by many thousands of packets: on a loaded CI machine
-# one lost the last 12 MB of a 30 MB download that way, with no drop
-# counted, and the lab read it as a transfer that stopped short. Asked with
+# one ended 12 MB before the end of a 30 MB download that way (no gap in
+# it), and the lab read it as a transfer that stopped short. Asked with
 # SIGUSR1, tcpdump prints how many packets it wrote and how many the
 # kernel passed its filter; it is stopped when they agree.
 stop_captures() {
