@@ -266,6 +266,9 @@ struct Round {
     /// were, byte-ns, and that time: the round's average flight.
     flight_time: u128,
     flight_ns: u64,
+    /// Time in the round with nothing outstanding and room in the window
+    /// (the idle phase), ns.
+    idle_ns: u64,
 }
 
 impl Round {
@@ -613,7 +616,10 @@ impl LimitTracker {
             self.round.flight_time += u128::from(self.known_flight) * u128::from(dt);
             self.round.flight_ns += dt;
             match self.phase {
-                Phase::Idle => self.times.idle += dt,
+                Phase::Idle => {
+                    self.times.idle += dt;
+                    self.round.idle_ns += dt;
+                }
                 Phase::ReceiveWindow => self.times.rwnd += dt,
                 Phase::Other => self.round.other_ns += dt,
                 Phase::NotStarted => {}
@@ -731,13 +737,19 @@ impl LimitTracker {
         // A Linux sender at the window's edge sends full segments only
         // (`tcp_mss_split_point` cuts at a multiple of the MSS), so its
         // flight there is whole segments; a writer's chunk ends where the
-        // application's write did (module docs, the plateau).
+        // application's write did (module docs, the plateau). And it always
+        // has the window's worth outstanding: a round with nothing
+        // outstanding for more than an eighth of it had nothing to send (a
+        // writer between chunks; the eighth is twice the ring's dating of
+        // the ACKs away from the sender, loop/16, and covers a receiver
+        // that acknowledges a whole flight at once).
         let flat = r.retrans == 0
             && !self.queue_delay_over(self.round_ns / 2)
             && r.other_ns > 0
             && r.acked > 0
             && flight > 0
-            && flight.is_multiple_of(self.mss.max(1));
+            && flight.is_multiple_of(self.mss.max(1))
+            && r.idle_ns * 8 <= self.round_ns;
         let (sender_ns, network_ns) = if network {
             (0, r.other_ns)
         } else {
@@ -1403,6 +1415,84 @@ mod tests {
         let l = writer(16, 10_500, 80, 60_000, 0);
         assert_eq!(l.kind, LimitKind::Sender, "{l:?}");
         assert_eq!(l.window_read_inferred_bytes, None, "{l:?}");
+    }
+
+    /// A writer of whole segments (16 of 1000 bytes) that pauses: its
+    /// chunk's ACKs are all back 0.3 ms after it left, and the next chunk
+    /// leaves 2 ms after the last ACK (12 ms apart at an RTT of 10 ms).
+    /// Each round tops out at the same byte, as at an edge, but the sender
+    /// has nothing outstanding for a fifth of the round: it had nothing to
+    /// send, and no window held it. Seen next to the sender and next to the
+    /// receiver alike.
+    #[test]
+    fn a_writer_idle_between_chunks_is_no_plateau() {
+        for (side, l) in [
+            ("sender", writer(16, 12_000, 80, 60_000, 0)),
+            ("receiver", writer_far(16, 12_000, 80, 60_000)),
+        ] {
+            assert_eq!(l.kind, LimitKind::Sender, "{side}: {l:?}");
+            assert_eq!(l.window_read_inferred_bytes, None, "{side}: {l:?}");
+            assert_eq!(l.receive_window_fraction, Some(0.0), "{side}: {l:?}");
+        }
+    }
+
+    /// The counter-case of the idle rule: the same 16 segments at the edge
+    /// of a window rewritten to 16,000 bytes, with a receiver that
+    /// acknowledges the whole flight in one ACK (GRO), seen next to the
+    /// receiver: the sender has nothing outstanding only from that ACK to
+    /// its answer, a moment of each round, and the flight is still the
+    /// plateau of a window it read.
+    #[test]
+    fn an_edge_sender_acknowledged_a_flight_at_a_time_is_a_plateau() {
+        let mut t = LimitTracker::new(0);
+        t.configure(10 * MS, 10 * MS, Some((0, 0, 60_000)));
+        let (mut seq, mut base) = (0u32, 0u64);
+        for _ in 0..80 {
+            // The flight arrives here at line rate, acknowledged whole; the
+            // sender answers the ACK: the next flight is here one loop after
+            // it, and 0.3 ms more (the sender's host was busy, or the path
+            // jittered), with nothing outstanding meanwhile.
+            for i in 0..16u64 {
+                t.on_data(base + i * 20_000, seq, 1000, false, None);
+                seq += 1000;
+            }
+            let ack = base + 16 * 20_000 + 50_000;
+            t.on_ack(ack, seq, 60_000, None);
+            base = ack + 10 * MS + 300_000;
+        }
+        let l = t.limit();
+        assert_eq!(l.kind, LimitKind::ReceiveWindow, "{l:?}");
+        assert_eq!(l.window_read_inferred_bytes, Some(16_000), "{l:?}");
+    }
+
+    /// `writer` seen next to the receiver: each segment as it arrives, the
+    /// ACK of every second one 50 us later, the sender a loop of 10 ms
+    /// away.
+    fn writer_far(chunk: u32, period_us: u64, chunks: u32, window_field: u16) -> Limit {
+        let mut t = LimitTracker::new(0);
+        t.configure(10 * MS, 10 * MS, Some((0, 0, window_field)));
+        let mut events = Vec::new();
+        let mut seq = 0u32;
+        for c in 0..u64::from(chunks) {
+            let at = c * period_us * 1000;
+            for i in 0..u64::from(chunk) {
+                let seen = at + i * 20_000;
+                events.push((seen, 0, seq));
+                seq += 1000;
+                if (seq / 1000).is_multiple_of(2) || i + 1 == u64::from(chunk) {
+                    events.push((seen + 50_000, 1, seq));
+                }
+            }
+        }
+        events.sort_unstable();
+        for (at, what, s) in events {
+            if what == 0 {
+                t.on_data(at, s, 1000, false, None);
+            } else {
+                t.on_ack(at, s, window_field, None);
+            }
+        }
+        t.limit()
     }
 
     /// Like `writer`, each chunk `bytes` long in segments of 1000 and the
