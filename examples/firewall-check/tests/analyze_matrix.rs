@@ -21,6 +21,20 @@
 //!   20,480), before the plateau asked for whole segments: a Linux sender
 //!   at the window's edge sends full segments only, a writer's chunk ends
 //!   where its write did.
+//! - `pausing-whole-round-cubic-10ms`: the server writes 14,480 bytes (10
+//!   whole segments of 1,448), pauses 12 ms (CUBIC, 10 ms; `lab.sh pause4
+//!   --chunk-bytes 14480 --pause-ms 12 --bytes 3000000`; the kernel counts
+//!   no window, no send buffer): each chunk whole segments, all
+//!   acknowledged before the next leaves. Called `receive_window` from both
+//!   sides (1.0; `window_read_inferred_bytes` 14,480) before a round with
+//!   nothing outstanding for more than an eighth of it stopped counting as
+//!   a plateau round.
+//! - `pausing-whole-cubic-10ms`: the same chunks 8 ms apart (`--pause-ms
+//!   8`), two in flight by turns and never idle, the first 1,500 records.
+//!   Called `receive_window` from both sides (0.62, 0.65; a window of
+//!   28,960 bytes) before a plateau asked for a sender answering the ACKs
+//!   it read: each chunk leaves about 8 ms after the newest ACK its
+//!   timestamps echo.
 //! - the counter-cases, which the rules must leave alone:
 //!   `rcvbuf-cubic-10ms` (SO_RCVBUF 16 KB; the kernel: rwnd 0.98),
 //!   `rewrite-cubic-10ms` (the window field rewritten to 20 KB between the
@@ -75,6 +89,16 @@ fn a_writer_pausing_between_chunks_is_the_sender_from_either_side() {
 #[test]
 fn a_writer_one_chunk_per_round_is_no_rewritten_window_from_either_side() {
     check("pausing-round-cubic-10ms", "sender", false);
+}
+
+#[test]
+fn a_writer_of_whole_segments_idle_between_chunks_is_the_sender_from_either_side() {
+    check("pausing-whole-round-cubic-10ms", "sender", false);
+}
+
+#[test]
+fn a_writer_of_whole_segments_two_chunks_in_flight_is_the_sender_from_either_side() {
+    check("pausing-whole-cubic-10ms", "sender", false);
 }
 
 #[test]
