@@ -1436,38 +1436,79 @@ mod tests {
         assert!(l.sender_fraction.unwrap() > 0.8, "{l:?}");
     }
 
-    /// A sender next to the capture point, RTT 10 ms, whose application
-    /// writes `chunk` segments of 1000 bytes every `period_us`: each chunk
-    /// leaves at once and the receiver acknowledges every two segments one
-    /// RTT after they left; window field `window_field` (shift 0). When
-    /// `queue_ms` is given, every ACK comes that much later again (a queue
-    /// that grows by a chunk each period: more in flight all the time).
-    fn writer(chunk: u32, period_us: u64, chunks: u32, window_field: u16, queue_ms: u64) -> Limit {
-        let mut t = LimitTracker::new(0);
-        t.configure(10 * MS, 0, Some((0, 0, window_field)));
-        // (time, 0 data / 1 ACK, seq end)
-        let mut events = Vec::new();
-        let mut seq = 0u32;
-        for c in 0..u64::from(chunks) {
-            let at = c * period_us * 1000;
-            for i in 0..u64::from(chunk) {
-                let sent = at + i * 20_000;
-                events.push((sent, 0, seq));
-                seq += 1000;
-                if (seq / 1000).is_multiple_of(2) || i + 1 == u64::from(chunk) {
-                    events.push((sent + 10 * MS + c * queue_ms * MS, 1, seq));
+    /// A writer's chunks, `bytes` each in segments of 1000 and the rest,
+    /// one every `period_us`; RTT 10 ms, window field 60,000 (shift 0).
+    /// Seen next to the sender (loop 0): each chunk leaves at once and the
+    /// receiver's ACK of every second segment (and of the last) comes one
+    /// RTT after it left, and `queue_ms` later again for each chunk (a
+    /// queue that grows by a chunk each period: more in flight all the
+    /// time). Seen next to the receiver (`far`, loop 10 ms): each segment
+    /// as it arrives, the ACKs 50 us after it.
+    struct Writer {
+        bytes: u32,
+        period_us: u64,
+        chunks: u32,
+        queue_ms: u64,
+        far: bool,
+    }
+
+    impl Writer {
+        fn new(bytes: u32, period_us: u64, chunks: u32) -> Self {
+            Writer {
+                bytes,
+                period_us,
+                chunks,
+                queue_ms: 0,
+                far: false,
+            }
+        }
+
+        fn far(self) -> Self {
+            Writer { far: true, ..self }
+        }
+
+        fn queue_ms(self, queue_ms: u64) -> Self {
+            Writer { queue_ms, ..self }
+        }
+
+        fn limit(&self) -> Limit {
+            let mut t = LimitTracker::new(0);
+            let loop_ns = if self.far { 10 * MS } else { 0 };
+            t.configure(10 * MS, loop_ns, Some((0, 0, 60_000)));
+            // (time, 0 data / 1 ACK, seq, payload)
+            let mut events = Vec::new();
+            let mut seq = 0u32;
+            for c in 0..u64::from(self.chunks) {
+                let at = c * self.period_us * 1000;
+                let mut left = self.bytes;
+                let mut i = 0u64;
+                while left > 0 {
+                    let len = left.min(1000);
+                    let sent = at + i * 20_000;
+                    events.push((sent, 0, seq, len));
+                    seq += len;
+                    left -= len;
+                    i += 1;
+                    if i.is_multiple_of(2) || left == 0 {
+                        let acked = if self.far {
+                            sent + 50_000
+                        } else {
+                            sent + 10 * MS + c * self.queue_ms * MS
+                        };
+                        events.push((acked, 1, seq, 0));
+                    }
                 }
             }
-        }
-        events.sort_unstable();
-        for (at, what, end) in events {
-            if what == 0 {
-                t.on_data(at, end, 1000, false, None);
-            } else {
-                t.on_ack(at, end, window_field, None);
+            events.sort_unstable();
+            for (at, what, s, len) in events {
+                if what == 0 {
+                    t.on_data(at, s, len, false, None);
+                } else {
+                    t.on_ack(at, s, 60_000, None);
+                }
             }
+            t.limit()
         }
-        t.limit()
     }
 
     /// A writer whose every chunk is acknowledged just before the next
@@ -1477,7 +1518,7 @@ mod tests {
     /// (tests/analyze_matrix.rs has the lab's 20 KB chunks).
     #[test]
     fn a_writer_one_chunk_per_round_is_no_plateau() {
-        let l = writer_bytes(16_500, 10_500, 80, 60_000);
+        let l = Writer::new(16_500, 10_500, 80).limit();
         assert_eq!(l.kind, LimitKind::Sender, "{l:?}");
         assert_eq!(l.window_read_inferred_bytes, None, "{l:?}");
     }
@@ -1495,7 +1536,7 @@ mod tests {
     #[test]
     #[ignore = "known gap: chunks of whole segments, one per round, read as a flight plateau"]
     fn a_writer_of_whole_segments_one_chunk_per_round_is_no_plateau() {
-        let l = writer(16, 10_500, 80, 60_000, 0);
+        let l = Writer::new(16_000, 10_500, 80).limit();
         assert_eq!(l.kind, LimitKind::Sender, "{l:?}");
         assert_eq!(l.window_read_inferred_bytes, None, "{l:?}");
     }
@@ -1510,8 +1551,8 @@ mod tests {
     #[test]
     fn a_writer_idle_between_chunks_is_no_plateau() {
         for (side, l) in [
-            ("sender", writer(16, 12_000, 80, 60_000, 0)),
-            ("receiver", writer_far(16, 12_000, 80, 60_000)),
+            ("sender", Writer::new(16_000, 12_000, 80).limit()),
+            ("receiver", Writer::new(16_000, 12_000, 80).far().limit()),
         ] {
             assert_eq!(l.kind, LimitKind::Sender, "{side}: {l:?}");
             assert_eq!(l.window_read_inferred_bytes, None, "{side}: {l:?}");
@@ -1646,76 +1687,12 @@ mod tests {
         }
     }
 
-    /// `writer` seen next to the receiver: each segment as it arrives, the
-    /// ACK of every second one 50 us later, the sender a loop of 10 ms
-    /// away.
-    fn writer_far(chunk: u32, period_us: u64, chunks: u32, window_field: u16) -> Limit {
-        let mut t = LimitTracker::new(0);
-        t.configure(10 * MS, 10 * MS, Some((0, 0, window_field)));
-        let mut events = Vec::new();
-        let mut seq = 0u32;
-        for c in 0..u64::from(chunks) {
-            let at = c * period_us * 1000;
-            for i in 0..u64::from(chunk) {
-                let seen = at + i * 20_000;
-                events.push((seen, 0, seq));
-                seq += 1000;
-                if (seq / 1000).is_multiple_of(2) || i + 1 == u64::from(chunk) {
-                    events.push((seen + 50_000, 1, seq));
-                }
-            }
-        }
-        events.sort_unstable();
-        for (at, what, s) in events {
-            if what == 0 {
-                t.on_data(at, s, 1000, false, None);
-            } else {
-                t.on_ack(at, s, window_field, None);
-            }
-        }
-        t.limit()
-    }
-
-    /// Like `writer`, each chunk `bytes` long in segments of 1000 and the
-    /// rest, without a queue.
-    fn writer_bytes(bytes: u32, period_us: u64, chunks: u32, window_field: u16) -> Limit {
-        let mut t = LimitTracker::new(0);
-        t.configure(10 * MS, 0, Some((0, 0, window_field)));
-        let mut events = Vec::new();
-        let mut seq = 0u32;
-        for c in 0..u64::from(chunks) {
-            let at = c * period_us * 1000;
-            let mut left = bytes;
-            let mut i = 0u64;
-            while left > 0 {
-                let len = left.min(1000);
-                let sent = at + i * 20_000;
-                events.push((sent, 0, seq, len));
-                seq += len;
-                left -= len;
-                i += 1;
-                if i.is_multiple_of(2) || left == 0 {
-                    events.push((sent + 10 * MS, 1, seq, 0));
-                }
-            }
-        }
-        events.sort_unstable();
-        for (at, what, s, len) in events {
-            if what == 0 {
-                t.on_data(at, s, len, false, None);
-            } else {
-                t.on_ack(at, s, window_field, None);
-            }
-        }
-        t.limit()
-    }
-
     /// The counter-case: the same writer's chunks into a queue that keeps
     /// growing (each chunk's ACKs a millisecond later than the last's: more
     /// in flight than acknowledged all round long) is the network.
     #[test]
     fn chunks_into_a_growing_queue_are_the_network() {
-        let l = writer(16, 10_500, 40, 60_000, 1);
+        let l = Writer::new(16_000, 10_500, 40).queue_ms(1).limit();
         assert_eq!(l.kind, LimitKind::Network, "{l:?}");
     }
 
