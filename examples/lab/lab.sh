@@ -19,6 +19,7 @@
 #
 # usage: lab.sh CASE OUTDIR [--bytes N] [--up-bytes N] [--delay-ms D] [--snaplen S] [--cc cubic|reno|bbr]
 #                           [--client-rmem-max N] [--client-rcvbuf N] [--server-sndbuf N] [--pause-ms D] [--chunk-bytes N]
+#                           [--no-timestamps]
 #   --client-rmem-max N   the client namespace's net.ipv4.tcp_rmem max (the
 #                         autotuning cap of the download's receiver; per netns)
 #   --client-rcvbuf N     the client socket's SO_RCVBUF (replaces the case's)
@@ -28,6 +29,8 @@
 #                         the application
 #   --pause-ms D          pause4: the server's pause between chunks (default 10)
 #   --chunk-bytes N       pause4: every chunk N bytes (default: 8 to 64 KB, varying)
+#   --no-timestamps       the client offers no TCP timestamps (its namespace's
+#                         net.ipv4.tcp_timestamps 0), so the connection has none
 #        lab.sh --list
 #        lab.sh --check          (exit 0 if the lab can run here, 77 if not)
 # exit status: 0 ok, 77 cannot run here (not root, missing tool), other: failure.
@@ -73,6 +76,7 @@ SNAPLEN=200
 CC=cubic
 CC_GIVEN=
 CLIENT_RMEM_MAX=
+NO_TIMESTAMPS=
 CLIENT_RCVBUF=
 SERVER_SNDBUF=
 PAUSE_MS=10
@@ -85,6 +89,7 @@ while [ $# -gt 0 ]; do
     --delay-ms) DELAY_MS="$2"; shift 2 ;;
     --snaplen) SNAPLEN="$2"; shift 2 ;;
     --client-rmem-max) CLIENT_RMEM_MAX="$2"; shift 2 ;;
+    --no-timestamps) NO_TIMESTAMPS=1; shift ;;
     --client-rcvbuf) CLIENT_RCVBUF="$2"; shift 2 ;;
     --server-sndbuf) SERVER_SNDBUF="$2"; shift 2 ;;
     --pause-ms) PAUSE_MS="$2"; shift 2 ;;
@@ -292,6 +297,7 @@ case "$CASE" in
 esac
 if [ "$FAM" = 6 ] && [ "$DST" = 198.18.2.2 ]; then DST=2001:db8:2::2; fi
 # The receiver's buffer settings the options ask for (after the case's own).
+[ -z "$NO_TIMESTAMPS" ] || inC sysctl -qw net.ipv4.tcp_timestamps=0
 if [ -n "$CLIENT_RMEM_MAX" ]; then
   [[ "$CLIENT_RMEM_MAX" =~ ^[0-9]+$ ]] || die "--client-rmem-max needs a byte count"
   def=$(( CLIENT_RMEM_MAX < 131072 ? CLIENT_RMEM_MAX : 131072 ))

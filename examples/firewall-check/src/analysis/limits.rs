@@ -138,31 +138,37 @@
 //! window lets the next segments go at once. With timestamps the capture
 //! shows which ACK the sender had read when it sent a segment (the newest
 //! the receiver sent under the TSval it echoes), so its *answer delay* is
-//! the time from that ACK here to the segment here, less the loop. A round
-//! whose every segment left more than a quarter of the round (at least
-//! 2 ms) after the newest ACK its sender had read is late: the sender was
-//! not answering ACKs but sending on its own clock, as a writer of chunks
-//! does (14,480 bytes with pauses of 8 ms at a 10 ms RTT, two chunks in flight by
-//! turns and never idle: each chunk left about 8 ms after the ACK it
-//! echoed, and the flight topped out at 28,960 bytes round after round,
-//! read as a rewritten window from both sides before this). A run of
-//! rounds half or more of which are late is no plateau; a late round now
-//! and then (a busy host, a queue for a round) leaves one standing.
+//! the time from that ACK here to the segment here, less the loop; without
+//! timestamps, the ACK the loop says it had read stands in (the ring dates
+//! it to within loop/16, never later than it was seen). A round whose every
+//! segment left more than a quarter of the round (at least 2 ms) after the
+//! newest ACK its sender had read is late: the sender was not answering
+//! ACKs but sending on its own clock, as a writer of chunks does (14,480
+//! bytes with pauses of 8 ms at a 10 ms RTT, two chunks in flight by turns
+//! and never idle: each chunk left about 8 ms after the ACK it echoed, and
+//! the flight topped out at 28,960 bytes round after round, read as a
+//! rewritten window from both sides before this). A run of rounds half or
+//! more of which are late is no plateau; a late round now and then (a busy
+//! host, a queue for a round) leaves one standing.
 //!
 //! The traffic that fools these rules: toward a window, a writer of whole
 //! segments that is idle for less than an eighth of each round (its next
 //! chunk leaves just after the last ACK) still reads as a plateau, a
 //! medium-confidence hint whose words name the pausing writer (tested,
 //! ignored, as the known gap: no capture point tells it from an edge sender
-//! answering a whole-flight ACK late), and so does a writer of whole
-//! segments with chunks in flight by turns on a path without timestamps
-//! (Windows' default); toward the sender, an edge sender whose answers to
-//! whole-flight ACKs come more than an eighth of a round late (a host that
-//! busy), or whose answers all look late for half the rounds (a path whose
-//! delay grew by a quarter of the RTT since the handshake measured the
-//! loop, seen away from the sender), loses those rounds' plateau (a
-//! rewritten window missed, never invented). A capture of TSO/GRO super-
-//! packets (its largest payload is no MSS) never shows a plateau.
+//! answering a whole-flight ACK late); toward the sender, an edge sender
+//! whose answers to whole-flight ACKs come more than an eighth of a round
+//! late (a host that busy), or whose answers all look late for half the
+//! rounds (a path whose delay grew by a quarter of the RTT since the
+//! handshake measured the loop, seen away from the sender), loses those
+//! rounds' plateau (a rewritten window missed, never invented). A capture
+//! of TSO/GRO super-packets (its largest payload is no MSS) never shows a
+//! plateau. Without timestamps, next to the receiver, the flight as the
+//! loop dates it is blurred by a segment or two and a rewritten window's
+//! plateau does not form at all (the lab's `window-rewrite4
+//! --no-timestamps`, 10 and 40 ms: `sender` from the client's side, where
+//! the kernel counted 0.98 of the busy time receive-window limited):
+//! missed, never invented.
 //!
 //! # The answer
 //!
@@ -986,8 +992,16 @@ impl LimitTracker {
                 let answer = t_ns
                     .saturating_sub(known.seen_ns)
                     .saturating_sub(self.loop_ns);
-                self.round.min_answer_ns =
-                    Some(self.round.min_answer_ns.map_or(answer, |m| m.min(answer)));
+                self.note_answer(answer);
+            }
+        } else if ts.is_none() {
+            // Without timestamps, the ACK the loop says it had read (dated
+            // to within loop/16 by the ring, never later than it was seen).
+            if let Some(known) = self.known_at(t_ns) {
+                let answer = t_ns
+                    .saturating_sub(self.loop_ns)
+                    .saturating_sub(known.at_ns);
+                self.note_answer(answer);
             }
         }
         // The edge as the sender could know it when it sent this segment,
@@ -1005,6 +1019,16 @@ impl LimitTracker {
             }
         }
         self.decide(t_ns);
+    }
+
+    /// A segment's answer delay (module docs, the plateau): the round's
+    /// shortest so far.
+    fn note_answer(&mut self, answer_ns: u64) {
+        self.round.min_answer_ns = Some(
+            self.round
+                .min_answer_ns
+                .map_or(answer_ns, |m| m.min(answer_ns)),
+        );
     }
 
     /// The newest tick kept at or before `tsecr`, with its highest ACK and
@@ -1548,6 +1572,22 @@ mod tests {
     /// has nothing outstanding for a fifth of the round: it had nothing to
     /// send, and no window held it. Seen next to the sender and next to the
     /// receiver alike.
+    /// The same without timestamps: chunks of 8 segments every 8 ms at an
+    /// RTT of 10 ms, two in flight by turns, each leaving 6 ms after the
+    /// newest ACK the loop says its sender had read. Read as a window of
+    /// 16,000 bytes from both sides without the answer rule (also every
+    /// 7 to 9.5 ms; at 6 ms the answer is 2 ms, under the quarter round,
+    /// and the plateau stands).
+    #[test]
+    fn a_writer_with_two_chunks_in_flight_without_timestamps_is_no_plateau() {
+        for far in [false, true] {
+            let w = Writer::new(8_000, 8_000, 100);
+            let l = if far { w.far().limit() } else { w.limit() };
+            assert_eq!(l.kind, LimitKind::Sender, "far {far}: {l:?}");
+            assert_eq!(l.window_read_inferred_bytes, None, "far {far}: {l:?}");
+        }
+    }
+
     #[test]
     fn a_writer_idle_between_chunks_is_no_plateau() {
         for (side, l) in [
