@@ -286,6 +286,33 @@ for a in ("198.18.44.2", "2001:db8:44::2"):
 
 rules_for() { echo "$CASES" | sed -n "s/^$1|//p"; }
 
+# Empties r2's connection tracking table (every family) before each probe
+# run, through ctnetlink: IPCTNL_MSG_CT_DELETE without a tuple is a flush
+# (what `conntrack -F` sends). Writing to /proc/net/nf_conntrack, as this
+# script did before, flushes nothing on Linux (the file is read-only:
+# "Permission denied", hidden by `|| true`), so each case inherited the
+# entries of the cases before it. A probe's random source ports then now
+# and then met an entry of an earlier run (a connection it reset: CLOSE):
+# behind synproxy_fwd the prober's ACK belonged to that entry, so it was
+# no longer INVALID, never reached the SYNPROXY target and went on to the
+# server, which had no such connection and reset it, the data byte after
+# it too: `ect0_data` "dropped" (examples/lab/README.md).
+flush_conntrack() {
+  ip netns exec "$R2" python3 -c '
+import socket, struct, sys
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 12)  # NETLINK_NETFILTER
+# nlmsghdr: length, type (NFNL_SUBSYS_CTNETLINK << 8 | IPCTNL_MSG_CT_DELETE),
+# flags (NLM_F_REQUEST | NLM_F_ACK), sequence, port; nfgenmsg: AF_UNSPEC
+# (every family), version 0, resource 0.
+s.send(struct.pack("=IHHIIBBH", 20, (1 << 8) | 2, 0x1 | 0x4, 1, 0, 0, 0, 0))
+reply = s.recv(4096)
+kind = struct.unpack_from("=H", reply, 4)[0]
+error = struct.unpack_from("=i", reply, 16)[0] if kind == 2 else -1
+if error != 0:
+    sys.exit("probe-lab: flushing conntrack failed (netlink error %d)" % error)
+' || die "cannot flush r2's conntrack table"
+}
+
 IFS=, read -r -a WANT <<< "$LIST"
 for case in "${WANT[@]}"; do
   # A here-string, not a pipe: echo writes line by line, grep -q exits at
@@ -316,7 +343,7 @@ for case in "${WANT[@]}"; do
       esac
     done
   fi
-  ip netns exec "$R2" sh -c 'echo f > /proc/net/nf_conntrack' 2>/dev/null || true
+  flush_conntrack
   set +e
   t="$TARGET"
   case "$case" in
@@ -328,7 +355,7 @@ for case in "${WANT[@]}"; do
     >"$OUT/$case.json" 2>"$OUT/$case.err"
   echo $? >"$OUT/$case.status"
   if [[ ",${PROBE_LAB_TEXT:-}," == *",$case,"* ]]; then
-    ip netns exec "$R2" sh -c 'echo f > /proc/net/nf_conntrack' 2>/dev/null || true
+    flush_conntrack
     ip netns exec "$C" "$BIN" probe "$t" "${EXTRA[@]}" \
       >"$OUT/$case.txt" 2>>"$OUT/$case.err"
     echo $? >"$OUT/$case.txt.status"

@@ -4,9 +4,11 @@
 //! TTL 1 to the hop before the target and once in full; the server's ACK
 //! of it is the answer, the routers' quotes (and the reflector's capture)
 //! show its ECN field on the way. Retransmitted as a TCP would, each wait
-//! twice the one before (RFC 6298 backoff), three times at most: a SYN
-//! proxy takes the data only once it has finished its own handshake with
-//! the server, which on a loaded host may take longer than one wait.
+//! twice the one before (RFC 6298 backoff), three times at most. Behind a
+//! SYN proxy the byte goes only once the proxy has opened the window its
+//! SYN-ACK kept shut ([`Prober::await_open_window`]): a segment that
+//! reaches Linux SYNPROXY before the server has answered the proxy is
+//! taken for the handshake's ACK and dropped.
 
 use std::time::{Duration, Instant};
 
