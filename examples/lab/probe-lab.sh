@@ -361,6 +361,11 @@ for case in "${WANT[@]}"; do
     echo $? >"$OUT/$case.txt.status"
   fi
   set -e
+  # Each namespace's counters after the case (ICMP sent and rate-limited,
+  # drops), for a failure's post-mortem.
+  for ns in "$R1:r1" "$R2:r2" "$R3:r3" "$S:server"; do
+    ip netns exec "${ns%%:*}" nstat -az >"$OUT/$case.${ns#*:}.nstat" 2>/dev/null || true
+  done
   # The probe's nftables table must be gone once it has exited.
   ip netns exec "$C" nft list tables >"$OUT/$case.tables"
   ip netns exec "$R2" "$IPT-save" >"$OUT/$case.rules"
