@@ -807,7 +807,7 @@ impl LimitTracker {
             && r.acked > 0
             && flight > 0
             && flight.is_multiple_of(self.mss.max(1))
-            && r.idle_ns * 8 <= self.round_ns;
+            && r.idle_ns <= self.round_ns / 8;
         let (sender_ns, network_ns) = if network {
             (0, r.other_ns)
         } else {

@@ -527,3 +527,21 @@ fn data_beyond_the_advertised_edge_is_counted() {
     t.on_ack(2 * MS, 2000, 1000, None);
     assert_eq!(t.beyond_window(), (1000, true));
 }
+
+/// A capture whose clock jumps by centuries while the sender has nothing
+/// outstanding (a fuzzed file: `fuzz/regressions/analyze_settings`): the
+/// idle time of the round is then too large to scale, and the plateau's
+/// idle rule must not overflow on it.
+#[test]
+fn an_idle_round_of_centuries_is_no_overflow() {
+    let mut t = LimitTracker::new(0);
+    t.configure(10 * MS, 0, Some((0, 0, 60_000)));
+    t.on_data(0, 0, 1000, false, None);
+    t.on_data(100_000, 1000, 1000, false, None);
+    t.on_ack(MS, 1000, 60_000, None);
+    t.on_ack(2 * MS, 2000, 60_000, None);
+    t.on_data(u64::MAX / 2, 2000, 1000, false, None);
+    t.on_ack(u64::MAX / 2 + MS, 3000, 60_000, None);
+    let l = t.limit();
+    assert!(l.idle_fraction.unwrap_or(1.0) > 0.99, "{l:?}");
+}
