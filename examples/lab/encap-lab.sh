@@ -56,13 +56,8 @@ case "${1:-}" in
   --list) echo "$CASES" | tr ' ' '\n' | tr -s '\n'; exit 0 ;;
   --check)
     check_env
-    probe="tplencap$$"
-    ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces"
-    ok=1
-    ip -n "$probe" link add vxp type vxlan id 1 local 198.18.32.1 remote 198.18.32.2 dstport 4789 \
-      >/dev/null 2>&1 || ok=0
-    ip netns del "$probe"
-    [ $ok = 1 ] || skip "VXLAN devices unavailable"
+    require_in_netns "VXLAN devices" \
+      "ip link add vxp type vxlan id 1 local 198.18.32.1 remote 198.18.32.2 dstport 4789"
     exit 0 ;;
 esac
 

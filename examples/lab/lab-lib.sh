@@ -27,6 +27,21 @@ require_root() {
   done
 }
 
+# require_in_netns WHAT COMMAND...: skip (naming WHAT as unavailable) unless
+# every COMMAND (one shell command line each) succeeds in a throwaway
+# network namespace: the `--check` of a script whose rules or devices the
+# kernel may lack.
+require_in_netns() {
+  local what="$1" ns="labcheck$$r$RANDOM" ok=1 cmd
+  shift
+  ip netns add "$ns" 2>/dev/null || skip "cannot create network namespaces"
+  for cmd in "$@"; do
+    ip netns exec "$ns" sh -c "$cmd" >/dev/null 2>&1 || ok=0
+  done
+  ip netns del "$ns"
+  [ $ok = 1 ] || skip "$what unavailable"
+}
+
 # --- namespaces and cleanup -------------------------------------------------
 PIDS=()     # background processes of the run, stopped on exit
 LAB_NSS=()  # the namespaces the run made, deleted on exit

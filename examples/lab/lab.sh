@@ -54,13 +54,8 @@ case "${1:-}" in
   --list) echo "$CASES" | tr ' ' '\n' | tr -s '\n'; exit 0 ;;
   --check)
     check_env
-    probe="tplprobe$$"
-    ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces"
-    ok=1
-    ip netns exec "$probe" iptables -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP \
-      --strip-options wscale >/dev/null 2>&1 || ok=0
-    ip netns del "$probe"
-    [ $ok = 1 ] || skip "iptables TCPOPTSTRIP target unavailable"
+    require_in_netns "iptables TCPOPTSTRIP target" \
+      "iptables -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options wscale"
     exit 0 ;;
 esac
 

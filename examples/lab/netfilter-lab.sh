@@ -33,15 +33,9 @@ check_env() { require_root "network namespaces, netfilter" ip iptables tcpdump; 
 
 if [ "${1:-}" = --check ]; then
   check_env
-  probe="nflprobe$$"
-  ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces"
-  ok=1
-  ip netns exec "$probe" iptables -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP \
-    --strip-options wscale >/dev/null 2>&1 || ok=0
-  ip netns exec "$probe" iptables -t mangle -A FORWARD -p tcp --tcp-flags SYN,RST SYN \
-    -j TCPMSS --set-mss 1000 >/dev/null 2>&1 || ok=0
-  ip netns del "$probe"
-  [ $ok = 1 ] || skip "iptables TCPMSS / TCPOPTSTRIP targets unavailable"
+  require_in_netns "iptables TCPMSS / TCPOPTSTRIP targets" \
+    "iptables -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options wscale" \
+    "iptables -t mangle -A FORWARD -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1000"
   exit 0
 fi
 

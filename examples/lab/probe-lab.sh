@@ -95,18 +95,12 @@ check_env() { require_root "network namespaces, netfilter, raw sockets" ip iptab
 case "${1:-}" in
   --check)
     check_env
-    probe="fcpcheck$$"
-    ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces"
-    ok=1
-    ip netns exec "$probe" iptables -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP \
-      --strip-options wscale >/dev/null 2>&1 || ok=0
-    ip netns exec "$probe" iptables -t mangle -A FORWARD -j DSCP --set-dscp 0 >/dev/null 2>&1 || ok=0
-    ip netns exec "$probe" iptables -t mangle -A FORWARD -p tcp -j ECN --ecn-tcp-remove >/dev/null 2>&1 || ok=0
-    ip netns exec "$probe" nft add table inet fcpcheck >/dev/null 2>&1 || ok=0
-    ip netns exec "$probe" iptables -A OUTPUT -p icmp --icmp-type time-exceeded \
-      -j NFQUEUE --queue-num 7 >/dev/null 2>&1 || ok=0
-    ip netns del "$probe"
-    [ $ok = 1 ] || skip "iptables TCPOPTSTRIP / DSCP / ECN / NFQUEUE targets or nftables unavailable"
+    require_in_netns "iptables TCPOPTSTRIP / DSCP / ECN / NFQUEUE targets or nftables" \
+      "iptables -t mangle -A FORWARD -p tcp -j TCPOPTSTRIP --strip-options wscale" \
+      "iptables -t mangle -A FORWARD -j DSCP --set-dscp 0" \
+      "iptables -t mangle -A FORWARD -p tcp -j ECN --ecn-tcp-remove" \
+      "nft add table inet fcpcheck" \
+      "iptables -A OUTPUT -p icmp --icmp-type time-exceeded -j NFQUEUE --queue-num 7"
     exit 0 ;;
   --cases)
     echo "$CASES" | sed -n 's/^\([a-z0-9_]*\)|.*/\1/p'

@@ -45,6 +45,12 @@ struct P {
     outer_tos: u8,
 }
 
+/// The server's data segments of `pkts`.
+fn server_data(pkts: &mut [P]) -> impl Iterator<Item = &mut P> {
+    pkts.iter_mut()
+        .filter(|p| !p.from_client && p.server_side.payload > 0)
+}
+
 /// A connection with a handshake (MSS 1460 each way), three data segments
 /// each way and the FINs; every segment the same on both sides, outer TOS 0.
 fn connection() -> Vec<P> {
@@ -363,20 +369,14 @@ fn ce_on_the_outer_header_at_decapsulation() {
     // Server to client: in the tunnel ECT(0) under an outer CE.
     let marked = || {
         let mut pkts = ecn(ECT0, ECT0);
-        for p in pkts
-            .iter_mut()
-            .filter(|p| !p.from_client && p.server_side.payload > 0)
-        {
+        for p in server_data(&mut pkts) {
             p.outer_tos = CE;
         }
         pkts
     };
     // Carried to the inner header: nothing, not even ecn_changed.
     let mut pkts = marked();
-    for p in pkts
-        .iter_mut()
-        .filter(|p| !p.from_client && p.server_side.payload > 0)
-    {
+    for p in server_data(&mut pkts) {
         p.client_side = p.client_side.clone().tos(CE);
     }
     let r = compare(&pkts, true);
@@ -408,10 +408,7 @@ fn ce_on_the_outer_header_at_decapsulation() {
 fn other_decapsulations_outside_figure_4() {
     // Outer ECT(1) over inner ECT(0): Figure 4 gives ECT(1); left ECT(0).
     let mut pkts = ecn(2, 2);
-    for p in pkts
-        .iter_mut()
-        .filter(|p| !p.from_client && p.server_side.payload > 0)
-    {
+    for p in server_data(&mut pkts) {
         p.outer_tos = 1;
     }
     let r = compare(&pkts, true);
@@ -426,19 +423,13 @@ fn other_decapsulations_outside_figure_4() {
     assert_eq!((t.outer_ecn, t.rfc6040), (Some(1), Some(Some(1))));
     assert!(!r.has_tampering());
     // Carried in as ECT(1): nothing.
-    for p in pkts
-        .iter_mut()
-        .filter(|p| !p.from_client && p.server_side.payload > 0)
-    {
+    for p in server_data(&mut pkts) {
         p.client_side = p.client_side.clone().tos(1);
     }
     assert!(compare(&pkts, true).findings.is_empty());
     // Outer CE over inner Not-ECT forwarded: RFC 6040 drops it (null).
     let mut pkts = connection();
-    for p in pkts
-        .iter_mut()
-        .filter(|p| !p.from_client && p.server_side.payload > 0)
-    {
+    for p in server_data(&mut pkts) {
         p.outer_tos = 3;
     }
     let r = compare(&pkts, true);

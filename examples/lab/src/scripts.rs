@@ -77,30 +77,21 @@ fn read_json(path: &Path) -> Value {
 impl Ctx {
     /// Runs `lab.sh CASE DIR ARGS...` (deadline 120 s) in a fresh directory.
     pub fn lab_sh(&self, case: &str, args: &[&str]) -> CaseRun {
-        let dir = self.fresh_dir(case);
-        Script::new("lab.sh")
-            .arg(case)
-            .arg(&dir)
-            .args(args)
-            .run(&dir);
-        CaseRun {
-            dir,
-            case: case.to_string(),
-            args: args.iter().map(|a| a.to_string()).collect(),
-            tools: *self.tools(),
-        }
+        self.transfer_script("lab.sh", case, args)
     }
 
     /// Runs `encap-lab.sh CASE DIR ARGS...` (deadline 120 s) in a fresh
     /// directory: its captures are `inside.pcap` (bare, the client's link)
     /// and `underlay.pcap` (encapsulated, the first router's underlay).
     pub fn encap_lab(&self, case: &str, args: &[&str]) -> CaseRun {
+        self.transfer_script("encap-lab.sh", case, args)
+    }
+
+    /// Runs a transfer script (`lab.sh`, `encap-lab.sh`: `SCRIPT CASE DIR
+    /// ARGS...`) in a fresh directory and returns its run.
+    fn transfer_script(&self, script: &str, case: &str, args: &[&str]) -> CaseRun {
         let dir = self.fresh_dir(case);
-        Script::new("encap-lab.sh")
-            .arg(case)
-            .arg(&dir)
-            .args(args)
-            .run(&dir);
+        Script::new(script).arg(case).arg(&dir).args(args).run(&dir);
         CaseRun {
             dir,
             case: case.to_string(),
