@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use firewall_check::analysis::compare::{compare_readers, Options, Report};
-use firewall_check::finding::{Confidence, FieldValue, Kind, TunnelAction};
+use firewall_check::finding::{Confidence, FieldValue, Kind, TunnelAction, TunnelPoint};
 use firewall_check::output::compare::render_text;
 use serde_json::Value;
 
@@ -196,6 +196,14 @@ fn the(r: &Report, kind: Kind) -> &firewall_check::finding::Finding {
         .unwrap_or_else(|| panic!("no {kind}: {:?}", kinds(r)))
 }
 
+/// The tunnel evidence of the finding of `kind`.
+fn tunnel_of(r: &Report, kind: Kind) -> TunnelPoint {
+    the(r, kind)
+        .compared()
+        .and_then(|e| e.tunnel.clone())
+        .unwrap_or_else(|| panic!("{kind} carries no tunnel"))
+}
+
 #[test]
 fn a_bare_and_a_tunnelled_capture_of_one_connection_match_with_nothing_to_report() {
     let r = compare(&connection(), true);
@@ -346,7 +354,7 @@ fn ecn_at_encapsulation_against_rfc_6040() {
     assert_eq!(kinds(&r), set(&[("tunnel_ecn_not_copied", C2S)]));
     let f = the(&r, Kind::TunnelEcnNotCopied);
     assert_eq!(f.confidence, Confidence::Medium);
-    let t = f.compared().unwrap().tunnel.clone().unwrap();
+    let t = tunnel_of(&r, Kind::TunnelEcnNotCopied);
     assert_eq!((t.outer_ecn, t.rfc6040), (Some(NOT_ECT), Some(Some(ECT0))));
     assert!(!r.has_tampering());
     // An ECN-capable outer header over a Not-ECT inner one: neither mode.
@@ -413,12 +421,7 @@ fn other_decapsulations_outside_figure_4() {
     }
     let r = compare(&pkts, true);
     assert_eq!(kinds(&r), set(&[("tunnel_ecn_nonstandard", S2C)]));
-    let t = the(&r, Kind::TunnelEcnNonstandard)
-        .compared()
-        .unwrap()
-        .tunnel
-        .clone()
-        .unwrap();
+    let t = tunnel_of(&r, Kind::TunnelEcnNonstandard);
     assert_eq!(t.action, TunnelAction::Decapsulation);
     assert_eq!((t.outer_ecn, t.rfc6040), (Some(1), Some(Some(1))));
     assert!(!r.has_tampering());
@@ -434,12 +437,7 @@ fn other_decapsulations_outside_figure_4() {
     }
     let r = compare(&pkts, true);
     assert_eq!(kinds(&r), set(&[("tunnel_ecn_nonstandard", S2C)]));
-    let t = the(&r, Kind::TunnelEcnNonstandard)
-        .compared()
-        .unwrap()
-        .tunnel
-        .clone()
-        .unwrap();
+    let t = tunnel_of(&r, Kind::TunnelEcnNonstandard);
     assert_eq!(t.rfc6040, Some(None));
     let doc = serde_json::to_value(&r).unwrap();
     assert_eq!(doc["findings"][0]["tunnel"]["rfc6040"], Value::Null);

@@ -165,10 +165,10 @@
 //! of TSO/GRO super-packets (its largest payload is no MSS) never shows a
 //! plateau. Without timestamps, next to the receiver, the flight as the
 //! loop dates it is blurred by a segment or two and a rewritten window's
-//! plateau does not form at all (the lab's `window-rewrite4
-//! --no-timestamps`, 10 and 40 ms: `sender` from the client's side, where
-//! the kernel counted 0.98 of the busy time receive-window limited):
-//! missed, never invented.
+//! plateau seldom forms (the lab's `window_rewrite_no_timestamps4`, 40 ms:
+//! the client's side found the window the server read in 1 run of 4, and
+//! said `sender` in the others, where the kernel counted 0.98 of the busy
+//! time receive-window limited): missed, never invented.
 //!
 //! # The answer
 //!

@@ -138,6 +138,47 @@ lab::rows! {
         needs: WITH_NFT,
         ..BASE
     },
+    /// The same rewritten window without TCP timestamps (the client's
+    /// namespace offers none): the server's side still reads the window
+    /// the receiver advertised; the client's side, where the loop alone
+    /// dates the flight, finds that window's plateau or none, never
+    /// another (`analysis/limits.rs`).
+    window_rewrite_no_timestamps4 => Case {
+        case: "window-rewrite4",
+        args: &[
+            "--delay-ms", "40", "--bytes", "2000000", "--no-timestamps",
+            FULL_SNDBUF[0], FULL_SNDBUF[1],
+        ],
+        checks: &[rewritten_without_timestamps],
+        needs: WITH_NFT,
+        ..BASE
+    },
+    /// A writer of whole segments (14,480 bytes: 10 of 1,448) pausing
+    /// 8 ms at 10 ms: two chunks in flight by turns, never idle, each
+    /// leaving long after the newest ACK its sender had read. Read as a
+    /// rewritten window of 28,960 bytes from both sides before the
+    /// plateau's answer rule.
+    pause_whole_segments4 => Case {
+        case: "pause4",
+        args: &[
+            "--delay-ms", "10", "--bytes", "3000000", "--chunk-bytes", "14480",
+            "--pause-ms", "8",
+        ],
+        checks: &[writer_not_a_window],
+        ..BASE
+    },
+    /// The same writer pausing 12 ms: idle between chunks. Read as a
+    /// rewritten window of 14,480 bytes from both sides before the
+    /// plateau's idle rule.
+    pause_whole_segments_idle4 => Case {
+        case: "pause4",
+        args: &[
+            "--delay-ms", "10", "--bytes", "3000000", "--chunk-bytes", "14480",
+            "--pause-ms", "12",
+        ],
+        checks: &[writer_not_a_window],
+        ..BASE
+    },
     /// A 20 Mbit/s bottleneck (tbf): the network limits.
     tbf4 => Case {
         case: "tbf4",
@@ -388,6 +429,59 @@ fn window_rewritten(run: &CaseRun) {
     let cut = cut_after_handshake(&run.outside());
     let inf = &analyze(run, &cut)["connections"][0]["negotiated"]["wscale_inferred"]["client"];
     assert_eq!(inf["basis"], "sender_edge", "{inf}");
+}
+
+/// `window_rewrite_no_timestamps4`: the kernel counted the receive
+/// window; the capture has no timestamps; the server's side reads it from
+/// the advertised window (high). The client's side, dating the flight by
+/// the loop alone, finds the plateau of the window the server read (20 <<
+/// 10 bytes, full segments of 1,460 below it) or none: never another
+/// window.
+fn rewritten_without_timestamps(run: &CaseRun) {
+    let (k_rwnd, _, _) = kernel_shares(run, "server");
+    assert!(k_rwnd > 0.8, "the kernel's receive-window share {k_rwnd}");
+    let v = analyze(run, &run.outside());
+    let n = &v["connections"][0]["negotiated"];
+    assert_eq!(n["timestamps"], false, "{n}");
+    let l = &v["connections"][0]["directions"][S2C]["limit"];
+    assert_eq!(l["kind"], "receive_window", "{l}");
+    assert_eq!(
+        l["receive_window_evidence"]["kind"], "advertised_window",
+        "{l}"
+    );
+    assert_eq!(l["confidence"], "high", "{l}");
+    let v = analyze(run, &run.inside());
+    let l = &v["connections"][0]["directions"][S2C]["limit"];
+    lab::note!("client side without timestamps: {l}");
+    if let Some(w) = l["window_read_inferred_bytes"].as_u64() {
+        let read = 20u64 << 10;
+        assert!(w <= read && read < w + 1460, "{l}");
+        assert_eq!(
+            l["receive_window_evidence"]["kind"], "flight_plateau",
+            "{l}"
+        );
+        assert_eq!(l["kind"], "receive_window", "{l}");
+    } else {
+        assert!(l["receive_window_evidence"].is_null(), "{l}");
+    }
+}
+
+/// A writer pausing between chunks of whole segments: the kernel counted
+/// no receive window and no send buffer; from both sides analyze names the
+/// sender and infers no window (no window field "rewritten on the way").
+fn writer_not_a_window(run: &CaseRun) {
+    let (k_rwnd, k_snd, _) = kernel_shares(run, "server");
+    assert!(
+        k_rwnd < 0.05 && k_snd < 0.05,
+        "kernel rwnd {k_rwnd} sndbuf {k_snd}"
+    );
+    for side in BOTH {
+        let v = analyze(run, &run.capture(side));
+        let l = &v["connections"][0]["directions"][S2C]["limit"];
+        assert_eq!(l["kind"], "sender", "{side}: {l}");
+        assert!(l["window_read_inferred_bytes"].is_null(), "{side}: {l}");
+        assert!(l["receive_window_evidence"].is_null(), "{side}: {l}");
+    }
 }
 
 /// Data beyond the client's unscaled window, and the client took it; the
