@@ -166,7 +166,7 @@
 //! plateau. Without timestamps, next to the receiver, the flight as the
 //! loop dates it is blurred by a segment or two and a rewritten window's
 //! plateau seldom forms (the lab's `window_rewrite_no_timestamps4`, 40 ms:
-//! the client's side found the window the server read in 1 run of 4, and
+//! the client's side found the window the server read in 1 run of 9, and
 //! said `sender` in the others, where the kernel counted 0.98 of the busy
 //! time receive-window limited): missed, never invented.
 //!
