@@ -910,14 +910,13 @@ impl LimitTracker {
         };
     }
 
-    /// Decides the phase after a segment at `t`.
-    fn decide(&mut self, t_ns: u64) {
-        let Some(nxt) = self.snd_nxt else {
-            return;
-        };
+    /// Decides the phase after a segment at `t`; returns the ACK sample the
+    /// sender knew then (`None` before any data or any ACK).
+    fn decide(&mut self, t_ns: u64) -> Option<AckSample> {
+        let nxt = self.snd_nxt?;
         let Some(known) = self.known_at(t_ns) else {
             self.phase = Phase::Other;
-            return;
+            return None;
         };
         let outstanding = nxt.wrapping_sub(known.ack) as i32;
         let flight = u64::try_from(outstanding.max(0)).unwrap_or(0);
@@ -939,6 +938,7 @@ impl LimitTracker {
         } else {
             Phase::Other
         };
+        Some(known)
     }
 
     /// A segment of this direction's sender carrying `payload` bytes from
@@ -994,15 +994,6 @@ impl LimitTracker {
                     .saturating_sub(self.loop_ns);
                 self.note_answer(answer);
             }
-        } else if ts.is_none() {
-            // Without timestamps, the ACK the loop says it had read (dated
-            // to within loop/16 by the ring, never later than it was seen).
-            if let Some(known) = self.known_at(t_ns) {
-                let answer = t_ns
-                    .saturating_sub(self.loop_ns)
-                    .saturating_sub(known.at_ns);
-                self.note_answer(answer);
-            }
         }
         // The edge as the sender could know it when it sent this segment,
         // giving the loop delay a quarter of slack (it was measured once,
@@ -1018,7 +1009,17 @@ impl LimitTracker {
                 self.beyond_end = Some(end);
             }
         }
-        self.decide(t_ns);
+        let known = self.decide(t_ns);
+        if ts.is_none() {
+            // Without timestamps, the ACK the loop says it had read (dated
+            // to within loop/16 by the ring, never later than it was seen).
+            if let Some(known) = known {
+                let answer = t_ns
+                    .saturating_sub(self.loop_ns)
+                    .saturating_sub(known.at_ns);
+                self.note_answer(answer);
+            }
+        }
     }
 
     /// A segment's answer delay (module docs, the plateau): the round's
