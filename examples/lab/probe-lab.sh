@@ -90,7 +90,7 @@ synproxy_fwd|sysctl net.ipv4.tcp_syncookies=1@sysctl net.netfilter.nf_conntrack_
 synproxy_nft|sysctl net.ipv4.tcp_syncookies=1@sysctl net.netfilter.nf_conntrack_tcp_loose=0@nft add table ip campus@nft add chain ip campus raw_pre { type filter hook prerouting priority raw ; }@nft add rule ip campus raw_pre iifname r2p tcp dport 5201 tcp flags & (fin | syn | rst | ack) == syn notrack@nft add chain ip campus sp { type filter hook forward priority filter ; }@nft add rule ip campus sp iifname r2p tcp dport 5201 ct state invalid,untracked synproxy mss 1460 wscale 7 timestamp sack-perm@nft add rule ip campus sp ct state invalid drop
 "
 
-check_env() { require_root "network namespaces, netfilter, raw sockets" ip iptables nft python3; }
+check_env() { require_root "network namespaces, netfilter, raw sockets" ip iptables nft python3 conntrack; }
 
 case "${1:-}" in
   --check)
@@ -281,30 +281,18 @@ for a in ("198.18.44.2", "2001:db8:44::2"):
 rules_for() { echo "$CASES" | sed -n "s/^$1|//p"; }
 
 # Empties r2's connection tracking table (every family) before each probe
-# run, through ctnetlink: IPCTNL_MSG_CT_DELETE without a tuple is a flush
-# (what `conntrack -F` sends). Writing to /proc/net/nf_conntrack, as this
-# script did before, flushes nothing on Linux (the file is read-only:
-# "Permission denied", hidden by `|| true`), so each case inherited the
-# entries of the cases before it. A probe's random source ports then now
-# and then met an entry of an earlier run (a connection it reset: CLOSE):
-# behind synproxy_fwd the prober's ACK belonged to that entry, so it was
-# no longer INVALID, never reached the SYNPROXY target and went on to the
-# server, which had no such connection and reset it, the data byte after
-# it too: `ect0_data` "dropped" (examples/lab/README.md).
+# run, with conntrack-tools' `conntrack -F`. Writing to
+# /proc/net/nf_conntrack, as this script did before, flushes nothing on
+# Linux (the file is read-only: "Permission denied", hidden by `|| true`),
+# so each case inherited the entries of the cases before it. A probe's
+# random source ports then now and then met an entry of an earlier run (a
+# connection it reset: CLOSE): behind synproxy_fwd the prober's ACK
+# belonged to that entry, so it was no longer INVALID, never reached the
+# SYNPROXY target and went on to the server, which had no such connection
+# and reset it, the data byte after it too: `ect0_data` "dropped"
+# (examples/lab/README.md).
 flush_conntrack() {
-  ip netns exec "$R2" python3 -c '
-import socket, struct, sys
-s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 12)  # NETLINK_NETFILTER
-# nlmsghdr: length, type (NFNL_SUBSYS_CTNETLINK << 8 | IPCTNL_MSG_CT_DELETE),
-# flags (NLM_F_REQUEST | NLM_F_ACK), sequence, port; nfgenmsg: AF_UNSPEC
-# (every family), version 0, resource 0.
-s.send(struct.pack("=IHHIIBBH", 20, (1 << 8) | 2, 0x1 | 0x4, 1, 0, 0, 0, 0))
-reply = s.recv(4096)
-kind = struct.unpack_from("=H", reply, 4)[0]
-error = struct.unpack_from("=i", reply, 16)[0] if kind == 2 else -1
-if error != 0:
-    sys.exit("probe-lab: flushing conntrack failed (netlink error %d)" % error)
-' || die "cannot flush r2's conntrack table"
+  ip netns exec "$R2" conntrack -F >/dev/null 2>&1 || die "cannot flush r2's conntrack table"
 }
 
 IFS=, read -r -a WANT <<< "$LIST"

@@ -170,6 +170,7 @@ pub const PROBE_LAB: &[Req] = &[
     Req::Tool("nft"),
     Req::Tool("python3"),
     Req::Tool("setpriv"),
+    Req::Tool("conntrack"),
     Req::Netns,
     Req::Iptables,
     Req::Nft,
