@@ -169,8 +169,9 @@ case "$CASE" in
 esac
 
 # --- captures ---------------------------------------------------------------
-start_capture "$C" c0 inside.pcap tcp -s 256 --immediate-mode
-start_capture "$R1" u1 underlay.pcap "udp port 4789" -s 256 --immediate-mode
+# A 32 MiB ring each, as lab.sh's.
+start_capture "$C" c0 inside.pcap tcp -s 256 --immediate-mode -B 32768
+start_capture "$R1" u1 underlay.pcap "udp port 4789" -s 256 --immediate-mode -B 32768
 
 # --- transfer ---------------------------------------------------------------
 FAM=4; DST=198.18.33.2

@@ -345,9 +345,13 @@ if [ "$DELAY_MS" != 0 ]; then
 fi
 
 # --- captures ---------------------------------------------------------------
+# A 32 MiB ring each (-B, in KiB): libpcap's default of 2 MiB holds about
+# 13,000 records of a 96-byte snapshot, and a CI run's client-side capture
+# of a 30 MB download fell that far behind under load (14,000 records
+# dropped by the kernel, counted, but half the download unseen).
 CAPTURE_PRIO="$PRIO"
-start_capture "$C" c0 inside.pcap tcp -s "$SNAPLEN" --immediate-mode
-start_capture "$S" s0 outside.pcap tcp -s "$SNAPLEN" --immediate-mode
+start_capture "$C" c0 inside.pcap tcp -s "$SNAPLEN" --immediate-mode -B 32768
+start_capture "$S" s0 outside.pcap tcp -s "$SNAPLEN" --immediate-mode -B 32768
 
 # --- transfer ---------------------------------------------------------------
 rm -f "$OUT/server.ready"
