@@ -257,21 +257,8 @@ impl<'a, R: Recorder> Walk<'a, '_, R> {
                 let p = Fddi::parse(data, 0)?;
                 Ok((Next::Llc { in_fddi: true }, p.payload_at))
             }
-            LINKTYPE_PPP => {
-                self.enter(EncapKind::Ppp, 0, None)?;
-                Ok((Next::Ppp, ppp::skip_hdlc(data, 0)))
-            }
-            LINKTYPE_PPP_WITH_DIR => {
-                self.enter(EncapKind::Ppp, 0, None)?;
-                Ok((Next::Ppp, ppp::skip_hdlc(data, 1)))
-            }
-            LINKTYPE_PPP_HDLC => match data.first() {
-                Some(&chdlc::ADDRESS_UNICAST) | Some(&chdlc::ADDRESS_BROADCAST) => self.c_hdlc(0),
-                _ => {
-                    self.enter(EncapKind::Ppp, 0, None)?;
-                    Ok((Next::Ppp, ppp::skip_hdlc(data, 0)))
-                }
-            },
+            LINKTYPE_PPP | LINKTYPE_PPP_HDLC => self.ppp_or_c_hdlc(0),
+            LINKTYPE_PPP_WITH_DIR => self.ppp_or_c_hdlc(1),
             LINKTYPE_PPP_ETHER => Ok((Next::Pppoe, 0)),
             LINKTYPE_C_HDLC => self.c_hdlc(0),
             LINKTYPE_C_HDLC_WITH_DIR => self.c_hdlc(1),
@@ -281,6 +268,24 @@ impl<'a, R: Recorder> Walk<'a, '_, R> {
                 Ok((p.payload.into(), p.payload_at))
             }
             other => Err(Skip::LinkType(other)),
+        }
+    }
+
+    /// A PPP link's frame at `at`: PPP, with or without HDLC-like address
+    /// and control, or Cisco HDLC when its first byte is C-HDLC's address
+    /// (0x0f, 0x8f). Cisco routers' serial links are captured under every
+    /// PPP link type (nDPI's `BGP_Cisco_hdlc_slarp.pcap` is LINKTYPE_PPP),
+    /// and Wireshark takes those two bytes for C-HDLC on each of them. No
+    /// PPP frame starts with either: an uncompressed protocol field's first
+    /// byte is even (RFC 1661 section 2), and neither is an assigned
+    /// compressed protocol.
+    fn ppp_or_c_hdlc(&mut self, at: usize) -> Result<(Next, usize), Skip> {
+        match self.data().get(at) {
+            Some(&chdlc::ADDRESS_UNICAST) | Some(&chdlc::ADDRESS_BROADCAST) => self.c_hdlc(at),
+            _ => {
+                self.enter(EncapKind::Ppp, at, None)?;
+                Ok((Next::Ppp, ppp::skip_hdlc(self.data(), at)))
+            }
         }
     }
 

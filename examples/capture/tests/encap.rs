@@ -59,7 +59,7 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 }
 
 /// The layers each tunnel capture's segments are carried in, outermost first.
-const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 19] = [
+const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 20] = [
     ("gre", &[EncapKind::Gre]),
     ("pptp", &[EncapKind::Pptp]),
     ("nvgre", &[EncapKind::Nvgre]),
@@ -72,6 +72,7 @@ const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 19] = [
     ("pppoe-qinq", &[EncapKind::Pppoe]),
     ("ppp", &[EncapKind::Ppp]),
     ("chdlc", &[EncapKind::CiscoHdlc]),
+    ("chdlc-on-ppp", &[EncapKind::CiscoHdlc]),
     ("pbb", &[EncapKind::Pbb]),
     ("llc-snap", &[EncapKind::LlcSnap]),
     ("fddi", &[EncapKind::Fddi]),

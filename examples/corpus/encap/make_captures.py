@@ -282,6 +282,18 @@ def chdlc():
     return LT_C_HDLC, frames(out)
 
 
+def chdlc_on_ppp():
+    """C-HDLC frames under the PPP link type, as Cisco serial links are
+    captured (nDPI's BGP_Cisco_hdlc_slarp.pcap): unicast and broadcast
+    addresses."""
+    out = []
+    for i, (d, p) in enumerate(both_inner()):
+        t = 0x86DD if p.haslayer(IPv6) else 0x0800
+        address = 0x8F if i % 3 == 2 else 0x0F
+        out.append(Raw(struct.pack(">BBH", address, 0x00, t)) / p)
+    return LT_PPP, frames(out)
+
+
 def pbb():
     out = []
     for d, p in both_inner():
@@ -394,6 +406,7 @@ CAPTURES = {
     "pppoe-qinq": pppoe,
     "ppp": ppp,
     "chdlc": chdlc,
+    "chdlc-on-ppp": chdlc_on_ppp,
     "pbb": pbb,
     "llc-snap": llc_snap,
     "fddi": fddi,

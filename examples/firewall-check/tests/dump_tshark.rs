@@ -233,7 +233,7 @@ fn malformed_blocks_are_flagged_by_both() {
 /// pseudowire of `mpls.pcap` carries a control word, which Wireshark's
 /// heuristic takes for the start of an Ethernet header unless told (as an
 /// operator who knows the pseudowire would).
-const ENCAP_CAPTURES: [(&str, &[&str]); 19] = [
+const ENCAP_CAPTURES: [(&str, &[&str]); 20] = [
     ("gre", &[]),
     ("pptp", &[]),
     ("nvgre", &[]),
@@ -246,6 +246,7 @@ const ENCAP_CAPTURES: [(&str, &[&str]); 19] = [
     ("pppoe-qinq", &[]),
     ("ppp", &[]),
     ("chdlc", &[]),
+    ("chdlc-on-ppp", &[]),
     ("pbb", &[]),
     ("llc-snap", &[]),
     ("fddi", &[]),
