@@ -17,9 +17,10 @@ receiver's sockets are bound and listening: the lab checks both come before seco
 
 * UDP: datagrams of packet_bytes - 28 bytes, IP_TOS set, sent on an absolute schedule
   (packet n at start + n x size / rate; a late sender catches up, so the long-run rate
-  is exact). SEND_JSON records per stream how late the first packet was (late_s) and
-  the worst lag behind the schedule (max_lag_s): a stall's catch-up burst moves
-  packets from one second to the next.
+  is exact). SEND_JSON records per stream how late the first packet was (late_s), the
+  worst lag behind the schedule (max_lag_s), and per second of the epoch the packets
+  the schedule put there and those sent there (scheduled_per_second,
+  sent_per_second): a stall's catch-up burst moves packets from one second to the next.
 * TCP: one connection per stream, IP_TOS and TCP_CONGESTION set (cubic, reno, bbr),
   TCP_MAXSEG = packet_bytes - 40 (Linux takes the timestamp option's 12 bytes out of
   it, so each full segment is a packet_bytes IP packet), writing until the stop time,
@@ -205,6 +206,9 @@ def send(model, epoch_arg, addr, port_base, out):
         # and at worst (a stall makes a burst that moves packets between
         # seconds; the lab test reports it).
         late = max_lag = 0.0
+        # Packets per second of the epoch: when the schedule said, and when
+        # they were sent (the lab test allows what a stall moved).
+        scheduled, actual = [0] * n, [0] * n
         sleep_until(start)
         while True:
             t = start + sent * gap
@@ -213,16 +217,28 @@ def send(model, epoch_arg, addr, port_base, out):
             now = time.time()
             if t > now:
                 time.sleep(t - now)
+                at = t
             else:
                 max_lag = max(max_lag, now - t)
                 if sent == 0:
                     late = now - t
+                at = now
             try:
                 s.sendto(payload, (addr, port_base + k))
             except (BlockingIOError, OSError):
                 pass
             sent += 1
-        result[k] = {"sent": sent, "late_s": round(late, 6), "max_lag_s": round(max_lag, 6)}
+            for counts, when in ((scheduled, t), (actual, at)):
+                i = int(when - epoch)
+                if 0 <= i < n:
+                    counts[i] += 1
+        result[k] = {
+            "sent": sent,
+            "late_s": round(late, 6),
+            "max_lag_s": round(max_lag, 6),
+            "scheduled_per_second": scheduled,
+            "sent_per_second": actual,
+        }
 
     def tcp(k, st):
         start = epoch + st["start_s"]

@@ -98,7 +98,7 @@ fn run_case(ctx: &Ctx, c: &Case) {
     let bad = if tcp {
         compare_tcp(c.preset, model, measured)
     } else {
-        compare_udp(c.preset, model, measured)
+        compare_udp(c.preset, model, measured, &moved_by_senders(&run, model))
     };
     assert!(
         bad.is_empty(),
@@ -211,31 +211,73 @@ fn steady_seconds(model: &Value) -> Vec<usize> {
         .collect()
 }
 
-/// UDP: every stream within 5% of the link rate in every steady second;
-/// the disagreements.
-fn compare_udp(preset: &str, model: &Value, measured: &Value) -> Vec<String> {
+/// Per second of the epoch, the bits the UDP senders sent in another
+/// second than their schedule put them (`send.json`'s
+/// `scheduled_per_second` and `sent_per_second`, each stream's packets
+/// times its packet size): what a stall of the sender moved, which the
+/// model, fed the schedule, cannot know. A CI run's sender, at real-time
+/// priority on a loaded virtual machine, stopped for 80 ms at the end of
+/// second 2: 54 of the QBSS stream's 667 packets a second came in second
+/// 3, 6.6% of the link out of one second and into the next.
+fn moved_by_senders(run: &lab::QbssRun, model: &Value) -> Vec<f64> {
+    let text = std::fs::read_to_string(run.dir.join("send.json")).expect("send.json");
+    let send: Value = serde_json::from_str(&text).expect("send.json is JSON");
+    let n = model["intervals"].as_array().unwrap().len();
+    let mut moved = vec![0.0; n];
+    for (k, st) in model["streams"].as_array().unwrap().iter().enumerate() {
+        let Some(s) = send.get(k.to_string()) else {
+            continue;
+        };
+        let counts = |key: &str| -> Vec<u64> {
+            s[key].as_array().map_or_else(Vec::new, |a| {
+                a.iter().map(|c| c.as_u64().expect("a count")).collect()
+            })
+        };
+        let (scheduled, sent) = (counts("scheduled_per_second"), counts("sent_per_second"));
+        let bits = 8.0 * st["packet_bytes"].as_f64().expect("packet_bytes");
+        for (i, (a, b)) in scheduled.iter().zip(&sent).enumerate().take(n) {
+            moved[i] += a.abs_diff(*b) as f64 * bits;
+        }
+    }
+    moved
+}
+
+/// UDP: every stream within 5% of the link rate in every steady second,
+/// plus what the senders moved into or out of that second (`moved`,
+/// [`moved_by_senders`]: zero for senders that kept their schedule); the
+/// disagreements.
+fn compare_udp(preset: &str, model: &Value, measured: &Value, moved: &[f64]) -> Vec<String> {
     let link = link_bps(model);
     let names = stream_names(model);
     let mut bad = Vec::new();
     let mut worst = 0.0f64;
     for i in steady_seconds(model) {
+        let moved = moved.get(i).copied().unwrap_or(0.0);
         for (k, name) in names.iter().enumerate() {
             let (m, r) = (bps(model, i, k), bps(measured, i, k));
             worst = worst.max((m - r).abs() / link);
-            if (m - r).abs() > 0.05 * link {
+            if (m - r).abs() > 0.05 * link + moved {
                 bad.push(format!(
-                    "stream {name}, second {i}-{}: model {:.0} bit/s, measured {:.0} bit/s ({:+.1}% of the link)",
+                    "stream {name}, second {i}-{}: model {:.0} bit/s, measured {:.0} bit/s ({:+.1}% of the link; the senders moved {:.1}% of it)",
                     i + 1,
                     m,
                     r,
-                    100.0 * (r - m) / link
+                    100.0 * (r - m) / link,
+                    100.0 * moved / link
                 ));
             }
         }
     }
+    let stalls: Vec<String> = moved
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b > 0.0)
+        .map(|(i, b)| format!("{i}: {:.1}%", 100.0 * b / link))
+        .collect();
     lab::note!(
-        "{preset}: worst steady second {:.2}% of the link (bound 5%)",
-        100.0 * worst
+        "{preset}: worst steady second {:.2}% of the link (bound 5%, plus what the senders moved, per second of the link: [{}])",
+        100.0 * worst,
+        stalls.join(", ")
     );
     bad
 }
