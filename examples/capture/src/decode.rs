@@ -17,7 +17,7 @@ use std::net::IpAddr;
 use crate::encap::gre::{Gre, PROTO_ERSPAN_II, PROTO_ERSPAN_III};
 use crate::encap::udp::{self, UdpTunnel};
 use crate::encap::{
-    chdlc, erspan::Erspan, fddi::Fddi, geneve::Geneve, gtp::GtpU, llc::Llc, mpls::MplsHeader,
+    chdlc, erspan::Erspan, fddi::Fddi, geneve::Geneve, gtp::GtpU, l2tp::L2tp, llc::Llc, mpls::MplsHeader,
     nflog::Nflog, pbb::Pbb, ppp, pppoe::Pppoe, vxlan::Vxlan, Count, EncapKind, NotIp, Parsed,
     Payload, Recorder, Skip, Tunnels, Unsupported, MAX_LAYERS,
 };
@@ -375,6 +375,7 @@ impl<'a, R: Recorder> Walk<'a, '_, R> {
                     UdpTunnel::Vxlan => self.layer(EncapKind::Vxlan, at, Some(ip), Vxlan::parse),
                     UdpTunnel::Geneve => self.layer(EncapKind::Geneve, at, Some(ip), Geneve::parse),
                     UdpTunnel::GtpU => self.layer(EncapKind::GtpU, at, Some(ip), GtpU::parse),
+                    UdpTunnel::L2tp => self.layer(EncapKind::L2tp, at, Some(ip), L2tp::parse),
                 }
             }
         }

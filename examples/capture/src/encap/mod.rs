@@ -6,8 +6,8 @@
 //! link layer to the innermost TCP header, and counts the layers it went
 //! through ([`Tunnels`]: the frame and a count, nothing allocated). The
 //! typed view of each layer ([`Layer`]: outer IP endpoints, GRE key and
-//! sequence number, VNI, TEID, MPLS labels, PPPoE session, ...) is read back
-//! from the frame when asked for.
+//! sequence number, VNI, TEID, L2TP tunnel and session, MPLS labels, PPPoE
+//! session, ...) is read back from the frame when asked for.
 //!
 //! | file | format | reference |
 //! |---|---|---|
@@ -17,6 +17,7 @@
 //! | [`vxlan`] | VXLAN | RFC 7348 |
 //! | [`geneve`] | Geneve | RFC 8926 |
 //! | [`gtp`] | GTP-U | 3GPP TS 29.281 |
+//! | [`l2tp`] | L2TPv2 data messages (PPP inside) | RFC 2661 |
 //! | [`mpls`] | MPLS label stacks, the pseudowire control word | RFC 3032, RFC 4385, RFC 4448 |
 //! | [`pppoe`] | PPPoE session stage | RFC 2516 |
 //! | [`ppp`] | PPP protocol field, HDLC-like framing | RFC 1661, RFC 1662 |
@@ -40,6 +41,7 @@ pub mod fddi;
 pub mod geneve;
 pub mod gre;
 pub mod gtp;
+pub mod l2tp;
 pub mod llc;
 pub mod mpls;
 pub mod nflog;
@@ -76,6 +78,8 @@ pub enum EncapKind {
     Geneve,
     /// GTP-U (3GPP TS 29.281).
     GtpU,
+    /// L2TPv2 (RFC 2661) data messages over UDP, with the PPP header they carry.
+    L2tp,
     /// IP in IP: 4in4, 6in4, 4in6, 6in6.
     IpInIp,
     /// An MPLS label stack (RFC 3032), with or without a pseudowire control word.
@@ -98,7 +102,7 @@ pub enum EncapKind {
 
 impl EncapKind {
     /// Every kind, in [`index`](Self::index) order.
-    pub const ALL: [EncapKind; 16] = [
+    pub const ALL: [EncapKind; 17] = [
         EncapKind::Gre,
         EncapKind::Pptp,
         EncapKind::Nvgre,
@@ -106,6 +110,7 @@ impl EncapKind {
         EncapKind::Vxlan,
         EncapKind::Geneve,
         EncapKind::GtpU,
+        EncapKind::L2tp,
         EncapKind::IpInIp,
         EncapKind::Mpls,
         EncapKind::Pppoe,
@@ -133,6 +138,7 @@ impl EncapKind {
             EncapKind::Vxlan => "vxlan",
             EncapKind::Geneve => "geneve",
             EncapKind::GtpU => "gtp_u",
+            EncapKind::L2tp => "l2tp",
             EncapKind::IpInIp => "ip_in_ip",
             EncapKind::Mpls => "mpls",
             EncapKind::Pppoe => "pppoe",

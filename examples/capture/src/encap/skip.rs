@@ -48,7 +48,7 @@ pub enum Unsupported {
     /// L2TPv3, MPLS in IP).
     #[error("IP protocol {0}")]
     IpProtocol(u8),
-    /// A UDP tunnel port that is not decoded (L2TP, Teredo, VXLAN-GPE, AYIYA,
+    /// A UDP tunnel port that is not decoded (Teredo, VXLAN-GPE, AYIYA,
     /// MPLS over UDP).
     #[error("UDP port {0}")]
     UdpPort(u16),
@@ -70,6 +70,9 @@ pub enum Unsupported {
     /// A GTP version other than 1 (GTP' or GTPv2 on the GTP-U port).
     #[error("GTP version {0}")]
     GtpVersion(u8),
+    /// An L2TP version other than 2 on L2TP's port (L2TPv3 over UDP, L2F).
+    #[error("L2TP version {0}")]
+    L2tpVersion(u8),
     /// An MPLS payload that is neither IP nor an Ethernet pseudowire.
     #[error("MPLS payload starting with nibble {0}")]
     MplsPayload(u8),
@@ -99,6 +102,9 @@ pub enum NotIp {
     /// A GTP message other than a G-PDU (echo, error indication, ...).
     #[error("GTP message type {0}")]
     GtpMessage(u8),
+    /// An L2TP control message (RFC 2661 section 3.1: the T bit).
+    #[error("L2TP control message")]
+    L2tpControl,
     /// An MPLS pseudowire associated channel (OAM, RFC 4385).
     #[error("MPLS associated channel")]
     MplsChannel,

@@ -8,6 +8,7 @@ use super::fddi::Fddi;
 use super::geneve::Geneve;
 use super::gre::Gre;
 use super::gtp::GtpU;
+use super::l2tp::L2tp;
 use super::llc::Llc;
 use super::mpls::{Labels, MplsHeader, ENTRY_LEN};
 use super::nflog::Nflog;
@@ -321,6 +322,8 @@ pub enum Layer<'a> {
     Geneve(Geneve),
     /// GTP-U: the TEID.
     GtpU(GtpU),
+    /// L2TPv2: the tunnel and session IDs (the recipient's), Ns and Nr.
+    L2tp(L2tp),
     /// IP in IP: the outer header is the layer ([`Tunnel::outer`]).
     IpInIp,
     /// MPLS: the label stack, top first, and whether a pseudowire control word followed.
@@ -383,6 +386,15 @@ impl<'a> Tunnel<'a> {
             EncapKind::GtpU => Layer::GtpU(
                 GtpU::parse(frame, at).map_or(GtpU { teid: 0, seq: None }, |p| p.header),
             ),
+            EncapKind::L2tp => Layer::L2tp(L2tp::parse(frame, at).map_or(
+                L2tp {
+                    tunnel_id: 0,
+                    session_id: 0,
+                    ns: None,
+                    nr: None,
+                },
+                |p| p.header,
+            )),
             EncapKind::IpInIp => Layer::IpInIp,
             EncapKind::Mpls => {
                 let (depth, control_word) = MplsHeader::parse(frame, at)
@@ -433,6 +445,7 @@ impl<'a> Tunnel<'a> {
             Layer::Vxlan(_) => EncapKind::Vxlan,
             Layer::Geneve(_) => EncapKind::Geneve,
             Layer::GtpU(_) => EncapKind::GtpU,
+            Layer::L2tp(_) => EncapKind::L2tp,
             Layer::IpInIp => EncapKind::IpInIp,
             Layer::Mpls { .. } => EncapKind::Mpls,
             Layer::Pppoe(_) => EncapKind::Pppoe,
@@ -449,8 +462,9 @@ impl<'a> Tunnel<'a> {
     /// format has one: the GRE key, the NVGRE VSID, the ERSPAN session, the
     /// VXLAN and Geneve VNI, the PPPoE session, the I-SID.
     ///
-    /// Not included, because each direction has its own: GTP-U TEIDs, MPLS
-    /// labels, PPTP call IDs. Not included, because they change from packet
+    /// Not included, because each direction has its own: GTP-U TEIDs, L2TP
+    /// tunnel and session IDs (each names the recipient's end), MPLS labels,
+    /// PPTP call IDs. Not included, because they change from packet
     /// to packet or do not name a tunnel: sequence numbers, the ERSPAN
     /// index, the NFLOG group (one packet may be logged to several).
     pub fn shared_id(&self) -> Option<u32> {

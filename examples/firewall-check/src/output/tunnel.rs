@@ -31,6 +31,7 @@ pub fn kind_name(kind: EncapKind) -> &'static str {
         EncapKind::Vxlan => "VXLAN",
         EncapKind::Geneve => "Geneve",
         EncapKind::GtpU => "GTP-U",
+        EncapKind::L2tp => "L2TP",
         EncapKind::IpInIp => "IP-in-IP",
         EncapKind::Mpls => "MPLS",
         EncapKind::Pppoe => "PPPoE",
@@ -81,7 +82,7 @@ pub fn write_text_layers<W: Write + ?Sized>(w: &mut W, tunnels: &Tunnels<'_>) ->
 /// The layers as a connection's path, as serde sees them (for the reports
 /// built with serde, `analyze --json`): the array [`write_json`] writes,
 /// field for field, without what changes from packet to packet (`seq`,
-/// `ack`, `index`).
+/// `ack`, `ns`, `nr`, `index`).
 pub struct JsonLayers<'a>(pub Tunnels<'a>);
 
 impl Serialize for JsonLayers<'_> {
@@ -120,6 +121,10 @@ impl Serialize for JsonLayer<'_> {
             Layer::Vxlan(v) => o.serialize_field("vni", &v.vni)?,
             Layer::Geneve(g) => o.serialize_field("vni", &g.vni)?,
             Layer::GtpU(g) => o.serialize_field("teid", &g.teid)?,
+            Layer::L2tp(l) => {
+                o.serialize_field("tunnel_id", &l.tunnel_id)?;
+                o.serialize_field("session_id", &l.session_id)?;
+            }
             Layer::Mpls {
                 labels,
                 control_word,
@@ -179,6 +184,11 @@ fn write_text_fields<W: Write + ?Sized>(
         Layer::GtpU(g) => {
             write!(w, " teid {}", g.teid)?;
             opt(w, "seq", packet(g.seq.map(u64::from)))
+        }
+        Layer::L2tp(l) => {
+            write!(w, " tunnel {} session {}", l.tunnel_id, l.session_id)?;
+            opt(w, "ns", packet(l.ns.map(u64::from)))?;
+            opt(w, "nr", packet(l.nr.map(u64::from)))
         }
         Layer::Mpls {
             labels,
@@ -255,6 +265,12 @@ fn write_json_fields<W: Write + ?Sized>(w: &mut W, t: &Tunnel<'_>) -> io::Result
         Layer::GtpU(g) => {
             field(w, "teid", Some(u64::from(g.teid)))?;
             field(w, "seq", g.seq.map(u64::from))
+        }
+        Layer::L2tp(l) => {
+            field(w, "tunnel_id", Some(u64::from(l.tunnel_id)))?;
+            field(w, "session_id", Some(u64::from(l.session_id)))?;
+            field(w, "ns", l.ns.map(u64::from))?;
+            field(w, "nr", l.nr.map(u64::from))
         }
         Layer::Mpls {
             labels,
