@@ -17,9 +17,9 @@ use std::net::IpAddr;
 use crate::encap::gre::{Gre, PROTO_ERSPAN_II, PROTO_ERSPAN_III};
 use crate::encap::udp::{self, UdpTunnel};
 use crate::encap::{
-    chdlc, erspan::Erspan, fddi::Fddi, geneve::Geneve, gtp::GtpU, l2tp::L2tp, llc::Llc, mpls::MplsHeader,
-    nflog::Nflog, pbb::Pbb, ppp, pppoe::Pppoe, vxlan::Vxlan, Count, EncapKind, NotIp, Parsed,
-    Payload, Recorder, Skip, Tunnels, Unsupported, MAX_LAYERS,
+    chdlc, erspan::Erspan, fddi::Fddi, geneve::Geneve, gtp::GtpU, l2tp::L2tp, llc::Llc,
+    mpls::MplsHeader, nflog::Nflog, pbb::Pbb, ppp, pppoe::Pppoe, vxlan::Vxlan, Count, EncapKind,
+    NotIp, Parsed, Payload, Recorder, Skip, Tunnels, Unsupported, MAX_LAYERS,
 };
 use crate::error::DecodeError;
 use crate::ipv4::Ipv4Header;

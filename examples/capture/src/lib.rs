@@ -15,9 +15,9 @@
 //! - [`writer`]: the one pcap / pcapng writer (tests, `rewrite`, the labs,
 //!   the bench generator), and copying a capture without chosen records.
 //! - [`encap`]: tunnels and provider encapsulations, one decoder per format
-//!   (GRE, ERSPAN, NVGRE, VXLAN, Geneve, GTP-U, IP in IP, MPLS, PPPoE, PPP,
-//!   Cisco HDLC, 802.1ah, LLC/SNAP, FDDI, NFLOG), the typed layers a
-//!   segment was carried in ([`encap::Tunnels`]) and why a frame gave no
+//!   (GRE, ERSPAN, NVGRE, VXLAN, Geneve, GTP-U, L2TP, IP in IP, MPLS,
+//!   PPPoE, PPP, Cisco HDLC, 802.1ah, LLC/SNAP, FDDI, NFLOG), the typed
+//!   layers a segment was carried in ([`encap::Tunnels`]) and why a frame gave no
 //!   segment ([`encap::Skip`]).
 //! - [`decode`]: the bounded walk from the link layer through any stack of
 //!   those to TCP.

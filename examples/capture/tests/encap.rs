@@ -59,7 +59,7 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 }
 
 /// The layers each tunnel capture's segments are carried in, outermost first.
-const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 20] = [
+const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 21] = [
     ("gre", &[EncapKind::Gre]),
     ("pptp", &[EncapKind::Pptp]),
     ("nvgre", &[EncapKind::Nvgre]),
@@ -67,6 +67,7 @@ const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 20] = [
     ("vxlan", &[EncapKind::Vxlan]),
     ("geneve", &[EncapKind::Geneve]),
     ("gtpu", &[EncapKind::GtpU]),
+    ("l2tp", &[EncapKind::L2tp]),
     ("ipip", &[EncapKind::IpInIp]),
     ("mpls", &[EncapKind::Mpls]),
     ("pppoe-qinq", &[EncapKind::Pppoe]),
@@ -140,7 +141,7 @@ fn skipped_frames_say_why() {
         .map(|(lt, d, o)| decode_segment(*lt, d, *o).map(|s| s.tunnels.len()))
         .collect();
     assert_eq!(got[0], Ok(0));
-    assert_eq!(got[1], Err(Skip::Unsupported(Unsupported::UdpPort(1701))));
+    assert_eq!(got[1], Err(Skip::Unsupported(Unsupported::UdpPort(3544))));
     assert_eq!(got[2], Err(Skip::Unsupported(Unsupported::IpProtocol(50))));
     assert_eq!(
         got[3],
@@ -154,6 +155,8 @@ fn skipped_frames_say_why() {
     assert_eq!(got[6], Err(Skip::NotTcp(17)));
     assert!(matches!(got[7], Err(Skip::Decode(_))), "{:?}", got[7]);
     assert!(got[7].unwrap_err().is_unopened());
+    assert_eq!(got[8], Err(Skip::NotIp(NotIp::L2tpControl)));
+    assert_eq!(got.len(), 9);
     let recs = records(&corpus("encap").join("unsupported-linktype.pcap"));
     for (lt, d, o) in recs {
         assert_eq!(decode_segment(lt, &d, o).err(), Some(Skip::LinkType(147)));

@@ -10,7 +10,7 @@ hold frames the decoder must count as not opened.
 
 Packets are built with scapy (pip install scapy; 2.5 or later) where it has
 the layer, and byte by byte where it does not (ERSPAN II/III headers, the
-802.1ah I-TAG, FDDI, NFLOG); the pcap files are written here, with fixed
+802.1ah I-TAG, FDDI, NFLOG, L2TP); the pcap files are written here, with fixed
 timestamps, so the output is the same on every run:
 
     python3 examples/corpus/encap/make_captures.py [OUTDIR]
@@ -232,6 +232,54 @@ def gtpu():
     return LT_ETHERNET, frames(out)
 
 
+def l2tp_message(d, payload, length=False, seq=None, pad=None, hdlc=True):
+    """An L2TPv2 data message (RFC 2661 section 3.1) carrying the IP packet
+    payload in PPP: the Length field when length, Ns and Nr when seq is
+    (ns, nr), an Offset Size and that many padding bytes when pad is set;
+    HDLC-like address and control unless hdlc is false. The Tunnel and
+    Session IDs are the recipient's: each direction has its own."""
+    tunnel, session = (5, 7) if d == 0 else (0x1111, 0x2222)
+    raw = bytes(payload)
+    proto = 0x0057 if (raw[0] >> 4) == 6 else 0x0021
+    ppp = (b"\xff\x03" if hdlc else b"") + struct.pack(">H", proto) + raw
+    flags = 0x0002
+    rest = struct.pack(">HH", tunnel, session)
+    if seq is not None:
+        flags |= 0x0800
+        rest += struct.pack(">HH", *seq)
+    if pad is not None:
+        flags |= 0x0200
+        rest += struct.pack(">H", pad) + b"\0" * pad
+    if length:
+        flags |= 0x4000
+        total = 2 + 2 + len(rest) + len(ppp)
+        return struct.pack(">HH", flags, total) + rest + ppp
+    return struct.pack(">H", flags) + rest + ppp
+
+
+def l2tp():
+    """L2TPv2 over UDP: data messages with and without the Length field,
+    Ns/Nr and an offset pad, with and without HDLC address and control;
+    the first exchange on port 1701 both ways, the second from a LAC's
+    port 50000 to the LNS's 1701 (RFC 2661 section 8.1)."""
+    out = []
+    for i, (d, p) in enumerate(both_inner()):
+        variant = i % 6
+        msg = l2tp_message(
+            d, p,
+            length=variant in (1, 2, 5),
+            seq=(i, i // 2) if variant in (2, 4) else None,
+            pad=(0 if variant == 4 else 4) if variant in (3, 4) else None,
+            hdlc=variant != 5,
+        )
+        if i < 6:
+            sport, dport = 1701, 1701
+        else:
+            sport, dport = (50000, 1701) if d == 0 else (1701, 50000)
+        out.append(link(d) / outer4(d) / UDP(sport=sport, dport=dport) / Raw(msg))
+    return LT_ETHERNET, frames(out)
+
+
 def ipip():
     out = []
     for d, p in exchange(False, *V4, 47000, 80):  # 4in4
@@ -375,7 +423,7 @@ def skips():
     plain = exchange(False, *V4, 40000, 80)
     seg = plain[0][1]
     out.append(link(0) / seg)                                             # decoded
-    out.append(link(0) / outer4(0) / UDP(sport=1701, dport=1701) / Raw(b"\x00\x02" * 4) / seg)  # L2TP
+    out.append(link(0) / outer4(0) / UDP(sport=3544, dport=3544) / Raw(b"\x00\x02" * 4) / seg)  # Teredo
     out.append(link(0) / outer4(0) / IP(proto=50) / Raw(b"\0" * 40))     # ESP (outer IP, proto 50)
     out.append(eth(MAC_A, MAC_B, 0x88B5) / Raw(bytes(seg)))               # local experimental EtherType
     out.append(link(0) / outer4(0) / GRE(proto=0x1234) / seg)             # unknown GRE protocol
@@ -386,6 +434,9 @@ def skips():
     v = bytes(link(0) / outer4(0) / UDP(sport=50000, dport=4789) / VXLAN(vni=1, flags=0x08)
               / inner_eth(0, seg))
     f.append((v[:14 + 20 + 8 + 8 + 6], len(v)))
+    # An L2TP control message (T, L and S set; a ZLB acknowledgment): not IP.
+    zlb = struct.pack(">HHHHHH", 0xC802, 12, 5, 0, 1, 1)
+    f.append((bytes(link(0) / outer4(0) / UDP(sport=1701, dport=1701) / Raw(zlb)), None))
     return LT_ETHERNET, f
 
 
@@ -401,6 +452,7 @@ CAPTURES = {
     "vxlan": vxlan,
     "geneve": geneve,
     "gtpu": gtpu,
+    "l2tp": l2tp,
     "ipip": ipip,
     "mpls": mpls,
     "pppoe-qinq": pppoe,

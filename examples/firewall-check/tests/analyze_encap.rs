@@ -59,7 +59,7 @@ fn kinds(layers: &Value) -> Vec<String> {
 }
 
 /// The tunnel captures and the layer kinds their connections are carried in.
-const TUNNEL_CAPTURES: [(&str, &[&str]); 19] = [
+const TUNNEL_CAPTURES: [(&str, &[&str]); 20] = [
     ("gre", &["gre"]),
     ("pptp", &["pptp_gre"]),
     ("nvgre", &["nvgre"]),
@@ -67,6 +67,7 @@ const TUNNEL_CAPTURES: [(&str, &[&str]); 19] = [
     ("vxlan", &["vxlan"]),
     ("geneve", &["geneve"]),
     ("gtpu", &["gtp_u"]),
+    ("l2tp", &["l2tp"]),
     ("ipip", &["ip_in_ip"]),
     ("mpls", &["mpls"]),
     ("pppoe-qinq", &["pppoe"]),
@@ -202,11 +203,11 @@ fn frames_not_opened_are_counted_and_warned_about_once() {
     let (text, err) = run(&["analyze", path]);
     let last = text.lines().last().expect("output");
     assert!(
-        last.starts_with("capture: 8 frames, 1 TCP segment (1 plain); 7 frames skipped:"),
+        last.starts_with("capture: 9 frames, 1 TCP segment (1 plain); 8 frames skipped:"),
         "{last}"
     );
     assert!(last.contains("4 encapsulation unsupported"), "{last}");
-    let warn = "warning: 5 of 8 frames could not be opened (4 encapsulation unsupported, 1 truncated): any TCP they carry is not shown\n";
+    let warn = "warning: 5 of 9 frames could not be opened (4 encapsulation unsupported, 1 truncated): any TCP they carry is not shown\n";
     assert_eq!(err, warn);
 
     let (json, err) = run(&["analyze", "--json", path]);
@@ -214,7 +215,7 @@ fn frames_not_opened_are_counted_and_warned_about_once() {
     let doc: Value = serde_json::from_str(&json).expect("JSON");
     assert_valid(&doc, "skips");
     let s = &doc["summary"];
-    assert_eq!(s["frames"], 8);
+    assert_eq!(s["frames"], 9);
     assert_eq!(s["unopened"], 5);
     let reasons: Vec<&str> = s["skipped"]
         .as_array()
@@ -289,4 +290,30 @@ fn series_numbers_tunneled_connections_as_analyze_does() {
         .collect();
     assert_eq!(rows, ids);
     assert_eq!(ids.len(), 6);
+}
+
+#[test]
+fn l2tp_sessions_name_each_direction_and_stay_one_connection() {
+    let l2tp = encap("l2tp");
+    let (text, err) = run(&["analyze", l2tp.to_str().expect("path")]);
+    assert_eq!(err, "");
+    // Each direction carries the IDs its recipient assigned (RFC 2661
+    // section 3.1), yet both make one connection: two inner connections,
+    // two client->server lines.
+    let c2s: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  tunnel client->server: L2TP "))
+        .collect();
+    let s2c: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  tunnel server->client: L2TP "))
+        .collect();
+    assert_eq!(
+        c2s, ["  tunnel client->server: L2TP 198.18.0.1 > 198.18.0.2 tunnel 5 session 7"; 2],
+        "{text}"
+    );
+    assert_eq!(
+        s2c, ["  tunnel server->client: L2TP 198.18.0.2 > 198.18.0.1 tunnel 4369 session 8738"; 2],
+        "{text}"
+    );
 }

@@ -124,12 +124,12 @@ fn frames_not_opened_are_counted_per_capture() {
     let doc = serde_json::to_value(&report).expect("JSON");
     assert_valid(&doc);
     assert_eq!(doc["captures"][0]["summary"]["unopened"], 5);
-    assert_eq!(doc["captures"][0]["summary"]["frames"], 8);
+    assert_eq!(doc["captures"][0]["summary"]["frames"], 9);
     // A plain capture's object is as before.
     assert!(doc["captures"][1].get("summary").is_none());
     let text = render_text(&report);
     assert!(
-        text.contains("warning: skips.pcap: 5 of 8 frames could not be opened (4 encapsulation unsupported, 1 truncated)"),
+        text.contains("warning: skips.pcap: 5 of 9 frames could not be opened (4 encapsulation unsupported, 1 truncated)"),
         "{text}"
     );
     assert!(!text.contains("capture: plain.pcap"), "{text}");

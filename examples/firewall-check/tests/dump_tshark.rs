@@ -233,7 +233,7 @@ fn malformed_blocks_are_flagged_by_both() {
 /// pseudowire of `mpls.pcap` carries a control word, which Wireshark's
 /// heuristic takes for the start of an Ethernet header unless told (as an
 /// operator who knows the pseudowire would).
-const ENCAP_CAPTURES: [(&str, &[&str]); 20] = [
+const ENCAP_CAPTURES: [(&str, &[&str]); 21] = [
     ("gre", &[]),
     ("pptp", &[]),
     ("nvgre", &[]),
@@ -241,6 +241,7 @@ const ENCAP_CAPTURES: [(&str, &[&str]); 20] = [
     ("vxlan", &[]),
     ("geneve", &[]),
     ("gtpu", &[]),
+    ("l2tp", &[]),
     ("ipip", &[]),
     ("mpls", &["-d", "mpls.label==16,pwethcw"]),
     ("pppoe-qinq", &[]),
@@ -313,11 +314,13 @@ fn layer_ids(o: &Value, kind: &str, field: &str) -> Vec<u64> {
 }
 
 /// The encapsulation fields compared, as (dump kind, dump field, tshark field).
-const ID_FIELDS: [(&str, &str, &str); 9] = [
+const ID_FIELDS: [(&str, &str, &str); 11] = [
     ("gre", "key", "gre.key"),
     ("vxlan", "vni", "vxlan.vni"),
     ("geneve", "vni", "geneve.vni"),
     ("gtp_u", "teid", "gtp.teid"),
+    ("l2tp", "tunnel_id", "l2tp.tunnel"),
+    ("l2tp", "session_id", "l2tp.session"),
     ("mpls", "labels", "mpls.label"),
     ("pppoe", "session", "pppoe.session_id"),
     ("erspan", "session", "erspan.spanid"),

@@ -91,11 +91,7 @@ impl L2tp {
         }
         if let Some(l) = length_at {
             if usize::from(be16(data, l)) < header_len {
-                return Err(malformed(
-                    "L2TP",
-                    at,
-                    "Length shorter than the L2TP header",
-                ));
+                return Err(malformed("L2TP", at, "Length shorter than the L2TP header"));
             }
         }
         let header = L2tp {
@@ -130,7 +126,7 @@ mod tests {
         }
         if flags & FLAG_OFFSET != 0 {
             m.extend_from_slice(&pad.to_be_bytes());
-            m.extend(std::iter::repeat(0xee).take(usize::from(pad)));
+            m.extend(std::iter::repeat_n(0xee, usize::from(pad)));
         }
         m.extend_from_slice(&[0xff, 0x03, 0x00, 0x21]);
         m
@@ -157,7 +153,10 @@ mod tests {
             assert_eq!(p.payload, Payload::Ppp);
             // After the header, the padding and the address and control bytes.
             assert_eq!(p.payload_at, m.len() - 2, "{flags:#06x}");
-            assert_eq!(ppp::protocol(&m, p.payload_at), Ok((Payload::Ipv4, m.len())));
+            assert_eq!(
+                ppp::protocol(&m, p.payload_at),
+                Ok((Payload::Ipv4, m.len()))
+            );
         }
     }
 
@@ -173,7 +172,10 @@ mod tests {
         let m = message(FLAG_OFFSET, 0);
         assert_eq!(L2tp::parse(&m, 0).unwrap().payload_at, 10);
         let m = message(FLAG_OFFSET | FLAG_SEQUENCE, 9);
-        assert_eq!(L2tp::parse(&m, 0).unwrap().payload_at, 2 + 4 + 4 + 2 + 9 + 2);
+        assert_eq!(
+            L2tp::parse(&m, 0).unwrap().payload_at,
+            2 + 4 + 4 + 2 + 9 + 2
+        );
     }
 
     #[test]
@@ -194,7 +196,10 @@ mod tests {
         // At an offset into the frame.
         let mut framed = vec![0u8; 30];
         framed.extend_from_slice(&m);
-        assert_eq!(L2tp::parse(&framed, 30).unwrap().payload_at, 30 + header + 2);
+        assert_eq!(
+            L2tp::parse(&framed, 30).unwrap().payload_at,
+            30 + header + 2
+        );
         assert!(L2tp::parse(&framed[..40], 30).is_err());
     }
 
@@ -240,7 +245,7 @@ mod tests {
             for second in [0x02u8, 0x03, 0xff] {
                 for len in 0..24 {
                     let mut m = vec![first, second];
-                    m.extend(std::iter::repeat(0xff).take(len));
+                    m.extend(std::iter::repeat_n(0xff, len));
                     let _ = L2tp::parse(&m, 0);
                     let _ = L2tp::parse(&m, m.len());
                     let _ = L2tp::parse(&m, m.len() + 5);
