@@ -17,9 +17,9 @@ use std::net::IpAddr;
 use crate::encap::gre::{Gre, PROTO_ERSPAN_II, PROTO_ERSPAN_III};
 use crate::encap::udp::{self, UdpTunnel};
 use crate::encap::{
-    chdlc, erspan::Erspan, fddi::Fddi, geneve::Geneve, gtp::GtpU, llc::Llc, mpls::MplsHeader,
-    nflog::Nflog, pbb::Pbb, ppp, pppoe::Pppoe, vxlan::Vxlan, Count, EncapKind, NotIp, Parsed,
-    Payload, Recorder, Skip, Tunnels, Unsupported, MAX_LAYERS,
+    chdlc, erspan::Erspan, fabricpath, fabricpath::FabricPath, fddi::Fddi, geneve::Geneve,
+    gtp::GtpU, llc::Llc, mpls::MplsHeader, nflog::Nflog, pbb::Pbb, ppp, pppoe::Pppoe, vxlan::Vxlan,
+    Count, EncapKind, NotIp, Parsed, Payload, Recorder, Skip, Tunnels, Unsupported, MAX_LAYERS,
 };
 use crate::error::DecodeError;
 use crate::ipv4::Ipv4Header;
@@ -81,8 +81,15 @@ enum Next {
     /// An Ethernet header.
     Ethernet,
     /// The payload of an EtherType; `ethernet`: read from an Ethernet
-    /// header, where a value below 0x0600 is an 802.3 length.
-    EtherType { ethertype: u16, ethernet: bool },
+    /// header, where a value below 0x0600 is an 802.3 length; `mac_at`:
+    /// where that Ethernet header starts, when the EtherType follows its
+    /// addresses directly (no VLAN tag between), for the formats that
+    /// reuse the addresses (FabricPath).
+    EtherType {
+        ethertype: u16,
+        ethernet: bool,
+        mac_at: Option<usize>,
+    },
     /// 802.2 LLC, recorded as a layer unless `in_fddi` (FDDI's own).
     Llc { in_fddi: bool },
     /// IP, version by the first nibble.
@@ -112,6 +119,7 @@ impl From<Payload> for Next {
             Payload::EtherType(ethertype) => Next::EtherType {
                 ethertype,
                 ethernet: false,
+                mac_at: None,
             },
             Payload::Ip => Next::Ip,
             Payload::Ipv4 => Next::Ipv4,
@@ -211,13 +219,17 @@ fn walk_from<'a, R: Recorder>(
     let (mut next, mut at) = match link.network {
         Network::Ipv4 => (Next::Ipv4, link.offset),
         Network::Ipv6 => (Next::Ipv6, link.offset),
-        Network::OtherEthertype(ethertype) => (
-            Next::EtherType {
-                ethertype,
-                ethernet: linktype == link::LINKTYPE_ETHERNET,
-            },
-            link.offset,
-        ),
+        Network::OtherEthertype(ethertype) => {
+            let ethernet = linktype == link::LINKTYPE_ETHERNET;
+            (
+                Next::EtherType {
+                    ethertype,
+                    ethernet,
+                    mac_at: (ethernet && link.vlan_tags == 0).then_some(0),
+                },
+                link.offset,
+            )
+        }
         Network::OtherFamily(f) => return Err(Skip::NotIp(NotIp::AddressFamily(f))),
         Network::UnsupportedLinktype(lt) => w.start(lt)?,
     };
@@ -314,6 +326,7 @@ impl<'a, R: Recorder> Walk<'a, '_, R> {
             Next::Ipv4 => self.ipv4(at),
             Next::Ipv6 => self.ipv6(at),
             Next::Ethernet => {
+                let mac_at = at;
                 let inner = decode_link(link::LINKTYPE_ETHERNET, &data[at.min(data.len())..])
                     .map_err(|e| shift(e, at))?;
                 let at = at + inner.offset;
@@ -324,6 +337,7 @@ impl<'a, R: Recorder> Walk<'a, '_, R> {
                         Network::OtherEthertype(ethertype) => Next::EtherType {
                             ethertype,
                             ethernet: true,
+                            mac_at: (inner.vlan_tags == 0).then_some(mac_at),
                         },
                         // decode_link gives only these for Ethernet.
                         _ => {
@@ -338,8 +352,14 @@ impl<'a, R: Recorder> Walk<'a, '_, R> {
                 ))
             }
             Next::EtherType {
+                ethertype: fabricpath::ETHERTYPE_FABRICPATH,
+                mac_at: Some(mac_at),
+                ..
+            } => self.layer(EncapKind::FabricPath, mac_at, None, FabricPath::parse),
+            Next::EtherType {
                 ethertype,
                 ethernet,
+                ..
             } => Ok(Step::Go(by_ethertype(ethertype, ethernet)?, at)),
             Next::Ip => {
                 need_ip(data, at)?;

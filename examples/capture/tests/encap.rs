@@ -59,7 +59,7 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 }
 
 /// The layers each tunnel capture's segments are carried in, outermost first.
-const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 20] = [
+const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 21] = [
     ("gre", &[EncapKind::Gre]),
     ("pptp", &[EncapKind::Pptp]),
     ("nvgre", &[EncapKind::Nvgre]),
@@ -80,6 +80,7 @@ const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 20] = [
     ("vxlan-in-gre", &[EncapKind::Gre, EncapKind::Vxlan]),
     ("mpls-in-gre6", &[EncapKind::Gre, EncapKind::Mpls]),
     ("gtp-in-vxlan-qinq", &[EncapKind::Vxlan, EncapKind::GtpU]),
+    ("fabricpath", &[EncapKind::FabricPath]),
 ];
 
 /// An inner connection, the same for both directions.

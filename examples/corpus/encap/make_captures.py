@@ -10,10 +10,12 @@ hold frames the decoder must count as not opened.
 
 Packets are built with scapy (pip install scapy; 2.5 or later) where it has
 the layer, and byte by byte where it does not (ERSPAN II/III headers, the
-802.1ah I-TAG, FDDI, NFLOG); the pcap files are written here, with fixed
+802.1ah I-TAG, FDDI, NFLOG, FabricPath); the pcap files are written here, with fixed
 timestamps, so the output is the same on every run:
 
-    python3 examples/corpus/encap/make_captures.py [OUTDIR]
+    python3 examples/corpus/encap/make_captures.py [OUTDIR [NAME ...]]
+
+(with NAMEs, only those captures: `fabricpath`, ...).
 
 Addresses come from 198.18.0.0/15 and 2001:db8::/32 only.
 """
@@ -21,6 +23,7 @@ Addresses come from 198.18.0.0/15 and 2001:db8::/32 only.
 import os
 import struct
 import sys
+import zlib
 
 from scapy.all import (
     GRE, GRE_PPTP, IP, IPv6, LLC, PPP, PPPoE, SNAP, TCP, UDP, VXLAN,
@@ -341,6 +344,27 @@ def nflog():
     return LT_NFLOG, out
 
 
+def fabricpath_address(switch_id, lid):
+    """A FabricPath outer address: U/L set, the 12-bit switch id, sub-switch id 0, the local id."""
+    return struct.pack(">BHBH", 0x02, switch_id & 0x0FFF, 0, lid)
+
+
+def fabricpath():
+    """Cisco FabricPath (as in nDPI's ajp.pcap): outer header with switch
+    ids 0xa1 and 0xb2, EtherType 0x8903, FTag 1 and TTL 32, the inner
+    Ethernet frame (the IPv4 exchange under a VLAN tag) and a 4-byte FCS."""
+    out = []
+    for d, p in both_inner():
+        sw = (0x0A1, 0x0B2) if d == 0 else (0x0B2, 0x0A1)
+        hdr = fabricpath_address(sw[1], 7) + fabricpath_address(sw[0], 3) \
+            + struct.pack(">HH", 0x8903, (1 << 6) | 32)
+        s, t = (MAC_C, MAC_D) if d == 0 else (MAC_D, MAC_C)
+        inner = Ether(src=s, dst=t) / (p if p.haslayer(IPv6) else Dot1Q(vlan=7) / p)
+        frame = hdr + bytes(inner)
+        out.append((frame + struct.pack("<I", zlib.crc32(frame)), None))
+    return LT_ETHERNET, out
+
+
 def vxlan_in_gre():
     out = []
     for d, p in both_inner():
@@ -411,6 +435,7 @@ CAPTURES = {
     "llc-snap": llc_snap,
     "fddi": fddi,
     "nflog": nflog,
+    "fabricpath": fabricpath,
     "vxlan-in-gre": vxlan_in_gre,
     "mpls-in-gre6": mpls_in_gre,
     "gtp-in-vxlan-qinq": gtp_in_vxlan_qinq,
@@ -420,8 +445,12 @@ CAPTURES = {
 
 
 def main():
+    """Writes every capture, or only those named after OUTDIR."""
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    only = set(sys.argv[2:])
     for name, build in CAPTURES.items():
+        if only and name not in only:
+            continue
         lt, fr = build()
         write_pcap(os.path.join(outdir, name + ".pcap"), lt, fr)
         print(f"{name}.pcap: {len(fr)} frames, link type {lt}")

@@ -59,7 +59,7 @@ fn kinds(layers: &Value) -> Vec<String> {
 }
 
 /// The tunnel captures and the layer kinds their connections are carried in.
-const TUNNEL_CAPTURES: [(&str, &[&str]); 19] = [
+const TUNNEL_CAPTURES: [(&str, &[&str]); 20] = [
     ("gre", &["gre"]),
     ("pptp", &["pptp_gre"]),
     ("nvgre", &["nvgre"]),
@@ -79,6 +79,7 @@ const TUNNEL_CAPTURES: [(&str, &[&str]); 19] = [
     ("vxlan-in-gre", &["gre", "vxlan"]),
     ("mpls-in-gre6", &["gre", "mpls"]),
     ("gtp-in-vxlan-qinq", &["vxlan", "gtp_u"]),
+    ("fabricpath", &["fabricpath"]),
 ];
 
 #[test]

@@ -233,7 +233,7 @@ fn malformed_blocks_are_flagged_by_both() {
 /// pseudowire of `mpls.pcap` carries a control word, which Wireshark's
 /// heuristic takes for the start of an Ethernet header unless told (as an
 /// operator who knows the pseudowire would).
-const ENCAP_CAPTURES: [(&str, &[&str]); 20] = [
+const ENCAP_CAPTURES: [(&str, &[&str]); 21] = [
     ("gre", &[]),
     ("pptp", &[]),
     ("nvgre", &[]),
@@ -254,6 +254,7 @@ const ENCAP_CAPTURES: [(&str, &[&str]); 20] = [
     ("vxlan-in-gre", &[]),
     ("mpls-in-gre6", &[]),
     ("gtp-in-vxlan-qinq", &[]),
+    ("fabricpath", &[]),
 ];
 
 /// A number as tshark prints it: decimal or 0x-prefixed hex.
@@ -292,7 +293,9 @@ fn flag_bits(flags: &Value) -> u64 {
 }
 
 /// The ids of dump's layers of `kind` (the `field` of each), in order. A
-/// GRE key is NVGRE's VSID and FlowID too, as tshark shows it.
+/// GRE key is NVGRE's VSID and FlowID too, as tshark shows it; FabricPath's
+/// `switch_id` is its destination and source switch ids, in the order of
+/// tshark's two `cfp.swid`.
 fn layer_ids(o: &Value, kind: &str, field: &str) -> Vec<u64> {
     o["tunnels"]
         .as_array()
@@ -304,6 +307,10 @@ fn layer_ids(o: &Value, kind: &str, field: &str) -> Vec<u64> {
                         let (vsid, flow) = (l["vsid"].as_u64(), l["flow_id"].as_u64());
                         vec![(vsid.unwrap() << 8) | flow.unwrap()]
                     }
+                    _ if l["kind"] == "fabricpath" && field == "switch_id" => {
+                        let (dst, src) = (l["dst_switch_id"].as_u64(), l["src_switch_id"].as_u64());
+                        vec![dst.unwrap(), src.unwrap()]
+                    }
                     Value::Array(a) => a.iter().filter_map(Value::as_u64).collect(),
                     v => v.as_u64().into_iter().collect::<Vec<_>>(),
                 })
@@ -313,7 +320,7 @@ fn layer_ids(o: &Value, kind: &str, field: &str) -> Vec<u64> {
 }
 
 /// The encapsulation fields compared, as (dump kind, dump field, tshark field).
-const ID_FIELDS: [(&str, &str, &str); 9] = [
+const ID_FIELDS: [(&str, &str, &str); 12] = [
     ("gre", "key", "gre.key"),
     ("vxlan", "vni", "vxlan.vni"),
     ("geneve", "vni", "geneve.vni"),
@@ -323,6 +330,9 @@ const ID_FIELDS: [(&str, &str, &str); 9] = [
     ("erspan", "session", "erspan.spanid"),
     ("pbb", "isid", "ieee8021ah.isid"),
     ("nflog", "group", "nflog.res_id"),
+    ("fabricpath", "ftag", "cfp.ftag"),
+    ("fabricpath", "ttl", "cfp.ttl"),
+    ("fabricpath", "switch_id", "cfp.swid"),
 ];
 
 #[test]

@@ -25,6 +25,7 @@
 //! | [`llc`] | 802.2 LLC and SNAP | IEEE 802.2, RFC 1042 |
 //! | [`fddi`] | FDDI MAC header | ANSI X3.139, LINKTYPE_FDDI |
 //! | [`nflog`] | Linux NFLOG | Linux `nfnetlink_log.h`, LINKTYPE_NFLOG |
+//! | [`fabricpath`] | Cisco FabricPath (MAC-in-MAC), EtherType 0x8903 | Wireshark's `cfp` dissection of real frames |
 //!
 //! IP-in-IP (IPv4 protocol 4 and 41, the same next headers in IPv6: 4in4,
 //! 6in4, 4in6, 6in6; RFC 2003, RFC 4213, RFC 2473) has no header of its own:
@@ -36,6 +37,7 @@ use crate::error::DecodeError;
 
 pub mod chdlc;
 pub mod erspan;
+pub mod fabricpath;
 pub mod fddi;
 pub mod geneve;
 pub mod gre;
@@ -94,11 +96,13 @@ pub enum EncapKind {
     Fddi,
     /// Linux NFLOG.
     Nflog,
+    /// Cisco FabricPath: outer header with switch ids, FTag and TTL.
+    FabricPath,
 }
 
 impl EncapKind {
     /// Every kind, in [`index`](Self::index) order.
-    pub const ALL: [EncapKind; 16] = [
+    pub const ALL: [EncapKind; 17] = [
         EncapKind::Gre,
         EncapKind::Pptp,
         EncapKind::Nvgre,
@@ -115,6 +119,7 @@ impl EncapKind {
         EncapKind::LlcSnap,
         EncapKind::Fddi,
         EncapKind::Nflog,
+        EncapKind::FabricPath,
     ];
 
     /// Position in [`ALL`](Self::ALL).
@@ -142,6 +147,7 @@ impl EncapKind {
             EncapKind::LlcSnap => "llc_snap",
             EncapKind::Fddi => "fddi",
             EncapKind::Nflog => "nflog",
+            EncapKind::FabricPath => "fabricpath",
         }
     }
 }

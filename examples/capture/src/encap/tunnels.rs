@@ -4,6 +4,7 @@
 //! connections apart ([`TunnelKey`]).
 
 use super::erspan::Erspan;
+use super::fabricpath::FabricPath;
 use super::fddi::Fddi;
 use super::geneve::Geneve;
 use super::gre::Gre;
@@ -344,6 +345,8 @@ pub enum Layer<'a> {
     Fddi(Fddi),
     /// NFLOG: the group.
     Nflog(Nflog),
+    /// FabricPath: the outer switch ids, FTag and TTL.
+    FabricPath(FabricPath),
 }
 
 impl<'a> Tunnel<'a> {
@@ -419,6 +422,15 @@ impl<'a> Tunnel<'a> {
                 },
                 |p| p.header,
             )),
+            EncapKind::FabricPath => Layer::FabricPath(FabricPath::parse(frame, at).map_or(
+                FabricPath {
+                    dst_switch_id: 0,
+                    src_switch_id: 0,
+                    ftag: 0,
+                    ttl: 0,
+                },
+                |p| p.header,
+            )),
         };
         Tunnel { outer, layer }
     }
@@ -442,6 +454,7 @@ impl<'a> Tunnel<'a> {
             Layer::LlcSnap(_) => EncapKind::LlcSnap,
             Layer::Fddi(_) => EncapKind::Fddi,
             Layer::Nflog(_) => EncapKind::Nflog,
+            Layer::FabricPath(_) => EncapKind::FabricPath,
         }
     }
 
@@ -453,6 +466,8 @@ impl<'a> Tunnel<'a> {
     /// labels, PPTP call IDs. Not included, because they change from packet
     /// to packet or do not name a tunnel: sequence numbers, the ERSPAN
     /// index, the NFLOG group (one packet may be logged to several).
+    /// FabricPath has none: its outer switch ids swap with the direction,
+    /// and its FTag names a distribution tree, not a tunnel.
     pub fn shared_id(&self) -> Option<u32> {
         match self.layer {
             Layer::Gre(g) => g.key,

@@ -40,6 +40,7 @@ pub fn kind_name(kind: EncapKind) -> &'static str {
         EncapKind::LlcSnap => "LLC/SNAP",
         EncapKind::Fddi => "FDDI",
         EncapKind::Nflog => "NFLOG",
+        EncapKind::FabricPath => "FabricPath",
     }
 }
 
@@ -131,6 +132,11 @@ impl Serialize for JsonLayer<'_> {
             Layer::Pppoe(p) => o.serialize_field("session", &p.session)?,
             Layer::Pbb(p) => o.serialize_field("isid", &p.isid)?,
             Layer::Nflog(n) => o.serialize_field("group", &n.group)?,
+            Layer::FabricPath(f) => {
+                o.serialize_field("ftag", &f.ftag)?;
+                o.serialize_field("src_switch_id", &f.src_switch_id)?;
+                o.serialize_field("dst_switch_id", &f.dst_switch_id)?;
+            }
             Layer::IpInIp | Layer::Ppp | Layer::CiscoHdlc | Layer::LlcSnap(_) | Layer::Fddi(_) => {}
         }
         o.end()
@@ -196,6 +202,14 @@ fn write_text_fields<W: Write + ?Sized>(
         Layer::Pppoe(p) => write!(w, " session {}", p.session),
         Layer::Pbb(p) => write!(w, " isid {}", p.isid),
         Layer::Nflog(n) => write!(w, " group {}", n.group),
+        Layer::FabricPath(f) => {
+            write!(
+                w,
+                " switch {} > {} ftag {}",
+                f.src_switch_id, f.dst_switch_id, f.ftag
+            )?;
+            opt(w, "ttl", packet(Some(u64::from(f.ttl))))
+        }
         Layer::IpInIp | Layer::Ppp | Layer::CiscoHdlc | Layer::LlcSnap(_) | Layer::Fddi(_) => {
             Ok(())
         }
@@ -272,6 +286,12 @@ fn write_json_fields<W: Write + ?Sized>(w: &mut W, t: &Tunnel<'_>) -> io::Result
         Layer::Pppoe(p) => field(w, "session", Some(u64::from(p.session))),
         Layer::Pbb(p) => field(w, "isid", Some(u64::from(p.isid))),
         Layer::Nflog(n) => field(w, "group", Some(u64::from(n.group))),
+        Layer::FabricPath(f) => {
+            field(w, "ftag", Some(u64::from(f.ftag)))?;
+            field(w, "src_switch_id", Some(u64::from(f.src_switch_id)))?;
+            field(w, "dst_switch_id", Some(u64::from(f.dst_switch_id)))?;
+            field(w, "ttl", Some(u64::from(f.ttl)))
+        }
         Layer::IpInIp | Layer::Ppp | Layer::CiscoHdlc | Layer::LlcSnap(_) | Layer::Fddi(_) => {
             Ok(())
         }
