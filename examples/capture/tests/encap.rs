@@ -133,6 +133,23 @@ fn every_tunnel_capture_decodes_frame_by_frame_with_its_layers() {
     }
 }
 
+/// IP over InfiniBand is a plain link: every frame of `ipoib.pcap` gives a
+/// segment in no layer, the same from `decode_tcp`.
+#[test]
+fn ipoib_is_a_plain_link() {
+    let recs = records(&corpus("encap").join("ipoib.pcap"));
+    assert_eq!(recs.len(), 12);
+    for (i, (lt, data, orig)) in recs.iter().enumerate() {
+        assert_eq!(*lt, capture::link::LINKTYPE_IPOIB);
+        let seg = decode_segment(*lt, data, *orig)
+            .unwrap_or_else(|e| panic!("ipoib frame {}: {e}", i + 1));
+        assert!(seg.tunnels.is_empty(), "ipoib frame {}", i + 1);
+        assert_eq!(seg.tcp_offset, 44 + seg.ip.header_len);
+        let plain = decode_tcp(*lt, data, *orig).unwrap().expect("a segment");
+        assert_eq!((plain.tcp, plain.ip), (seg.tcp, seg.ip));
+    }
+}
+
 #[test]
 fn skipped_frames_say_why() {
     let recs = records(&corpus("encap").join("skips.pcap"));

@@ -42,6 +42,7 @@ LT_FDDI = 10
 LT_PPP_HDLC = 50
 LT_C_HDLC = 104
 LT_NFLOG = 239
+LT_IPOIB = 242
 LT_USER0 = 147
 
 BASE_TIME = 1_700_000_000
@@ -365,6 +366,21 @@ def fabricpath():
     return LT_ETHERNET, out
 
 
+def ipoib():
+    """IP over InfiniBand (LINKTYPE_IPOIB, as tcpdump's ipoib.pcap): 20
+    zero bytes (the kept part of the global route header), the destination
+    hardware address (flags and QPN, then a GID), the protocol type and 2
+    reserved bytes."""
+    out = []
+    for d, p in both_inner():
+        qpn = 0x000550 if d == 0 else 0x000551
+        gid = bytes.fromhex("20010db8000000000002c9030000000%d" % (1 - d))
+        t = 0x86DD if p.haslayer(IPv6) else 0x0800
+        hdr = b"\0" * 20 + struct.pack(">I", 0x80000000 | qpn) + gid + struct.pack(">HH", t, 0)
+        out.append((hdr + bytes(p), None))
+    return LT_IPOIB, out
+
+
 def vxlan_in_gre():
     out = []
     for d, p in both_inner():
@@ -436,6 +452,7 @@ CAPTURES = {
     "fddi": fddi,
     "nflog": nflog,
     "fabricpath": fabricpath,
+    "ipoib": ipoib,
     "vxlan-in-gre": vxlan_in_gre,
     "mpls-in-gre6": mpls_in_gre,
     "gtp-in-vxlan-qinq": gtp_in_vxlan_qinq,
