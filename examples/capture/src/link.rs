@@ -131,7 +131,7 @@ fn need(
 
 /// Follows an EtherType (and any VLAN tags after it) starting at `type_at`,
 /// with the payload beginning at `payload_at`.
-fn by_ethertype(
+pub(crate) fn by_ethertype(
     frame: &[u8],
     type_at: usize,
     payload_at: usize,

@@ -59,7 +59,7 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 }
 
 /// The layers each tunnel capture's segments are carried in, outermost first.
-const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 21] = [
+const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 23] = [
     ("gre", &[EncapKind::Gre]),
     ("pptp", &[EncapKind::Pptp]),
     ("nvgre", &[EncapKind::Nvgre]),
@@ -81,6 +81,8 @@ const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 21] = [
     ("mpls-in-gre6", &[EncapKind::Gre, EncapKind::Mpls]),
     ("gtp-in-vxlan-qinq", &[EncapKind::Vxlan, EncapKind::GtpU]),
     ("fabricpath", &[EncapKind::FabricPath]),
+    ("vntag", &[EncapKind::VnTag]),
+    ("etag", &[EncapKind::ETag]),
 ];
 
 /// An inner connection, the same for both directions.

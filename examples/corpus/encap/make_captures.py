@@ -10,7 +10,7 @@ hold frames the decoder must count as not opened.
 
 Packets are built with scapy (pip install scapy; 2.5 or later) where it has
 the layer, and byte by byte where it does not (ERSPAN II/III headers, the
-802.1ah I-TAG, FDDI, NFLOG, FabricPath); the pcap files are written here, with fixed
+802.1ah I-TAG, FDDI, NFLOG, FabricPath, IPoIB, VN-Tag, E-Tag); the pcap files are written here, with fixed
 timestamps, so the output is the same on every run:
 
     python3 examples/corpus/encap/make_captures.py [OUTDIR [NAME ...]]
@@ -381,6 +381,39 @@ def ipoib():
     return LT_IPOIB, out
 
 
+def tagged_link(d, ethertype):
+    """The link's Ethernet header with this EtherType (a tag written by hand follows)."""
+    s, t = (MAC_A, MAC_B) if d == 0 else (MAC_B, MAC_A)
+    return eth(s, t, ethertype)
+
+
+def vntag():
+    """VN-Tag (EtherType 0x8926) before the EtherType: towards the bridge
+    (direction 0, source VIF 0x15), from it (direction 1, destination VIF
+    0x15, source VIF 0x2a)."""
+    out = []
+    for d, p in both_inner():
+        t = 0x86DD if p.haslayer(IPv6) else 0x0800
+        word = (0x15 << 16) | 0x2A | (1 << 31) if d else 0x15
+        out.append(tagged_link(d, 0x8926) / Raw(struct.pack(">IH", word, t)) / p)
+    return LT_ETHERNET, frames(out)
+
+
+def etag():
+    """802.1BR E-Tag (EtherType 0x893F): E-CID 0x123 extension 1 (GRP 0),
+    ingress E-CID 0x045; the IPv4 exchange with a customer VLAN tag after
+    the E-Tag, the IPv6 one without."""
+    out = []
+    for d, p in both_inner():
+        tag = struct.pack(">HHBB", (3 << 13) | 0x045, 0x123, 2, 1)
+        if p.haslayer(IPv6):
+            out.append(tagged_link(d, 0x893F) / Raw(tag + struct.pack(">H", 0x86DD)) / p)
+        else:
+            out.append(tagged_link(d, 0x893F) / Raw(tag + struct.pack(">H", 0x8100))
+                       / Dot1Q(vlan=30) / p)
+    return LT_ETHERNET, frames(out)
+
+
 def vxlan_in_gre():
     out = []
     for d, p in both_inner():
@@ -453,6 +486,8 @@ CAPTURES = {
     "nflog": nflog,
     "fabricpath": fabricpath,
     "ipoib": ipoib,
+    "vntag": vntag,
+    "etag": etag,
     "vxlan-in-gre": vxlan_in_gre,
     "mpls-in-gre6": mpls_in_gre,
     "gtp-in-vxlan-qinq": gtp_in_vxlan_qinq,

@@ -233,7 +233,7 @@ fn malformed_blocks_are_flagged_by_both() {
 /// pseudowire of `mpls.pcap` carries a control word, which Wireshark's
 /// heuristic takes for the start of an Ethernet header unless told (as an
 /// operator who knows the pseudowire would).
-const ENCAP_CAPTURES: [(&str, &[&str]); 22] = [
+const ENCAP_CAPTURES: [(&str, &[&str]); 24] = [
     ("gre", &[]),
     ("pptp", &[]),
     ("nvgre", &[]),
@@ -256,6 +256,8 @@ const ENCAP_CAPTURES: [(&str, &[&str]); 22] = [
     ("gtp-in-vxlan-qinq", &[]),
     ("fabricpath", &[]),
     ("ipoib", &[]),
+    ("vntag", &[]),
+    ("etag", &[]),
 ];
 
 /// The captures of [`ENCAP_CAPTURES`] on a plain link: their segments have
@@ -325,7 +327,7 @@ fn layer_ids(o: &Value, kind: &str, field: &str) -> Vec<u64> {
 }
 
 /// The encapsulation fields compared, as (dump kind, dump field, tshark field).
-const ID_FIELDS: [(&str, &str, &str); 12] = [
+const ID_FIELDS: [(&str, &str, &str); 18] = [
     ("gre", "key", "gre.key"),
     ("vxlan", "vni", "vxlan.vni"),
     ("geneve", "vni", "geneve.vni"),
@@ -338,6 +340,12 @@ const ID_FIELDS: [(&str, &str, &str); 12] = [
     ("fabricpath", "ftag", "cfp.ftag"),
     ("fabricpath", "ttl", "cfp.ttl"),
     ("fabricpath", "switch_id", "cfp.swid"),
+    ("vntag", "dst_vif", "vntag.dst"),
+    ("vntag", "src_vif", "vntag.src"),
+    ("etag", "ecid_base", "etag.ecid_base"),
+    ("etag", "ecid_ext", "etag.ecid_ext"),
+    ("etag", "ingress_ecid_base", "etag.iecid_base"),
+    ("etag", "ingress_ecid_ext", "etag.iecid_ext"),
 ];
 
 #[test]

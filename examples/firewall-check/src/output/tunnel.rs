@@ -41,6 +41,8 @@ pub fn kind_name(kind: EncapKind) -> &'static str {
         EncapKind::Fddi => "FDDI",
         EncapKind::Nflog => "NFLOG",
         EncapKind::FabricPath => "FabricPath",
+        EncapKind::VnTag => "VN-Tag",
+        EncapKind::ETag => "E-Tag",
     }
 }
 
@@ -137,6 +139,16 @@ impl Serialize for JsonLayer<'_> {
                 o.serialize_field("src_switch_id", &f.src_switch_id)?;
                 o.serialize_field("dst_switch_id", &f.dst_switch_id)?;
             }
+            Layer::VnTag(v) => {
+                o.serialize_field("dst_vif", &v.dst_vif)?;
+                o.serialize_field("src_vif", &v.src_vif)?;
+            }
+            Layer::ETag(e) => {
+                o.serialize_field("ecid_base", &e.ecid_base)?;
+                o.serialize_field("ecid_ext", &e.ecid_ext)?;
+                o.serialize_field("ingress_ecid_base", &e.ingress_ecid_base)?;
+                o.serialize_field("ingress_ecid_ext", &e.ingress_ecid_ext)?;
+            }
             Layer::IpInIp | Layer::Ppp | Layer::CiscoHdlc | Layer::LlcSnap(_) | Layer::Fddi(_) => {}
         }
         o.end()
@@ -210,6 +222,12 @@ fn write_text_fields<W: Write + ?Sized>(
             )?;
             opt(w, "ttl", packet(Some(u64::from(f.ttl))))
         }
+        Layer::VnTag(v) => write!(w, " vif {} > {}", v.src_vif, v.dst_vif),
+        Layer::ETag(e) => write!(
+            w,
+            " ecid {}.{} ingress {}.{}",
+            e.ecid_ext, e.ecid_base, e.ingress_ecid_ext, e.ingress_ecid_base
+        ),
         Layer::IpInIp | Layer::Ppp | Layer::CiscoHdlc | Layer::LlcSnap(_) | Layer::Fddi(_) => {
             Ok(())
         }
@@ -291,6 +309,16 @@ fn write_json_fields<W: Write + ?Sized>(w: &mut W, t: &Tunnel<'_>) -> io::Result
             field(w, "src_switch_id", Some(u64::from(f.src_switch_id)))?;
             field(w, "dst_switch_id", Some(u64::from(f.dst_switch_id)))?;
             field(w, "ttl", Some(u64::from(f.ttl)))
+        }
+        Layer::VnTag(v) => {
+            field(w, "dst_vif", Some(u64::from(v.dst_vif)))?;
+            field(w, "src_vif", Some(u64::from(v.src_vif)))
+        }
+        Layer::ETag(e) => {
+            field(w, "ecid_base", Some(u64::from(e.ecid_base)))?;
+            field(w, "ecid_ext", Some(u64::from(e.ecid_ext)))?;
+            field(w, "ingress_ecid_base", Some(u64::from(e.ingress_ecid_base)))?;
+            field(w, "ingress_ecid_ext", Some(u64::from(e.ingress_ecid_ext)))
         }
         Layer::IpInIp | Layer::Ppp | Layer::CiscoHdlc | Layer::LlcSnap(_) | Layer::Fddi(_) => {
             Ok(())
