@@ -13,6 +13,9 @@
 //!   and `decode_tcp` enters no tunnel;
 //! - every prefix of every frame of all these files decodes without a panic,
 //!   its TCP bytes within the frame;
+//! - IP over InfiniBand is a plain link; FabricPath is read only right
+//!   after the MAC addresses, and cut FabricPath, VN-Tag and E-Tag headers
+//!   (and the VLAN tag after an E-Tag) are truncations;
 //! - nesting stops at `MAX_LAYERS`.
 
 use std::collections::BTreeMap;
@@ -150,6 +153,52 @@ fn ipoib_is_a_plain_link() {
         let plain = decode_tcp(*lt, data, *orig).unwrap().expect("a segment");
         assert_eq!((plain.tcp, plain.ip), (seg.tcp, seg.ip));
     }
+}
+
+/// FabricPath is read only where 0x8903 follows the MAC addresses (its
+/// header reuses them); the tags' headers and the VLAN tag after an E-Tag
+/// are checked before they are read.
+#[test]
+fn fabricpath_and_tags_at_their_edges() {
+    use capture::error::DecodeError;
+    let fp = records(&corpus("encap").join("fabricpath.pcap"));
+    let (lt, data, _) = &fp[0];
+    let mut tagged = data[..12].to_vec();
+    tagged.extend_from_slice(&[0x81, 0x00, 0x00, 0x05]);
+    tagged.extend_from_slice(&data[12..]);
+    assert_eq!(
+        decode_segment(*lt, &tagged, tagged.len() as u32).err(),
+        Some(Skip::Unsupported(Unsupported::EtherType(0x8903)))
+    );
+    for (cut, layer) in [(15, "FabricPath"), (20, "Ethernet"), (32, "VLAN")] {
+        let got = decode_segment(*lt, &data[..cut], data.len() as u32).err();
+        assert!(
+            matches!(got, Some(Skip::Decode(DecodeError::Truncated { layer: l, .. })) if l == layer),
+            "fabricpath cut at {cut}: {got:?}"
+        );
+    }
+    let et = records(&corpus("encap").join("etag.pcap"));
+    let (lt, data, _) = &et[0];
+    for (cut, layer) in [(17, "E-Tag"), (24, "VLAN")] {
+        let got = decode_segment(*lt, &data[..cut], data.len() as u32).err();
+        assert!(
+            matches!(got, Some(Skip::Decode(DecodeError::Truncated { layer: l, .. })) if l == layer),
+            "etag cut at {cut}: {got:?}"
+        );
+    }
+    let vn = records(&corpus("encap").join("vntag.pcap"));
+    let (lt, data, _) = &vn[0];
+    let got = decode_segment(*lt, &data[..18], data.len() as u32).err();
+    assert!(
+        matches!(
+            got,
+            Some(Skip::Decode(DecodeError::Truncated {
+                layer: "VN-Tag",
+                ..
+            }))
+        ),
+        "{got:?}"
+    );
 }
 
 #[test]
