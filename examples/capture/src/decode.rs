@@ -17,9 +17,10 @@ use std::net::IpAddr;
 use crate::encap::gre::{Gre, PROTO_ERSPAN_II, PROTO_ERSPAN_III};
 use crate::encap::udp::{self, UdpTunnel};
 use crate::encap::{
-    chdlc, erspan::Erspan, fddi::Fddi, geneve::Geneve, gtp::GtpU, l2tp::L2tp, llc::Llc,
-    mpls::MplsHeader, nflog::Nflog, pbb::Pbb, ppp, pppoe::Pppoe, vxlan::Vxlan, Count, EncapKind,
-    NotIp, Parsed, Payload, Recorder, Skip, Tunnels, Unsupported, MAX_LAYERS,
+    chdlc, erspan::Erspan, etag::ETag, fabricpath, fabricpath::FabricPath, fddi::Fddi,
+    geneve::Geneve, gtp::GtpU, l2tp::L2tp, llc::Llc, mpls::MplsHeader, nflog::Nflog, pbb::Pbb, ppp,
+    pppoe::Pppoe, vntag::VnTag, vxlan::Vxlan, Count, EncapKind, NotIp, Parsed, Payload, Recorder,
+    Skip, Tunnels, Unsupported, MAX_LAYERS,
 };
 use crate::error::DecodeError;
 use crate::ipv4::Ipv4Header;
@@ -53,6 +54,8 @@ pub const ETHERTYPE_MPLS: u16 = 0x8847;
 pub const ETHERTYPE_MPLS_MULTICAST: u16 = 0x8848;
 /// Linux's ETH_P_802_2: the frame starts with an 802.2 LLC header (cooked captures).
 const ETH_P_802_2: u16 = 0x0004;
+/// Length of an EtherType field.
+const ETHERTYPE_LEN: usize = 2;
 /// Below this, an Ethernet type field is an 802.3 length (an LLC header follows).
 const ETHERTYPE_MIN: u16 = 0x0600;
 /// EtherTypes that carry no IP: ARP, RARP, AppleTalk, AARP, IPX, MAC
@@ -81,8 +84,15 @@ enum Next {
     /// An Ethernet header.
     Ethernet,
     /// The payload of an EtherType; `ethernet`: read from an Ethernet
-    /// header, where a value below 0x0600 is an 802.3 length.
-    EtherType { ethertype: u16, ethernet: bool },
+    /// header, where a value below 0x0600 is an 802.3 length; `mac_at`:
+    /// where that Ethernet header starts, when the EtherType follows its
+    /// addresses directly (no VLAN tag between), for the formats that
+    /// reuse the addresses (FabricPath).
+    EtherType {
+        ethertype: u16,
+        ethernet: bool,
+        mac_at: Option<usize>,
+    },
     /// 802.2 LLC, recorded as a layer unless `in_fddi` (FDDI's own).
     Llc { in_fddi: bool },
     /// IP, version by the first nibble.
@@ -99,6 +109,10 @@ enum Next {
     Pppoe,
     /// An 802.1ah I-TAG.
     Pbb,
+    /// A VN-Tag.
+    VnTag,
+    /// An 802.1BR E-Tag.
+    ETag,
     /// GRE, carried by the IP header at `ip`.
     Gre { ip: usize },
     /// UDP, carried by the IP header at `ip`.
@@ -112,6 +126,7 @@ impl From<Payload> for Next {
             Payload::EtherType(ethertype) => Next::EtherType {
                 ethertype,
                 ethernet: false,
+                mac_at: None,
             },
             Payload::Ip => Next::Ip,
             Payload::Ipv4 => Next::Ipv4,
@@ -211,13 +226,17 @@ fn walk_from<'a, R: Recorder>(
     let (mut next, mut at) = match link.network {
         Network::Ipv4 => (Next::Ipv4, link.offset),
         Network::Ipv6 => (Next::Ipv6, link.offset),
-        Network::OtherEthertype(ethertype) => (
-            Next::EtherType {
-                ethertype,
-                ethernet: linktype == link::LINKTYPE_ETHERNET,
-            },
-            link.offset,
-        ),
+        Network::OtherEthertype(ethertype) => {
+            let ethernet = linktype == link::LINKTYPE_ETHERNET;
+            (
+                Next::EtherType {
+                    ethertype,
+                    ethernet,
+                    mac_at: (ethernet && link.vlan_tags == 0).then_some(0),
+                },
+                link.offset,
+            )
+        }
         Network::OtherFamily(f) => return Err(Skip::NotIp(NotIp::AddressFamily(f))),
         Network::UnsupportedLinktype(lt) => w.start(lt)?,
     };
@@ -314,32 +333,22 @@ impl<'a, R: Recorder> Walk<'a, '_, R> {
             Next::Ipv4 => self.ipv4(at),
             Next::Ipv6 => self.ipv6(at),
             Next::Ethernet => {
+                let mac_at = at;
                 let inner = decode_link(link::LINKTYPE_ETHERNET, &data[at.min(data.len())..])
                     .map_err(|e| shift(e, at))?;
                 let at = at + inner.offset;
-                Ok(Step::Go(
-                    match inner.network {
-                        Network::Ipv4 => Next::Ipv4,
-                        Network::Ipv6 => Next::Ipv6,
-                        Network::OtherEthertype(ethertype) => Next::EtherType {
-                            ethertype,
-                            ethernet: true,
-                        },
-                        // decode_link gives only these for Ethernet.
-                        _ => {
-                            return Err(Skip::Decode(DecodeError::Malformed {
-                                layer: "Ethernet",
-                                offset: at,
-                                reason: "no network layer",
-                            }))
-                        }
-                    },
-                    at,
-                ))
+                let mac_at = (inner.vlan_tags == 0).then_some(mac_at);
+                Ok(Step::Go(ethernet_next(inner.network, mac_at, at)?, at))
             }
+            Next::EtherType {
+                ethertype: fabricpath::ETHERTYPE_FABRICPATH,
+                mac_at: Some(mac_at),
+                ..
+            } => self.layer(EncapKind::FabricPath, mac_at, None, FabricPath::parse),
             Next::EtherType {
                 ethertype,
                 ethernet,
+                ..
             } => Ok(Step::Go(by_ethertype(ethertype, ethernet)?, at)),
             Next::Ip => {
                 need_ip(data, at)?;
@@ -368,6 +377,8 @@ impl<'a, R: Recorder> Walk<'a, '_, R> {
             Next::Mpls => self.layer(EncapKind::Mpls, at, None, MplsHeader::parse),
             Next::Pppoe => self.layer(EncapKind::Pppoe, at, None, Pppoe::parse),
             Next::Pbb => self.layer(EncapKind::Pbb, at, None, Pbb::parse),
+            Next::VnTag => self.tag(EncapKind::VnTag, at, VnTag::parse),
+            Next::ETag => self.tag(EncapKind::ETag, at, ETag::parse),
             Next::Gre { ip } => self.gre(at, ip),
             Next::Udp { ip } => {
                 let (tunnel, at) = udp::tunnel(data, at)?;
@@ -379,6 +390,27 @@ impl<'a, R: Recorder> Walk<'a, '_, R> {
                 }
             }
         }
+    }
+
+    /// A tag that sits where an EtherType would (VN-Tag, E-Tag): records
+    /// its layer, then follows the EtherType after it as an Ethernet
+    /// header's, with any VLAN tags that follow (an 802.1BR frame carries
+    /// its customer VLAN tag after the E-Tag).
+    fn tag<T>(
+        &mut self,
+        kind: EncapKind,
+        at: usize,
+        parse: impl FnOnce(&[u8], usize) -> Result<Parsed<T>, Skip>,
+    ) -> Result<Step, Skip> {
+        self.enter(kind, at, None)?;
+        let data = self.data();
+        let p = parse(data, at)?;
+        let type_at = p.payload_at - ETHERTYPE_LEN;
+        let l = link::by_ethertype(data, type_at, p.payload_at)?;
+        Ok(Step::Go(
+            ethernet_next(l.network, None, l.offset)?,
+            l.offset,
+        ))
     }
 
     fn gre(&mut self, at: usize, ip: usize) -> Result<Step, Skip> {
@@ -616,6 +648,28 @@ fn ipv6_info(h: &Ipv6Header) -> IpInfo {
     }
 }
 
+/// What follows an Ethernet header's EtherType (after any VLAN tags), the
+/// payload starting at `at`; `mac_at` as in [`Next::EtherType`].
+fn ethernet_next(network: Network, mac_at: Option<usize>, at: usize) -> Result<Next, Skip> {
+    Ok(match network {
+        Network::Ipv4 => Next::Ipv4,
+        Network::Ipv6 => Next::Ipv6,
+        Network::OtherEthertype(ethertype) => Next::EtherType {
+            ethertype,
+            ethernet: true,
+            mac_at,
+        },
+        // decode_link and by_ethertype give only these for Ethernet.
+        _ => {
+            return Err(Skip::Decode(DecodeError::Malformed {
+                layer: "Ethernet",
+                offset: at,
+                reason: "no network layer",
+            }))
+        }
+    })
+}
+
 /// What an EtherType carries.
 fn by_ethertype(ethertype: u16, ethernet: bool) -> Result<Next, Skip> {
     Ok(match ethertype {
@@ -624,6 +678,8 @@ fn by_ethertype(ethertype: u16, ethernet: bool) -> Result<Next, Skip> {
         ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST => Next::Mpls,
         crate::encap::pppoe::ETHERTYPE_SESSION => Next::Pppoe,
         crate::encap::pbb::ETHERTYPE_ITAG => Next::Pbb,
+        crate::encap::vntag::ETHERTYPE_VNTAG => Next::VnTag,
+        crate::encap::etag::ETHERTYPE_ETAG => Next::ETag,
         ETH_P_802_2 => Next::Llc { in_fddi: false },
         t if t < ETHERTYPE_MIN && ethernet => Next::Llc { in_fddi: false },
         t if t < ETHERTYPE_MIN || NOT_IP_ETHERTYPES.contains(&t) => {

@@ -5,7 +5,8 @@
 //! - [`reader`]: the streaming pcap / pcapng reader ([`CaptureReader`]) with a
 //!   fixed buffer, yielding numbered [`Record`]s with their link type and
 //!   nanosecond [`Timestamp`].
-//! - [`link`]: Ethernet (VLAN / QinQ), Linux SLL / SLL2, raw IP, BSD loopback.
+//! - [`link`]: Ethernet (VLAN / QinQ), Linux SLL / SLL2, raw IP, BSD loopback,
+//!   IP over InfiniBand.
 //! - [`ipv4`], [`ipv6`]: IP headers; IPv6 extension headers are walked to the
 //!   upper layer (jumbograms and fragments understood).
 //! - [`source`]: [`RecordSource`], the one reading path of the tools: a

@@ -5,7 +5,17 @@
 //! (0x9100, 0x9200) tags; Linux cooked capture SLL (113) and SLL2 (276); raw
 //! IP (101, and 12 / 14 as some systems number it), raw IPv4 (228) and IPv6
 //! (229); BSD loopback NULL (0, address family in host byte order) and
-//! OpenBSD LOOP (108, address family in network byte order).
+//! OpenBSD LOOP (108, address family in network byte order); IP over
+//! InfiniBand (242).
+//!
+//! LINKTYPE_IPOIB's header is 44 bytes, as Wireshark dissects tcpdump's
+//! `ipoib.pcap` (checked against its bytes): 20 bytes Wireshark reads as
+//! the part of the InfiniBand global route header it keeps (zero in that
+//! file), the 20-byte destination hardware address (flags and 24-bit queue
+//! pair number, 16-byte GID), then RFC 4391's encapsulation header: a
+//! 16-bit protocol type, an EtherType, and 2 reserved bytes. It is a plain
+//! link like Linux SLL (a fixed header, an EtherType, no identifier that
+//! names a tunnel): not a layer of [`crate::encap`].
 
 use super::error::DecodeError;
 
@@ -29,6 +39,8 @@ pub const LINKTYPE_IPV4: u32 = 228;
 pub const LINKTYPE_IPV6: u32 = 229;
 /// Linux cooked capture v2.
 pub const LINKTYPE_LINUX_SLL2: u32 = 276;
+/// IP over InfiniBand.
+pub const LINKTYPE_IPOIB: u32 = 242;
 
 /// EtherType of IPv4.
 pub const ETHERTYPE_IPV4: u16 = 0x0800;
@@ -53,6 +65,11 @@ pub const SLL_PROTOCOL: usize = 14;
 pub const SLL2_HEADER_LEN: usize = 20;
 /// Offset of the protocol field in the SLL2 header.
 pub const SLL2_PROTOCOL: usize = 0;
+/// IPoIB header length: the kept part of the global route header (20),
+/// the destination hardware address (20), protocol type (2), reserved (2).
+pub const IPOIB_HEADER_LEN: usize = 44;
+/// Offset of the protocol type (an EtherType) in the IPoIB header.
+pub const IPOIB_PROTOCOL: usize = 40;
 /// NULL / LOOP header length.
 pub const LOOPBACK_HEADER_LEN: usize = 4;
 /// At most this many VLAN tags are unwrapped.
@@ -114,7 +131,7 @@ fn need(
 
 /// Follows an EtherType (and any VLAN tags after it) starting at `type_at`,
 /// with the payload beginning at `payload_at`.
-fn by_ethertype(
+pub(crate) fn by_ethertype(
     frame: &[u8],
     type_at: usize,
     payload_at: usize,
@@ -206,6 +223,10 @@ pub fn decode_link(linktype: u32, frame: &[u8]) -> Result<LinkPayload, DecodeErr
             need("Linux SLL2", frame, 0, SLL2_HEADER_LEN)?;
             by_ethertype(frame, SLL2_PROTOCOL, SLL2_HEADER_LEN)
         }
+        LINKTYPE_IPOIB => {
+            need("IPoIB", frame, 0, IPOIB_HEADER_LEN)?;
+            by_ethertype(frame, IPOIB_PROTOCOL, IPOIB_HEADER_LEN)
+        }
         LINKTYPE_RAW | LINKTYPE_RAW_12 | LINKTYPE_RAW_14 => by_version(frame, 0),
         LINKTYPE_IPV4 => Ok(LinkPayload {
             network: Network::Ipv4,
@@ -273,6 +294,45 @@ mod tests {
         }
         f.extend_from_slice(&[0x81, 0x00]);
         assert!(decode_link(LINKTYPE_ETHERNET, &f).is_err());
+    }
+
+    /// The IPoIB header of tcpdump's `ipoib.pcap` frame 9, and an IPv4 byte.
+    fn ipoib_frame() -> Vec<u8> {
+        let mut f = vec![0u8; 20];
+        f.extend_from_slice(&[0x80, 0x00, 0x05, 0x50]);
+        f.extend_from_slice(&[0xfe, 0x80, 0, 0, 0, 0, 0, 0]);
+        f.extend_from_slice(&[0x00, 0x10, 0xe0, 0x00, 0x66, 0x4a, 0xb4, 0x51]);
+        f.extend_from_slice(&[0x08, 0x00, 0x00, 0x00, 0x45]);
+        f
+    }
+
+    #[test]
+    fn ipoib() {
+        let f = ipoib_frame();
+        let p = decode_link(LINKTYPE_IPOIB, &f).unwrap();
+        assert_eq!((p.network, p.offset, p.vlan_tags), (Network::Ipv4, 44, 0));
+        let mut arp = f.clone();
+        arp[IPOIB_PROTOCOL + 1] = 0x06;
+        assert_eq!(
+            decode_link(LINKTYPE_IPOIB, &arp).unwrap().network,
+            Network::OtherEthertype(0x0806)
+        );
+        let mut v6 = f.clone();
+        v6[IPOIB_PROTOCOL..IPOIB_PROTOCOL + 2].copy_from_slice(&[0x86, 0xdd]);
+        assert_eq!(
+            decode_link(LINKTYPE_IPOIB, &v6).unwrap().network,
+            Network::Ipv6
+        );
+        // Every field cut short: the header is checked whole.
+        for n in 0..IPOIB_HEADER_LEN {
+            assert!(
+                matches!(
+                    decode_link(LINKTYPE_IPOIB, &f[..n]),
+                    Err(DecodeError::Truncated { layer: "IPoIB", .. })
+                ),
+                "{n}"
+            );
+        }
     }
 
     #[test]

@@ -13,6 +13,9 @@
 //!   and `decode_tcp` enters no tunnel;
 //! - every prefix of every frame of all these files decodes without a panic,
 //!   its TCP bytes within the frame;
+//! - IP over InfiniBand is a plain link; FabricPath is read only right
+//!   after the MAC addresses, and cut FabricPath, VN-Tag and E-Tag headers
+//!   (and the VLAN tag after an E-Tag) are truncations;
 //! - nesting stops at `MAX_LAYERS`.
 
 use std::collections::BTreeMap;
@@ -59,7 +62,7 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 }
 
 /// The layers each tunnel capture's segments are carried in, outermost first.
-const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 21] = [
+const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 24] = [
     ("gre", &[EncapKind::Gre]),
     ("pptp", &[EncapKind::Pptp]),
     ("nvgre", &[EncapKind::Nvgre]),
@@ -81,6 +84,9 @@ const TUNNEL_CAPTURES: [(&str, &[EncapKind]); 21] = [
     ("vxlan-in-gre", &[EncapKind::Gre, EncapKind::Vxlan]),
     ("mpls-in-gre6", &[EncapKind::Gre, EncapKind::Mpls]),
     ("gtp-in-vxlan-qinq", &[EncapKind::Vxlan, EncapKind::GtpU]),
+    ("fabricpath", &[EncapKind::FabricPath]),
+    ("vntag", &[EncapKind::VnTag]),
+    ("etag", &[EncapKind::ETag]),
 ];
 
 /// An inner connection, the same for both directions.
@@ -131,6 +137,69 @@ fn every_tunnel_capture_decodes_frame_by_frame_with_its_layers() {
             assert_eq!(k.len(), if two { 2 } else { 1 }, "{name} {c:?}: {k:?}");
         }
     }
+}
+
+/// IP over InfiniBand is a plain link: every frame of `ipoib.pcap` gives a
+/// segment in no layer, the same from `decode_tcp`.
+#[test]
+fn ipoib_is_a_plain_link() {
+    let recs = records(&corpus("encap").join("ipoib.pcap"));
+    assert_eq!(recs.len(), 12);
+    for (i, (lt, data, orig)) in recs.iter().enumerate() {
+        assert_eq!(*lt, capture::link::LINKTYPE_IPOIB);
+        let seg = decode_segment(*lt, data, *orig)
+            .unwrap_or_else(|e| panic!("ipoib frame {}: {e}", i + 1));
+        assert!(seg.tunnels.is_empty(), "ipoib frame {}", i + 1);
+        assert_eq!(seg.tcp_offset, 44 + seg.ip.header_len);
+        let plain = decode_tcp(*lt, data, *orig).unwrap().expect("a segment");
+        assert_eq!((plain.tcp, plain.ip), (seg.tcp, seg.ip));
+    }
+}
+
+/// FabricPath is read only where 0x8903 follows the MAC addresses (its
+/// header reuses them); the tags' headers and the VLAN tag after an E-Tag
+/// are checked before they are read.
+#[test]
+fn fabricpath_and_tags_at_their_edges() {
+    use capture::error::DecodeError;
+    let fp = records(&corpus("encap").join("fabricpath.pcap"));
+    let (lt, data, _) = &fp[0];
+    let mut tagged = data[..12].to_vec();
+    tagged.extend_from_slice(&[0x81, 0x00, 0x00, 0x05]);
+    tagged.extend_from_slice(&data[12..]);
+    assert_eq!(
+        decode_segment(*lt, &tagged, tagged.len() as u32).err(),
+        Some(Skip::Unsupported(Unsupported::EtherType(0x8903)))
+    );
+    for (cut, layer) in [(15, "FabricPath"), (20, "Ethernet"), (32, "VLAN")] {
+        let got = decode_segment(*lt, &data[..cut], data.len() as u32).err();
+        assert!(
+            matches!(got, Some(Skip::Decode(DecodeError::Truncated { layer: l, .. })) if l == layer),
+            "fabricpath cut at {cut}: {got:?}"
+        );
+    }
+    let et = records(&corpus("encap").join("etag.pcap"));
+    let (lt, data, _) = &et[0];
+    for (cut, layer) in [(17, "E-Tag"), (24, "VLAN")] {
+        let got = decode_segment(*lt, &data[..cut], data.len() as u32).err();
+        assert!(
+            matches!(got, Some(Skip::Decode(DecodeError::Truncated { layer: l, .. })) if l == layer),
+            "etag cut at {cut}: {got:?}"
+        );
+    }
+    let vn = records(&corpus("encap").join("vntag.pcap"));
+    let (lt, data, _) = &vn[0];
+    let got = decode_segment(*lt, &data[..18], data.len() as u32).err();
+    assert!(
+        matches!(
+            got,
+            Some(Skip::Decode(DecodeError::Truncated {
+                layer: "VN-Tag",
+                ..
+            }))
+        ),
+        "{got:?}"
+    );
 }
 
 #[test]

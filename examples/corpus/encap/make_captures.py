@@ -10,10 +10,12 @@ hold frames the decoder must count as not opened.
 
 Packets are built with scapy (pip install scapy; 2.5 or later) where it has
 the layer, and byte by byte where it does not (ERSPAN II/III headers, the
-802.1ah I-TAG, FDDI, NFLOG, L2TP); the pcap files are written here, with fixed
+802.1ah I-TAG, FDDI, NFLOG, L2TP, FabricPath, IPoIB, VN-Tag, E-Tag); the pcap files are written here, with fixed
 timestamps, so the output is the same on every run:
 
-    python3 examples/corpus/encap/make_captures.py [OUTDIR]
+    python3 examples/corpus/encap/make_captures.py [OUTDIR [NAME ...]]
+
+(with NAMEs, only those captures: `fabricpath`, ...).
 
 Addresses come from 198.18.0.0/15 and 2001:db8::/32 only.
 """
@@ -21,6 +23,7 @@ Addresses come from 198.18.0.0/15 and 2001:db8::/32 only.
 import os
 import struct
 import sys
+import zlib
 
 from scapy.all import (
     GRE, GRE_PPTP, IP, IPv6, LLC, PPP, PPPoE, SNAP, TCP, UDP, VXLAN,
@@ -39,6 +42,7 @@ LT_FDDI = 10
 LT_PPP_HDLC = 50
 LT_C_HDLC = 104
 LT_NFLOG = 239
+LT_IPOIB = 242
 LT_USER0 = 147
 
 BASE_TIME = 1_700_000_000
@@ -389,6 +393,75 @@ def nflog():
     return LT_NFLOG, out
 
 
+def fabricpath_address(switch_id, lid):
+    """A FabricPath outer address: U/L set, the 12-bit switch id, sub-switch id 0, the local id."""
+    return struct.pack(">BHBH", 0x02, switch_id & 0x0FFF, 0, lid)
+
+
+def fabricpath():
+    """Cisco FabricPath (as in nDPI's ajp.pcap): outer header with switch
+    ids 0xa1 and 0xb2, EtherType 0x8903, FTag 1 and TTL 32, the inner
+    Ethernet frame (the IPv4 exchange under a VLAN tag) and a 4-byte FCS."""
+    out = []
+    for d, p in both_inner():
+        sw = (0x0A1, 0x0B2) if d == 0 else (0x0B2, 0x0A1)
+        hdr = fabricpath_address(sw[1], 7) + fabricpath_address(sw[0], 3) \
+            + struct.pack(">HH", 0x8903, (1 << 6) | 32)
+        s, t = (MAC_C, MAC_D) if d == 0 else (MAC_D, MAC_C)
+        inner = Ether(src=s, dst=t) / (p if p.haslayer(IPv6) else Dot1Q(vlan=7) / p)
+        frame = hdr + bytes(inner)
+        out.append((frame + struct.pack("<I", zlib.crc32(frame)), None))
+    return LT_ETHERNET, out
+
+
+def ipoib():
+    """IP over InfiniBand (LINKTYPE_IPOIB, as tcpdump's ipoib.pcap): 20
+    zero bytes (the kept part of the global route header), the destination
+    hardware address (flags and QPN, then a GID), the protocol type and 2
+    reserved bytes."""
+    out = []
+    for d, p in both_inner():
+        qpn = 0x000550 if d == 0 else 0x000551
+        gid = bytes.fromhex("20010db8000000000002c9030000000%d" % (1 - d))
+        t = 0x86DD if p.haslayer(IPv6) else 0x0800
+        hdr = b"\0" * 20 + struct.pack(">I", 0x80000000 | qpn) + gid + struct.pack(">HH", t, 0)
+        out.append((hdr + bytes(p), None))
+    return LT_IPOIB, out
+
+
+def tagged_link(d, ethertype):
+    """The link's Ethernet header with this EtherType (a tag written by hand follows)."""
+    s, t = (MAC_A, MAC_B) if d == 0 else (MAC_B, MAC_A)
+    return eth(s, t, ethertype)
+
+
+def vntag():
+    """VN-Tag (EtherType 0x8926) before the EtherType: towards the bridge
+    (direction 0, source VIF 0x15), from it (direction 1, destination VIF
+    0x15, source VIF 0x2a)."""
+    out = []
+    for d, p in both_inner():
+        t = 0x86DD if p.haslayer(IPv6) else 0x0800
+        word = (0x15 << 16) | 0x2A | (1 << 31) if d else 0x15
+        out.append(tagged_link(d, 0x8926) / Raw(struct.pack(">IH", word, t)) / p)
+    return LT_ETHERNET, frames(out)
+
+
+def etag():
+    """802.1BR E-Tag (EtherType 0x893F): E-CID 0x123 extension 1 (GRP 0),
+    ingress E-CID 0x045; the IPv4 exchange with a customer VLAN tag after
+    the E-Tag, the IPv6 one without."""
+    out = []
+    for d, p in both_inner():
+        tag = struct.pack(">HHBB", (3 << 13) | 0x045, 0x123, 2, 1)
+        if p.haslayer(IPv6):
+            out.append(tagged_link(d, 0x893F) / Raw(tag + struct.pack(">H", 0x86DD)) / p)
+        else:
+            out.append(tagged_link(d, 0x893F) / Raw(tag + struct.pack(">H", 0x8100))
+                       / Dot1Q(vlan=30) / p)
+    return LT_ETHERNET, frames(out)
+
+
 def vxlan_in_gre():
     out = []
     for d, p in both_inner():
@@ -463,6 +536,10 @@ CAPTURES = {
     "llc-snap": llc_snap,
     "fddi": fddi,
     "nflog": nflog,
+    "fabricpath": fabricpath,
+    "ipoib": ipoib,
+    "vntag": vntag,
+    "etag": etag,
     "vxlan-in-gre": vxlan_in_gre,
     "mpls-in-gre6": mpls_in_gre,
     "gtp-in-vxlan-qinq": gtp_in_vxlan_qinq,
@@ -472,8 +549,12 @@ CAPTURES = {
 
 
 def main():
+    """Writes every capture, or only those named after OUTDIR."""
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    only = set(sys.argv[2:])
     for name, build in CAPTURES.items():
+        if only and name not in only:
+            continue
         lt, fr = build()
         write_pcap(os.path.join(outdir, name + ".pcap"), lt, fr)
         print(f"{name}.pcap: {len(fr)} frames, link type {lt}")

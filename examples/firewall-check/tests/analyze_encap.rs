@@ -59,7 +59,7 @@ fn kinds(layers: &Value) -> Vec<String> {
 }
 
 /// The tunnel captures and the layer kinds their connections are carried in.
-const TUNNEL_CAPTURES: [(&str, &[&str]); 20] = [
+const TUNNEL_CAPTURES: [(&str, &[&str]); 23] = [
     ("gre", &["gre"]),
     ("pptp", &["pptp_gre"]),
     ("nvgre", &["nvgre"]),
@@ -80,6 +80,9 @@ const TUNNEL_CAPTURES: [(&str, &[&str]); 20] = [
     ("vxlan-in-gre", &["gre", "vxlan"]),
     ("mpls-in-gre6", &["gre", "mpls"]),
     ("gtp-in-vxlan-qinq", &["vxlan", "gtp_u"]),
+    ("fabricpath", &["fabricpath"]),
+    ("vntag", &["vntag"]),
+    ("etag", &["etag"]),
 ];
 
 #[test]

@@ -26,6 +26,9 @@
 //! | [`llc`] | 802.2 LLC and SNAP | IEEE 802.2, RFC 1042 |
 //! | [`fddi`] | FDDI MAC header | ANSI X3.139, LINKTYPE_FDDI |
 //! | [`nflog`] | Linux NFLOG | Linux `nfnetlink_log.h`, LINKTYPE_NFLOG |
+//! | [`fabricpath`] | Cisco FabricPath (MAC-in-MAC), EtherType 0x8903 | Wireshark's `cfp` dissection of real frames |
+//! | [`vntag`] | VN-Tag, EtherType 0x8926 | IEEE 802.1Qbh proposal; Wireshark's `vntag` fields |
+//! | [`etag`] | E-Tag, EtherType 0x893F | IEEE 802.1BR; Wireshark's `etag` fields |
 //!
 //! IP-in-IP (IPv4 protocol 4 and 41, the same next headers in IPv6: 4in4,
 //! 6in4, 4in6, 6in6; RFC 2003, RFC 4213, RFC 2473) has no header of its own:
@@ -37,6 +40,8 @@ use crate::error::DecodeError;
 
 pub mod chdlc;
 pub mod erspan;
+pub mod etag;
+pub mod fabricpath;
 pub mod fddi;
 pub mod geneve;
 pub mod gre;
@@ -51,6 +56,7 @@ pub mod pppoe;
 mod skip;
 mod tunnels;
 pub mod udp;
+pub mod vntag;
 pub mod vxlan;
 
 pub use skip::{NotIp, Skip, SkipReason, Unsupported};
@@ -98,11 +104,17 @@ pub enum EncapKind {
     Fddi,
     /// Linux NFLOG.
     Nflog,
+    /// Cisco FabricPath: outer header with switch ids, FTag and TTL.
+    FabricPath,
+    /// VN-Tag: destination and source virtual interfaces.
+    VnTag,
+    /// 802.1BR E-Tag: the E-CID.
+    ETag,
 }
 
 impl EncapKind {
     /// Every kind, in [`index`](Self::index) order.
-    pub const ALL: [EncapKind; 17] = [
+    pub const ALL: [EncapKind; 20] = [
         EncapKind::Gre,
         EncapKind::Pptp,
         EncapKind::Nvgre,
@@ -120,6 +132,9 @@ impl EncapKind {
         EncapKind::LlcSnap,
         EncapKind::Fddi,
         EncapKind::Nflog,
+        EncapKind::FabricPath,
+        EncapKind::VnTag,
+        EncapKind::ETag,
     ];
 
     /// Position in [`ALL`](Self::ALL).
@@ -148,6 +163,9 @@ impl EncapKind {
             EncapKind::LlcSnap => "llc_snap",
             EncapKind::Fddi => "fddi",
             EncapKind::Nflog => "nflog",
+            EncapKind::FabricPath => "fabricpath",
+            EncapKind::VnTag => "vntag",
+            EncapKind::ETag => "etag",
         }
     }
 }

@@ -40,8 +40,8 @@ pub enum Skip {
 /// An encapsulation that is recognised but not decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Error)]
 pub enum Unsupported {
-    /// An EtherType that may carry IP but is not decoded (MACsec, VN-Tag,
-    /// NSH, a local experimental type, ...).
+    /// An EtherType that may carry IP but is not decoded (MACsec, NSH, a
+    /// local experimental type, FabricPath after a VLAN tag, ...).
     #[error("EtherType {0:#06x}")]
     EtherType(u16),
     /// An IP protocol that carries packets but is not decoded (ESP, EtherIP,

@@ -4,6 +4,8 @@
 //! connections apart ([`TunnelKey`]).
 
 use super::erspan::Erspan;
+use super::etag::ETag;
+use super::fabricpath::FabricPath;
 use super::fddi::Fddi;
 use super::geneve::Geneve;
 use super::gre::Gre;
@@ -14,6 +16,7 @@ use super::mpls::{Labels, MplsHeader, ENTRY_LEN};
 use super::nflog::Nflog;
 use super::pbb::Pbb;
 use super::pppoe::Pppoe;
+use super::vntag::VnTag;
 use super::vxlan::Vxlan;
 use super::{EncapKind, Endpoints};
 use std::net::IpAddr;
@@ -347,6 +350,12 @@ pub enum Layer<'a> {
     Fddi(Fddi),
     /// NFLOG: the group.
     Nflog(Nflog),
+    /// FabricPath: the outer switch ids, FTag and TTL.
+    FabricPath(FabricPath),
+    /// VN-Tag: the destination and source VIFs.
+    VnTag(VnTag),
+    /// E-Tag: the E-CID and ingress E-CID.
+    ETag(ETag),
 }
 
 impl<'a> Tunnel<'a> {
@@ -431,6 +440,36 @@ impl<'a> Tunnel<'a> {
                 },
                 |p| p.header,
             )),
+            EncapKind::FabricPath => Layer::FabricPath(FabricPath::parse(frame, at).map_or(
+                FabricPath {
+                    dst_switch_id: 0,
+                    src_switch_id: 0,
+                    ftag: 0,
+                    ttl: 0,
+                },
+                |p| p.header,
+            )),
+            EncapKind::VnTag => Layer::VnTag(VnTag::parse(frame, at).map_or(
+                VnTag {
+                    dst_vif: 0,
+                    src_vif: 0,
+                    direction: false,
+                    pointer: false,
+                    looped: false,
+                },
+                |p| p.header,
+            )),
+            EncapKind::ETag => Layer::ETag(ETag::parse(frame, at).map_or(
+                ETag {
+                    ecid_base: 0,
+                    ecid_ext: 0,
+                    grp: 0,
+                    ingress_ecid_base: 0,
+                    ingress_ecid_ext: 0,
+                    pcp: 0,
+                },
+                |p| p.header,
+            )),
         };
         Tunnel { outer, layer }
     }
@@ -455,6 +494,9 @@ impl<'a> Tunnel<'a> {
             Layer::LlcSnap(_) => EncapKind::LlcSnap,
             Layer::Fddi(_) => EncapKind::Fddi,
             Layer::Nflog(_) => EncapKind::Nflog,
+            Layer::FabricPath(_) => EncapKind::FabricPath,
+            Layer::VnTag(_) => EncapKind::VnTag,
+            Layer::ETag(_) => EncapKind::ETag,
         }
     }
 
@@ -467,6 +509,11 @@ impl<'a> Tunnel<'a> {
     /// PPTP call IDs. Not included, because they change from packet
     /// to packet or do not name a tunnel: sequence numbers, the ERSPAN
     /// index, the NFLOG group (one packet may be logged to several).
+    /// FabricPath has none: its outer switch ids swap with the direction,
+    /// and its FTag names a distribution tree, not a tunnel. VN-Tag and
+    /// E-Tag have none: they are tags of one hop, like VLAN tags (which are
+    /// not part of the key either), and the VIF or E-CID a port is known
+    /// by is the source field one way and the destination field the other.
     pub fn shared_id(&self) -> Option<u32> {
         match self.layer {
             Layer::Gre(g) => g.key,

@@ -41,6 +41,9 @@ pub fn kind_name(kind: EncapKind) -> &'static str {
         EncapKind::LlcSnap => "LLC/SNAP",
         EncapKind::Fddi => "FDDI",
         EncapKind::Nflog => "NFLOG",
+        EncapKind::FabricPath => "FabricPath",
+        EncapKind::VnTag => "VN-Tag",
+        EncapKind::ETag => "E-Tag",
     }
 }
 
@@ -136,6 +139,21 @@ impl Serialize for JsonLayer<'_> {
             Layer::Pppoe(p) => o.serialize_field("session", &p.session)?,
             Layer::Pbb(p) => o.serialize_field("isid", &p.isid)?,
             Layer::Nflog(n) => o.serialize_field("group", &n.group)?,
+            Layer::FabricPath(f) => {
+                o.serialize_field("ftag", &f.ftag)?;
+                o.serialize_field("src_switch_id", &f.src_switch_id)?;
+                o.serialize_field("dst_switch_id", &f.dst_switch_id)?;
+            }
+            Layer::VnTag(v) => {
+                o.serialize_field("dst_vif", &v.dst_vif)?;
+                o.serialize_field("src_vif", &v.src_vif)?;
+            }
+            Layer::ETag(e) => {
+                o.serialize_field("ecid_base", &e.ecid_base)?;
+                o.serialize_field("ecid_ext", &e.ecid_ext)?;
+                o.serialize_field("ingress_ecid_base", &e.ingress_ecid_base)?;
+                o.serialize_field("ingress_ecid_ext", &e.ingress_ecid_ext)?;
+            }
             Layer::IpInIp | Layer::Ppp | Layer::CiscoHdlc | Layer::LlcSnap(_) | Layer::Fddi(_) => {}
         }
         o.end()
@@ -206,6 +224,20 @@ fn write_text_fields<W: Write + ?Sized>(
         Layer::Pppoe(p) => write!(w, " session {}", p.session),
         Layer::Pbb(p) => write!(w, " isid {}", p.isid),
         Layer::Nflog(n) => write!(w, " group {}", n.group),
+        Layer::FabricPath(f) => {
+            write!(
+                w,
+                " switch {} > {} ftag {}",
+                f.src_switch_id, f.dst_switch_id, f.ftag
+            )?;
+            opt(w, "ttl", packet(Some(u64::from(f.ttl))))
+        }
+        Layer::VnTag(v) => write!(w, " vif {} > {}", v.src_vif, v.dst_vif),
+        Layer::ETag(e) => write!(
+            w,
+            " ecid {}.{} ingress {}.{}",
+            e.ecid_ext, e.ecid_base, e.ingress_ecid_ext, e.ingress_ecid_base
+        ),
         Layer::IpInIp | Layer::Ppp | Layer::CiscoHdlc | Layer::LlcSnap(_) | Layer::Fddi(_) => {
             Ok(())
         }
@@ -288,6 +320,22 @@ fn write_json_fields<W: Write + ?Sized>(w: &mut W, t: &Tunnel<'_>) -> io::Result
         Layer::Pppoe(p) => field(w, "session", Some(u64::from(p.session))),
         Layer::Pbb(p) => field(w, "isid", Some(u64::from(p.isid))),
         Layer::Nflog(n) => field(w, "group", Some(u64::from(n.group))),
+        Layer::FabricPath(f) => {
+            field(w, "ftag", Some(u64::from(f.ftag)))?;
+            field(w, "src_switch_id", Some(u64::from(f.src_switch_id)))?;
+            field(w, "dst_switch_id", Some(u64::from(f.dst_switch_id)))?;
+            field(w, "ttl", Some(u64::from(f.ttl)))
+        }
+        Layer::VnTag(v) => {
+            field(w, "dst_vif", Some(u64::from(v.dst_vif)))?;
+            field(w, "src_vif", Some(u64::from(v.src_vif)))
+        }
+        Layer::ETag(e) => {
+            field(w, "ecid_base", Some(u64::from(e.ecid_base)))?;
+            field(w, "ecid_ext", Some(u64::from(e.ecid_ext)))?;
+            field(w, "ingress_ecid_base", Some(u64::from(e.ingress_ecid_base)))?;
+            field(w, "ingress_ecid_ext", Some(u64::from(e.ingress_ecid_ext)))
+        }
         Layer::IpInIp | Layer::Ppp | Layer::CiscoHdlc | Layer::LlcSnap(_) | Layer::Fddi(_) => {
             Ok(())
         }
