@@ -167,14 +167,19 @@ lab::rows! {
         checks: &[writer_not_a_window],
         ..BASE
     },
-    /// The same writer pausing 12 ms: idle between chunks. Read as a
-    /// rewritten window of 14,480 bytes from both sides before the
-    /// plateau's idle rule.
+    /// The same writer idle between chunks: pausing 48 ms at 40 ms, so
+    /// that nothing is outstanding for about a fifth of each round (7 to 10
+    /// ms of 40.6), between the plateau's idle rule (an eighth, 5 ms) and
+    /// its answer rule (a quarter): only the idle rule tells this writer
+    /// from a rewritten window of 14,480 bytes. At 10 ms a 12 ms pause did
+    /// too, by hand, but its idle time sat on the rule's edge (1.2 to 1.6
+    /// ms against 1.35): a CI run whose loaded machine stretched the round
+    /// to 10.8 ms left 1.25 ms, and the client's side read a window.
     pause_whole_segments_idle4 => Case {
         case: "pause4",
         args: &[
-            "--delay-ms", "10", "--bytes", "3000000", "--chunk-bytes", "14480",
-            "--pause-ms", "12",
+            "--delay-ms", "40", "--bytes", "1500000", "--chunk-bytes", "14480",
+            "--pause-ms", "48",
         ],
         checks: &[writer_not_a_window],
         ..BASE
