@@ -133,9 +133,12 @@ capture_end_counts() { # log
 }
 
 # drain_capture PID LOG: wait (up to about 30 s) until the capture has
-# written every packet the kernel passed it.
+# written every packet the kernel passed it. DRAINED is then the count the
+# kernel had passed (empty if tcpdump never answered).
+DRAINED=
 drain_capture() {
   local pid="$1" log="$2" before counts w p d
+  DRAINED=
   for _ in $(seq 100); do
     before=$(grep -c 'packets received by filter,' "$log" || true)
     kill -USR1 "$pid" 2>/dev/null || return 0
@@ -146,6 +149,7 @@ drain_capture() {
     counts=$(capture_counts "$log")
     if [ -n "$counts" ]; then
       read -r w p d <<< "$counts"
+      DRAINED=$p
       [ $((w + d)) -ge "$p" ] && return 0
     fi
     sleep 0.1
@@ -160,10 +164,17 @@ drain_capture() {
 # it), and the lab read it as a transfer that stopped short. Asked with
 # SIGUSR1, tcpdump prints how many packets it wrote and how many the
 # kernel passed its filter; it is stopped when they agree.
+#
+# The capture ends where it was drained: a packet that arrives between the
+# drain and the interrupt (one still crossing a 50 ms path: the truth
+# matrix's window-rewrite4 under BBR once had one) passes the filter and is
+# not written. It is reported, not failed: every packet before the end was
+# written.
 stop_captures() {
-  local i pid file counts w p d
+  local i pid file counts w p d drained=()
   for i in "${!CAP_PIDS[@]}"; do
     drain_capture "${CAP_PIDS[$i]}" "$OUT/${CAP_FILES[$i]}.tcpdump.log"
+    drained[i]=$DRAINED
   done
   for pid in "${CAP_PIDS[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
   for pid in "${CAP_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
@@ -173,8 +184,12 @@ stop_captures() {
       || die "tcpdump for $file printed no counts at its end: $(cat "$OUT/$file.tcpdump.log")"
     read -r w p d <<< "$counts"
     echo "$LAB_NAME: $file: $w packets written, $p passed the filter, $d dropped by the kernel" >&2
+    local upto="${drained[i]:-$p}"
+    [ "$upto" -le "$p" ] || upto=$p
+    [ $((w + d)) -ge "$upto" ] \
+      || die "$file is incomplete: tcpdump wrote $w of the $upto packets its filter passed before it was drained ($d dropped by the kernel)"
     [ $((w + d)) -ge "$p" ] \
-      || die "$file is incomplete: tcpdump wrote $w of the $p packets its filter passed ($d dropped by the kernel) when it was stopped"
+      || echo "$LAB_NAME: $file: $((p - w - d)) packets arrived while it was stopped, after its end (not written)" >&2
   done
   CAP_PIDS=()
   CAP_FILES=()
