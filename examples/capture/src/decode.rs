@@ -295,9 +295,9 @@ impl<'a, R: Recorder> Walk<'a, '_, R> {
     /// (0x0f, 0x8f). Cisco routers' serial links are captured under every
     /// PPP link type (nDPI's `BGP_Cisco_hdlc_slarp.pcap` is LINKTYPE_PPP),
     /// and Wireshark takes those two bytes for C-HDLC on each of them. No
-    /// PPP frame starts with either: an uncompressed protocol field's first
-    /// byte is even (RFC 1661 section 2), and neither is an assigned
-    /// compressed protocol.
+    /// uncompressed PPP protocol field starts with either (its first byte
+    /// is even, RFC 1661 section 2); a compressed one would name protocol
+    /// 0x000f or 0x008f, which this decoder, as Wireshark, takes for C-HDLC.
     fn ppp_or_c_hdlc(&mut self, at: usize) -> Result<(Next, usize), Skip> {
         match self.data().get(at) {
             Some(&chdlc::ADDRESS_UNICAST) | Some(&chdlc::ADDRESS_BROADCAST) => self.c_hdlc(at),
